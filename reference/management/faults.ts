@@ -1,0 +1,3 @@
+import type { FaultDef } from '../faults.ts';
+
+export const managementFaults: FaultDef[] = [];

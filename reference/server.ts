@@ -1,0 +1,116 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Target } from '../runner/model/target.ts';
+import { REFERENCE_CREDENTIALS, REFERENCE_IDS, type ReferenceContext } from './context.ts';
+import { FaultSet } from './faults.ts';
+import { createManagementHandler } from './management/index.ts';
+import { createS3Handlers } from './s3/index.ts';
+
+export interface ReferenceOptions {
+  asOf: string;
+  faults?: string[];
+  dataDir?: string;
+  host?: string;
+  /** 0 (default) picks free ports. */
+  managementPort?: number;
+  s3Port?: number;
+  publicPort?: number;
+}
+
+export interface ReferenceHandle {
+  context: ReferenceContext;
+  urls: ReferenceContext['urls'];
+  /** The target config a run uses against this server. */
+  target(): Target;
+  close(): Promise<void>;
+}
+
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+async function listen(handler: Handler, host: string, port: number): Promise<http.Server> {
+  const server = http.createServer({ keepAliveTimeout: 5000, requestTimeout: 0 }, handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+function urlOf(server: http.Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  return `http://${host}:${port}`;
+}
+
+/** Starts the management API, the S3 interface and the public bucket entry point on loopback. */
+export async function startReference(options: ReferenceOptions): Promise<ReferenceHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const context: ReferenceContext = {
+    asOf: options.asOf,
+    faults: new FaultSet(options.faults ?? []),
+    dataDir: options.dataDir,
+    credentials: REFERENCE_CREDENTIALS,
+    ids: REFERENCE_IDS,
+    urls: { management: '', s3: '', public: '' },
+  };
+  const management = createManagementHandler(context);
+  const s3 = createS3Handlers(context);
+  const servers: http.Server[] = [];
+  try {
+    servers.push(await listen(management, host, options.managementPort ?? 0));
+    servers.push(await listen(s3.s3, host, options.s3Port ?? 0));
+    servers.push(await listen(s3.public, host, options.publicPort ?? 0));
+  } catch (err) {
+    await Promise.all(servers.map((s) => closeServer(s)));
+    throw err;
+  }
+  context.urls.management = urlOf(servers[0], host);
+  context.urls.s3 = urlOf(servers[1], host);
+  context.urls.public = urlOf(servers[2], host);
+  return {
+    context,
+    urls: context.urls,
+    target: () => ({
+      name: 'reference',
+      embedded: true,
+      features: [...REFERENCE_FEATURES],
+      management: {
+        baseUrl: context.urls.management,
+        token: context.credentials.token,
+        legacy: { email: context.credentials.legacyEmail, key: context.credentials.legacyKey },
+        accountId: context.ids.accountId,
+        zoneId: context.ids.zoneId,
+        ids: { invite: context.ids.inviteId, certificatePack: context.ids.certificatePackId },
+      },
+      s3: {
+        endpoint: context.urls.s3,
+        publicUrl: context.urls.public,
+        region: 'auto',
+        addressing: 'path',
+        accessKeyId: context.credentials.accessKeyId,
+        secretAccessKey: context.credentials.secretAccessKey,
+      },
+    }),
+    close: async () => {
+      await Promise.all(servers.map((s) => closeServer(s)));
+    },
+  };
+}
+
+/** Everything the reference implements. */
+export const REFERENCE_FEATURES = [
+  'legacy-auth',
+  'public-buckets',
+  'virtual-hosted',
+  'migration',
+  'raw-wire',
+] as const;
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,59 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { Target } from './target.ts';
+
+/** A generative check in TypeScript (suites/<area>/properties/*.property.ts, default export PropertyDef[]). */
+export interface PropertyDef {
+  id: string;
+  title: string;
+  /** The clauses this property checks; a counterexample fails all of them. */
+  clauses: string[];
+  features?: string[];
+  profiles?: ('quick' | 'full')[];
+  /** true when it changes nothing on the target. */
+  readOnly?: boolean;
+  run(ctx: PropertyContext): Promise<void>;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  text(): string;
+  json(): unknown;
+  xml(): any;
+}
+
+export interface PropertyContext {
+  runId: string;
+  asOf: string;
+  profile: 'quick' | 'full';
+  /** fast-check parameters to pass to fc.assert: seed (printed on failure) and numRuns for the profile. */
+  fc: { seed: number; numRuns: number };
+  target: Target;
+  signal: AbortSignal;
+  /** Management API request to {base}/client/v4{path} with the target's default auth. */
+  api(req: {
+    method: string;
+    path: string;
+    query?: Record<string, string | number>;
+    body?: unknown;
+    headers?: Record<string, string>;
+  }): Promise<WireResponse>;
+  /** SDK client configured for the target. */
+  s3: S3Client;
+  /** Raw SigV4-signed S3 request (path-style or virtual-hosted as the target says). */
+  http(req: {
+    method: string;
+    bucket?: string;
+    key?: string;
+    query?: Record<string, string>;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+  }): Promise<WireResponse>;
+  /** Provisions a bucket (named from the run id) that is emptied and deleted at teardown. */
+  bucket(label?: string): Promise<string>;
+  /** Registers a teardown action (run in reverse order at the end, whatever happened). */
+  defer(action: () => Promise<unknown>): void;
+  /** Throws a TargetError: the target answered something the runner cannot judge (verdict error). */
+  unjudgeable(reason: string): never;
+}

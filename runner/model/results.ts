@@ -1,0 +1,115 @@
+import type { ClauseVerdict, Verdict } from './verdict.ts';
+
+/** One judged expectation. The JSON results document (schemas/results.schema.json) holds these. */
+export interface CheckResult {
+  caseId: string;
+  /** Step id or `step N` / `given N`. */
+  step: string;
+  /** Index of the check within its case, stable across runs. */
+  index: number;
+  title?: string;
+  clauses: string[];
+  verdict: Verdict;
+  /** Why it failed, errored, was blocked or skipped: one line. */
+  message?: string;
+  expected?: unknown;
+  actual?: unknown;
+  /** A copy-paste reproduction (curl for HTTP steps), secrets redacted. */
+  repro?: string;
+  /** file:line of the check in its case file. */
+  origin: string;
+}
+
+export interface CaseResult {
+  id: string;
+  title: string;
+  file: string;
+  area: string;
+  verdict: Verdict;
+  /** For skipped or blocked cases: why. */
+  reason?: string;
+  durationMs: number;
+  checks: CheckResult[];
+}
+
+export interface ClauseResult {
+  id: string;
+  area: string;
+  section: string;
+  title: string;
+  source: 'spec' | 's3' | 'service';
+  verdict: ClauseVerdict;
+  /** How many checks cite it. */
+  checks: number;
+  untestable?: string;
+  since?: string;
+  until?: string;
+  feature?: string;
+  /** First failing/erroring check's message, for summaries. */
+  message?: string;
+}
+
+export type Tally<V extends string> = Record<V, number>;
+
+export interface BaselineDiff {
+  file: string;
+  /** Clauses that fail now but the baseline expects to pass. */
+  newFailures: string[];
+  /** Clauses the baseline expects to fail that no longer do. */
+  fixed: string[];
+  /** Clauses the baseline expects to fail that do. */
+  expected: string[];
+}
+
+export interface RunResults {
+  edgecheck: string;
+  runId: string;
+  target: { name: string; management?: string; s3?: string; embedded: boolean; faults?: string[] };
+  asOf: string;
+  profile: 'quick' | 'full';
+  seed: number;
+  startedAt: string;
+  durationMs: number;
+  summary: {
+    clauses: Tally<ClauseVerdict>;
+    cases: Tally<Verdict>;
+    checks: Tally<Verdict>;
+  };
+  clauses: ClauseResult[];
+  cases: CaseResult[];
+  baseline?: BaselineDiff;
+  /** 0: no clause fails or errors (or all such are in the baseline); 1: some do. */
+  exitCode: 0 | 1;
+}
+
+export type RunEvent =
+  | {
+      type: 'run-start';
+      runId: string;
+      target: RunResults['target'];
+      asOf: string;
+      profile: 'quick' | 'full';
+      cases: number;
+      clauses: number;
+    }
+  | { type: 'case-start'; caseId: string; title: string }
+  | { type: 'check'; result: CheckResult }
+  | { type: 'case-end'; result: CaseResult }
+  | { type: 'run-end'; results: RunResults };
+
+/** One reporter per file under reporters/, registered in reporters/registry.ts. */
+export interface Reporter {
+  onEvent(event: RunEvent): void;
+  /** Flush files; called once after run-end (also on SIGINT with partial results). */
+  close(): Promise<void>;
+}
+
+export interface ReporterOptions {
+  /** `--reporter json=out/results.json` gives dest `out/results.json`. */
+  dest?: string;
+  /** Where console output goes (a stream in tests). */
+  stream?: NodeJS.WritableStream;
+  color?: boolean;
+  /** Console: live progress lines. */
+  verbose?: boolean;
+}
