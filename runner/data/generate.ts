@@ -1,0 +1,52 @@
+import { createCipheriv, createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+/**
+ * Deterministic, seekable payloads: the AES-128-CTR keystream of a key derived from the seed.
+ * Byte n of (size, seed) is the same whatever range is asked for, so a ranged GET can be
+ * compared without holding the object, and large bodies stream at memory speed.
+ */
+const CHUNK = 64 * 1024;
+
+function keyFor(seed: number): Buffer {
+  return createHash('sha256').update(`edgecheck-generator:${seed}`).digest().subarray(0, 16);
+}
+
+function counterBlock(blockIndex: number): Buffer {
+  const iv = Buffer.alloc(16);
+  iv.writeBigUInt64BE(BigInt(blockIndex), 8);
+  return iv;
+}
+
+/** Bytes [start, end) of the stream for `seed`, as a sequence of chunks. */
+export function* generateChunks(seed: number, start: number, end: number): Generator<Buffer> {
+  if (end <= start) return;
+  const firstBlock = Math.floor(start / 16);
+  const cipher = createCipheriv('aes-128-ctr', keyFor(seed), counterBlock(firstBlock));
+  let pos = firstBlock * 16;
+  const zeros = Buffer.alloc(CHUNK);
+  while (pos < end) {
+    // CTR is a stream cipher: updates need not be block-aligned, only the start is.
+    const n = Math.min(CHUNK, end - pos);
+    let chunk = cipher.update(zeros.subarray(0, n));
+    const chunkStart = pos;
+    pos += n;
+    if (chunkStart < start) chunk = chunk.subarray(start - chunkStart);
+    if (chunk.length) yield chunk;
+  }
+}
+
+export function generateBuffer(seed: number, start: number, end: number): Buffer {
+  return Buffer.concat([...generateChunks(seed, start, end)]);
+}
+
+export function generateStream(seed: number, start: number, end: number): Readable {
+  return Readable.from(generateChunks(seed, start, end), { objectMode: false });
+}
+
+/** Digest of a generated range without holding it. */
+export function generatedDigest(algorithm: 'md5' | 'sha256', seed: number, start: number, end: number): string {
+  const h = createHash(algorithm);
+  for (const c of generateChunks(seed, start, end)) h.update(c);
+  return h.digest('hex');
+}

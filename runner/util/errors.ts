@@ -1,0 +1,39 @@
+/**
+ * Errors the user can fix. The CLI prints `message` as one line and exits 2; never a stack trace.
+ * `where` is file:line:column, a flag, or a config field.
+ */
+export class InputError extends Error {
+  constructor(
+    readonly where: string,
+    readonly what: string,
+  ) {
+    super(`${where}: ${what}`);
+  }
+}
+
+/** A target answered something the runner cannot judge: the check's verdict is `error`. */
+export class TargetError extends Error {}
+
+/** A check's expectation did not hold: the verdict is `fail`. */
+export class CheckFailure extends Error {
+  constructor(
+    message: string,
+    readonly expected?: unknown,
+    readonly actual?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    const code = (err as { code?: string }).code;
+    const base = err.message || err.name;
+    if (cause instanceof Error && cause.message && !base.includes(cause.message)) {
+      return `${base}: ${cause.message}`;
+    }
+    return code && !base.includes(code) ? `${base} (${code})` : base;
+  }
+  return String(err);
+}
