@@ -1,0 +1,210 @@
+import type {
+  CaseResult,
+  CheckResult,
+  Reporter,
+  ReporterOptions,
+  RunEvent,
+  RunResults,
+  Tally,
+} from '../runner/model/results.ts';
+import type { ClauseVerdict } from '../runner/model/verdict.ts';
+import { checksByClause, clauseReason, groupBySection } from './clause-checks.ts';
+import { type Paint, paint, wantsColor } from './colors.ts';
+import { EventLog } from './partial.ts';
+import { safeJson } from './safe-json.ts';
+import { oneLine, padEnd, printable, truncate } from './text.ts';
+
+const ORDER: readonly ClauseVerdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped', 'untested'];
+const PAST: Record<ClauseVerdict, string> = {
+  pass: 'passed',
+  fail: 'failed',
+  error: 'errored',
+  blocked: 'blocked',
+  skipped: 'skipped',
+  untested: 'untested',
+};
+/** Expected and actual values longer than this are cut: the JSON document keeps them whole. */
+const VALUE_LIMIT = 1500;
+
+/**
+ * Human-readable output: live progress while cases finish, then every clause grouped by SPEC
+ * section, the failures with expected, actual and a reproduction, and totals. The last line is
+ * `N passed, N failed[, ...]` counting clauses, for people and scripts alike.
+ */
+export class ConsoleReporter implements Reporter {
+  private readonly out: NodeJS.WritableStream;
+  private readonly p: Paint;
+  /** On a terminal (or verbose) a line per case; in CI logs a counter and the failing cases only. */
+  private readonly perCase: boolean;
+  private readonly log = new EventLog();
+  private total = 0;
+  private done = 0;
+  private readonly tally: Record<string, number> = {};
+  private summarized = false;
+
+  constructor(options: ReporterOptions = {}) {
+    this.out = options.stream ?? process.stdout;
+    this.p = paint(options.color ?? wantsColor(this.out));
+    this.perCase = options.verbose ?? (this.out as { isTTY?: boolean }).isTTY === true;
+  }
+
+  onEvent(event: RunEvent): void {
+    this.log.record(event);
+    switch (event.type) {
+      case 'run-start':
+        this.total = event.cases;
+        this.write(this.header(event));
+        break;
+      case 'case-end':
+        this.progress(event.result);
+        break;
+      case 'run-end':
+        this.write(this.summary(event.results, true));
+        this.summarized = true;
+        break;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.summarized) {
+      const { results } = this.log.resultsOrPartial();
+      this.write(this.summary(results, false));
+      this.summarized = true;
+    }
+    await new Promise<void>((resolve) => this.out.write('', () => resolve()));
+  }
+
+  private write(text: string): void {
+    this.out.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  private header(event: Extract<RunEvent, { type: 'run-start' }>): string {
+    const t = event.target;
+    const where = t.embedded ? 'embedded reference' : [t.management, t.s3].filter(Boolean).join(', ');
+    const faults = t.faults?.length ? `, faults: ${t.faults.join(', ')}` : '';
+    return this.p.bold(
+      `edgecheck run ${event.runId}: ${t.name} (${where}${faults}), as of ${event.asOf}, ` +
+        `profile ${event.profile}, ${event.cases} cases, ${event.clauses} clauses`,
+    );
+  }
+
+  private progress(result: CaseResult): void {
+    this.done += 1;
+    this.tally[result.verdict] = (this.tally[result.verdict] ?? 0) + 1;
+    const count = `[${String(this.done).padStart(String(this.total).length)}/${this.total}]`;
+    const bad = result.verdict === 'fail' || result.verdict === 'error';
+    if (this.perCase) {
+      const why =
+        result.verdict !== 'pass' && result.reason ? this.p.dim(` (${oneLine(result.reason)})`) : '';
+      this.write(
+        `${this.p.dim(count)} ${this.verdict(result.verdict)} ${result.id} ${this.p.dim(
+          `${oneLine(result.title)} ${result.durationMs} ms`,
+        )}${why}`,
+      );
+      return;
+    }
+    if (bad) this.write(`${count} ${result.verdict.toUpperCase()} ${result.id}: ${oneLine(result.title)}`);
+    // About ten counter lines per run keep a CI log short but show that the run moves.
+    const step = Math.max(1, Math.ceil(this.total / 10));
+    if (this.done % step === 0 || this.done === this.total) {
+      const parts = (['pass', 'fail', 'error', 'blocked', 'skipped'] as const)
+        .filter((v) => this.tally[v])
+        .map((v) => `${this.tally[v]} ${v}`);
+      this.write(`${count} cases done: ${parts.join(', ') || 'none judged'}`);
+    }
+  }
+
+  private verdict(v: ClauseVerdict): string {
+    const word = padEnd(v, 8);
+    if (v === 'pass') return this.p.green(word);
+    if (v === 'fail' || v === 'error') return this.p.red(word);
+    if (v === 'blocked') return this.p.yellow(word);
+    return this.p.dim(word);
+  }
+
+  private summary(results: RunResults, complete: boolean): string {
+    const lines: string[] = [''];
+    const cases = new Map(results.cases.map((c) => [c.id, c]));
+    const byClause = checksByClause(results.cases);
+    if (!complete) {
+      lines.push(
+        this.p.yellow(
+          `run interrupted: ${results.cases.length} of ${this.total} cases finished; clause verdicts are unknown`,
+        ),
+      );
+    }
+    if (results.clauses.length) lines.push(this.p.bold('Clauses by SPEC section'));
+    const idWidth = Math.min(48, Math.max(0, ...results.clauses.map((c) => c.id.length)));
+    for (const group of groupBySection(results.clauses)) {
+      lines.push('', this.p.bold(`${group.area}: ${group.section}`));
+      for (const clause of group.clauses) {
+        lines.push(
+          `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${oneLine(clause.title)}`,
+        );
+        const reason = clauseReason(clause, byClause.get(clause.id) ?? [], cases, results.asOf);
+        if (reason) lines.push(`  ${' '.repeat(8)} ${this.p.dim(`└ ${oneLine(reason)}`)}`);
+      }
+    }
+    const failures = results.cases.flatMap((c) =>
+      c.checks.filter((k) => k.verdict === 'fail' || k.verdict === 'error'),
+    );
+    if (failures.length) {
+      lines.push('', this.p.bold(`Failures (${failures.length} checks)`));
+      failures.forEach((check, i) => lines.push('', ...this.failure(check, i + 1)));
+    }
+    if (results.baseline) lines.push('', ...this.baseline(results.baseline));
+    lines.push('', this.p.bold('Totals'));
+    if (complete) lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
+    lines.push(`  cases    ${this.totals(results.summary.cases)}`);
+    lines.push(`  checks   ${this.totals(results.summary.checks)}`);
+    const seconds = (results.durationMs / 1000).toFixed(1);
+    lines.push(
+      '',
+      this.p.dim(`run ${results.runId}, seed ${results.seed}, ${seconds} s, exit code ${results.exitCode}`),
+    );
+    if (complete) lines.push(closingLine(results.summary.clauses));
+    return lines.join('\n');
+  }
+
+  private failure(check: CheckResult, n: number): string[] {
+    const head = `${n}) ${check.verdict.toUpperCase()} ${check.clauses.join(', ')}`;
+    const lines = [check.verdict === 'fail' ? this.p.red(head) : this.p.red(this.p.bold(head))];
+    const title = check.title ? `: ${oneLine(check.title)}` : '';
+    lines.push(`   case ${check.caseId}, ${check.step}${title}`);
+    lines.push(`   at ${check.origin}`);
+    if (check.message) lines.push(`   ${oneLine(check.message)}`);
+    if (check.expected !== undefined) lines.push(`   expected: ${this.p.green(value(check.expected))}`);
+    if (check.actual !== undefined) lines.push(`   actual:   ${this.p.red(value(check.actual))}`);
+    if (check.repro) {
+      lines.push('   reproduce:');
+      for (const line of printable(check.repro).split('\n')) lines.push(`     ${this.p.cyan(line)}`);
+    }
+    return lines;
+  }
+
+  private baseline(b: NonNullable<RunResults['baseline']>): string[] {
+    const lines = [this.p.bold(`Baseline ${b.file}`)];
+    const list = (ids: string[]) => (ids.length ? ids.join(', ') : 'none');
+    lines.push(`  new failures:   ${b.newFailures.length ? this.p.red(list(b.newFailures)) : 'none'}`);
+    lines.push(`  fixed:          ${list(b.fixed)}`);
+    lines.push(`  still expected: ${list(b.expected)}`);
+    return lines;
+  }
+
+  private totals(tally: Partial<Tally<ClauseVerdict>>): string {
+    return ORDER.filter((v) => v in tally)
+      .map((v) => `${tally[v] ?? 0} ${v}`)
+      .join(', ');
+  }
+}
+
+/** `N passed, N failed` then the other clause verdicts that occurred. */
+export function closingLine(tally: Tally<ClauseVerdict>): string {
+  const parts = [`${tally.pass} ${PAST.pass}`, `${tally.fail} ${PAST.fail}`];
+  for (const v of ORDER.slice(2)) if (tally[v]) parts.push(`${tally[v]} ${PAST[v]}`);
+  return parts.join(', ');
+}
+
+function value(v: unknown): string {
+  return truncate(safeJson(v), VALUE_LIMIT);
+}

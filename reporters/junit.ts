@@ -1,0 +1,184 @@
+import { XMLBuilder } from 'fast-xml-parser';
+import type {
+  CaseResult,
+  CheckResult,
+  ClauseResult,
+  Reporter,
+  ReporterOptions,
+  RunEvent,
+  RunResults,
+} from '../runner/model/results.ts';
+import { checksByClause, clauseDurationMs, clauseReason, topSection } from './clause-checks.ts';
+import { writeOutput } from './output.ts';
+import { EventLog } from './partial.ts';
+import { safeJson } from './safe-json.ts';
+import { truncate } from './text.ts';
+import { xmlAttr, xmlSafe } from './xml-text.ts';
+
+type Node = Record<string, unknown>;
+
+/** Long values stay readable in CI pages; the JSON document keeps them whole. */
+const VALUE_LIMIT = 4000;
+
+/**
+ * JUnit XML as Jenkins, GitLab and GitHub test reporters read it: one <testsuite> per area and
+ * one <testcase> per clause, since clauses are what users gate on.
+ */
+export class JunitReporter implements Reporter {
+  private readonly log = new EventLog();
+
+  constructor(private readonly options: ReporterOptions = {}) {}
+
+  onEvent(event: RunEvent): void {
+    this.log.record(event);
+  }
+
+  async close(): Promise<void> {
+    const { results, complete } = this.log.resultsOrPartial();
+    await writeOutput(renderJunit(results, complete), this.options.dest, this.options.stream);
+  }
+}
+
+/** The JUnit document for a run; `complete` false adds an error test case saying the run was cut short. */
+export function renderJunit(results: RunResults, complete = true): string {
+  const cases = new Map(results.cases.map((c) => [c.id, c]));
+  const byClause = checksByClause(results.cases);
+  const areas = new Map<string, ClauseResult[]>();
+  for (const clause of results.clauses) {
+    const list = areas.get(clause.area);
+    if (list) list.push(clause);
+    else areas.set(clause.area, [clause]);
+  }
+  const suites: Node[] = [];
+  for (const [area, clauses] of areas) {
+    const testcases = clauses.map((clause) =>
+      testcase(clause, byClause.get(clause.id) ?? [], cases, results.asOf),
+    );
+    const areaCases = results.cases.filter((c) => c.area === area);
+    suites.push(suite(area, testcases, areaCases, results.startedAt));
+  }
+  if (!complete) {
+    const interrupted: Node = {
+      '@_classname': 'edgecheck.run',
+      '@_name': 'run completed',
+      '@_time': seconds(results.durationMs),
+      error: {
+        '@_message': `run interrupted: ${results.cases.length} cases finished; clause verdicts are unknown`,
+        '@_type': 'interrupted',
+      },
+    };
+    suites.push(suite('edgecheck', [interrupted], [], results.startedAt));
+  }
+  const count = (key: string) => suites.reduce((n, s) => n + Number(s[`@_${key}`]), 0);
+  const doc = {
+    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
+    testsuites: {
+      '@_name': xmlAttr(`edgecheck ${results.target.name} as of ${results.asOf}`),
+      '@_tests': count('tests'),
+      '@_failures': count('failures'),
+      '@_errors': count('errors'),
+      '@_skipped': count('skipped'),
+      '@_time': seconds(results.durationMs),
+      '@_timestamp': timestamp(results.startedAt),
+      testsuite: suites,
+    },
+  };
+  const builder = new XMLBuilder({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    format: true,
+    suppressEmptyNode: true,
+  });
+  return builder.build(doc);
+}
+
+function suite(name: string, testcases: Node[], cases: CaseResult[], startedAt: string): Node {
+  const has = (key: string) => testcases.filter((t) => key in t).length;
+  return {
+    '@_name': xmlAttr(name),
+    '@_tests': testcases.length,
+    '@_failures': has('failure'),
+    '@_errors': has('error'),
+    '@_skipped': has('skipped'),
+    '@_time': seconds(cases.reduce((ms, c) => ms + c.durationMs, 0)),
+    '@_timestamp': timestamp(startedAt),
+    testcase: testcases,
+  };
+}
+
+function testcase(
+  clause: ClauseResult,
+  checks: CheckResult[],
+  cases: ReadonlyMap<string, CaseResult>,
+  asOf: string,
+): Node {
+  // Dots would split the SPEC heading into package levels in Jenkins.
+  const section = topSection(clause.section).replace(/\./g, ' ');
+  const node: Node = {
+    '@_classname': xmlAttr(`${clause.area}.${section}`),
+    '@_name': xmlAttr(`${clause.id}: ${clause.title}`),
+    '@_time': seconds(clauseDurationMs(checks, cases)),
+  };
+  const reason = xmlAttr(clauseReason(clause, checks, cases, asOf) ?? '');
+  const details = xmlSafe(checkDetails(clause, checks));
+  switch (clause.verdict) {
+    case 'fail':
+      node.failure = { '@_message': reason || 'a check failed', '@_type': 'fail', '#text': failing(checks) };
+      break;
+    case 'error':
+      node.error = {
+        '@_message': reason || 'a check could not be judged',
+        '@_type': 'error',
+        '#text': failing(checks),
+      };
+      break;
+    case 'blocked':
+      node.skipped = { '@_message': `blocked: ${reason || 'a prerequisite failed'}` };
+      break;
+    case 'skipped':
+      node.skipped = { '@_message': `skipped: ${reason || 'not applicable to this run'}` };
+      break;
+    case 'untested':
+      node.skipped = { '@_message': `untested: ${reason}` };
+      break;
+  }
+  if (details) node['system-out'] = details;
+  return node;
+}
+
+/** The failing and erroring checks of a clause: what a CI page shows as the failure body. */
+function failing(checks: CheckResult[]): string {
+  return xmlSafe(
+    checks
+      .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
+      .map((c) => describe(c, true))
+      .join('\n\n'),
+  );
+}
+
+function checkDetails(clause: ClauseResult, checks: CheckResult[]): string {
+  const head = [`${clause.id} (${clause.section}), source: ${clause.source}, verdict: ${clause.verdict}`];
+  if (!checks.length) return head.join('\n');
+  return [...head, ...checks.map((c) => describe(c, false))].join('\n');
+}
+
+function describe(c: CheckResult, full: boolean): string {
+  const title = c.title ? `: ${c.title}` : '';
+  const lines = [`[${c.verdict}] ${c.caseId}, ${c.step}${title} (${c.origin})`];
+  if (c.message) lines.push(`  ${c.message}`);
+  if (full || c.verdict !== 'pass') {
+    if (c.expected !== undefined) lines.push(`  expected: ${truncate(safeJson(c.expected), VALUE_LIMIT)}`);
+    if (c.actual !== undefined) lines.push(`  actual:   ${truncate(safeJson(c.actual), VALUE_LIMIT)}`);
+    if (c.repro) lines.push(`  reproduce: ${c.repro}`);
+  }
+  return lines.join('\n');
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+/** The JUnit schema's timestamp has no zone and no fraction; startedAt is UTC. */
+function timestamp(iso: string): string {
+  return iso.slice(0, 19);
+}

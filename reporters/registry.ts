@@ -1,0 +1,45 @@
+import type { Reporter, ReporterOptions } from '../runner/model/results.ts';
+import { ConsoleReporter } from './console.ts';
+import { JsonReporter } from './json.ts';
+import { JunitReporter } from './junit.ts';
+
+type Factory = (options: ReporterOptions) => Reporter;
+
+const REPORTERS: Record<string, Factory> = {
+  console: (o) => new ConsoleReporter(o),
+  json: (o) => new JsonReporter(o),
+  junit: (o) => new JunitReporter(o),
+};
+
+export const REPORTER_NAMES: readonly string[] = Object.keys(REPORTERS);
+
+/** Bad `--reporter` value; the message is one line that says what to write instead. */
+export class ReporterSpecError extends Error {}
+
+/**
+ * `console`, `json`, `json=out/results.json`, `junit`, `junit=out/junit.xml`: a file reporter
+ * without a path writes to standard output. The part after `=` becomes options.dest.
+ */
+export function createReporter(spec: string, options: ReporterOptions = {}): Reporter {
+  const eq = spec.indexOf('=');
+  const name = (eq < 0 ? spec : spec.slice(0, eq)).trim();
+  const dest = eq < 0 ? undefined : spec.slice(eq + 1).trim();
+  const factory = Object.hasOwn(REPORTERS, name) ? REPORTERS[name] : undefined;
+  if (!factory) {
+    throw new ReporterSpecError(
+      `unknown reporter '${name}' in --reporter ${spec}: use one of ${REPORTER_NAMES.join(', ')} ` +
+        `(json and junit take an optional =path, e.g. junit=out/junit.xml)`,
+    );
+  }
+  if (dest !== undefined && !dest) {
+    throw new ReporterSpecError(
+      `--reporter ${spec}: the path after '=' is empty; write ${name}=path or ${name}`,
+    );
+  }
+  if (name === 'console' && dest) {
+    throw new ReporterSpecError(
+      `--reporter ${spec}: console writes to the terminal; use json=path or junit=path for files`,
+    );
+  }
+  return factory({ ...options, dest: dest ?? options.dest });
+}
