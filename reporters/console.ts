@@ -150,7 +150,7 @@ export class ConsoleReporter implements Reporter {
     );
     if (failures.length) {
       lines.push('', this.p.bold(`Failures (${failures.length} checks)`));
-      failures.forEach((check, i) => lines.push('', ...this.failure(check, i + 1)));
+      for (const [i, check] of failures.entries()) lines.push('', ...this.failure(check, i + 1));
     }
     if (results.baseline) lines.push('', ...this.baseline(results.baseline));
     lines.push('', this.p.bold('Totals'));

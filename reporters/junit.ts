@@ -139,7 +139,9 @@ function testcase(
       node.skipped = { '@_message': `skipped: ${reason || 'not applicable to this run'}` };
       break;
     case 'untested':
-      node.skipped = { '@_message': `untested: ${reason}` };
+      node.skipped = {
+        '@_message': clause.untestable ? reason : 'untested: no check cites this clause',
+      };
       break;
   }
   if (details) node['system-out'] = details;
@@ -166,10 +168,11 @@ function describe(c: CheckResult, full: boolean): string {
   const title = c.title ? `: ${c.title}` : '';
   const lines = [`[${c.verdict}] ${c.caseId}, ${c.step}${title} (${c.origin})`];
   if (c.message) lines.push(`  ${c.message}`);
-  if (full || c.verdict !== 'pass') {
+  // The failure body carries the details; system-out keeps one entry per check.
+  if (full) {
     if (c.expected !== undefined) lines.push(`  expected: ${truncate(safeJson(c.expected), VALUE_LIMIT)}`);
     if (c.actual !== undefined) lines.push(`  actual:   ${truncate(safeJson(c.actual), VALUE_LIMIT)}`);
-    if (c.repro) lines.push(`  reproduce: ${c.repro}`);
+    if (c.repro) lines.push('  reproduce:', ...c.repro.split('\n').map((l) => `    ${l}`));
   }
   return lines.join('\n');
 }

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { RunResults } from '../runner/model/results.ts';
+
+// ajv-formats is CommonJS: under NodeNext its callable is the `default` of the namespace.
+const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
+
+/** A results file that cannot be read or is not a results document; the message is one line. */
+export class ResultsDocumentError extends Error {}
+
+let validator: ValidateFunction | undefined;
+
+function validate(doc: unknown): string | undefined {
+  if (!validator) {
+    const schema = JSON.parse(
+      readFileSync(new URL('../schemas/results.schema.json', import.meta.url), 'utf8'),
+    );
+    const ajv = new Ajv({ allErrors: false, strict: true });
+    addFormats(ajv);
+    validator = ajv.compile(schema);
+  }
+  if (validator(doc)) return undefined;
+  const e = validator.errors?.[0];
+  return e ? `${e.instancePath || '/'} ${e.message}` : 'invalid';
+}
+
+/** Reads a document written by `--reporter json=path`, checked against schemas/results.schema.json. */
+export function readResultsDocument(path: string): RunResults {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
+    throw new ResultsDocumentError(`${path}: ${why}; give a file written by --reporter json=PATH`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new ResultsDocumentError(`${path}: not JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  const problem = validate(doc);
+  if (problem) {
+    throw new ResultsDocumentError(
+      `${path}: not an edgecheck results document (${problem}); write one with --reporter json=PATH`,
+    );
+  }
+  return doc as RunResults;
+}
+
+/**
+ * Documents labelled for compare: the target name, or the file name where two runs share a
+ * target name (two builds both called "staging", the same target on two dates).
+ */
+export function readForCompare(paths: string[]): { label: string; results: RunResults }[] {
+  const docs = paths.map((path) => ({ path, results: readResultsDocument(path) }));
+  const names = docs.map((d) => d.results.target.name);
+  return docs.map((d, i) => {
+    const shared = names.filter((n) => n === names[i]).length > 1;
+    return { label: shared ? basename(d.path).replace(/\.json$/, '') : names[i], results: d.results };
+  });
+}

@@ -1,0 +1,147 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CompareInputError, compareResults } from '../reporters/compare.ts';
+import { ResultsDocumentError, readForCompare, readResultsDocument } from '../reporters/results-document.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { clause, runResults, sampleResults } from './helpers/results-fixture.ts';
+
+/** The sample run with some clause verdicts replaced, as another target would answer. */
+function variant(name: string, verdicts: Record<string, string>, drop: string[] = []): RunResults {
+  const base = sampleResults();
+  const clauses = base.clauses
+    .filter((c) => !drop.includes(c.id))
+    .map((c) => ({ ...c, verdict: (verdicts[c.id] ?? c.verdict) as any }));
+  return runResults(clauses, base.cases, { target: { name, embedded: false } });
+}
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe('compareResults', () => {
+  const reference = variant('reference', {});
+  const staging = variant('staging', { 'mgmt.envelope.errors': 'pass', 's3.list.key-count': 'fail' }, [
+    'mgmt.auth.secrets',
+  ]);
+
+  it('lists only the clauses whose verdicts differ, one column per run', () => {
+    const out = compareResults([
+      { label: 'reference', results: reference },
+      { label: 'staging', results: staging },
+    ]);
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(/^clause +reference +staging$/);
+    const rows = lines.slice(2, lines.indexOf(''));
+    expect(rows).toEqual([
+      expect.stringMatching(/^mgmt\.envelope\.errors +fail +pass$/),
+      expect.stringMatching(/^mgmt\.auth\.secrets +untested +-$/),
+      expect.stringMatching(/^s3\.list\.key-count +pass +fail$/),
+    ]);
+    expect(out).toContain('3 of 8 clauses differ; -: the run did not include the clause');
+    expect(out).not.toMatch(/^s3\.get\.range-inclusive/m);
+  });
+
+  it('shows every clause with all, marking those that differ', () => {
+    const out = compareResults(
+      [
+        { label: 'reference', results: reference },
+        { label: 'staging', results: staging },
+      ],
+      { all: true },
+    );
+    expect(out).toMatch(/^s3\.get\.range-inclusive +blocked +blocked$/m);
+    expect(out).toMatch(/^\* s3\.list\.key-count +pass +fail$/m);
+    expect(out).toContain('3 of 8 clauses differ (marked *)');
+  });
+
+  it('totals clause verdicts per run and ends with the closing line of each run', () => {
+    const out = compareResults([
+      { label: 'reference', results: reference },
+      { label: 'staging', results: staging },
+    ]);
+    expect(out).toMatch(/^pass +1 +1$/m);
+    expect(out).toMatch(/^fail +3 +3$/m);
+    expect(out).toMatch(/^untested +1 +0$/m);
+    expect(out).toMatch(/^exit code +1 +1$/m);
+    expect(out).toContain('reference: 1 passed, 3 failed, 1 errored, 1 blocked, 1 skipped, 1 untested');
+    expect(out).toContain('staging: 1 passed, 3 failed, 1 errored, 1 blocked, 1 skipped');
+  });
+
+  it('says so when nothing differs', () => {
+    const out = compareResults([
+      { label: 'a', results: reference },
+      { label: 'b', results: variant('b', {}) },
+    ]);
+    expect(out.startsWith('0 of 8 clauses differ\n')).toBe(true);
+  });
+
+  it('compares three runs', () => {
+    const third = runResults([clause('s3.extra.only', { verdict: 'pass' })], []);
+    const out = compareResults([
+      { label: 'a', results: reference },
+      { label: 'b', results: staging },
+      { label: 'c', results: third },
+    ]);
+    expect(out).toMatch(/^s3\.extra\.only +- +- +pass$/m);
+    expect(out).toContain('9 of 9 clauses differ');
+  });
+
+  it('rejects fewer than two runs and duplicate labels in one line', () => {
+    expect(() => compareResults([{ label: 'a', results: reference }])).toThrow(CompareInputError);
+    expect(() =>
+      compareResults([
+        { label: 'a', results: reference },
+        { label: 'a', results: staging },
+      ]),
+    ).toThrow("compare: the label 'a' is used twice; labels must differ");
+  });
+});
+
+describe('reading results documents for compare', () => {
+  it('labels runs by target name, by file name when names clash, and rejects bad files in one line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'edgecheck-compare-'));
+    dirs.push(dir);
+    const write = async (name: string, value: unknown) => {
+      const path = join(dir, name);
+      await writeFile(path, typeof value === 'string' ? value : JSON.stringify(value));
+      return path;
+    };
+    const a = await write('ref.json', sampleResults());
+    const b = await write('staging-1.json', {
+      ...sampleResults(),
+      target: { name: 'staging', embedded: false },
+    });
+    const c = await write('staging-2.json', {
+      ...sampleResults(),
+      target: { name: 'staging', embedded: false },
+    });
+    expect(readForCompare([a, b, c]).map((d) => d.label)).toEqual(['reference', 'staging-1', 'staging-2']);
+    expect(readResultsDocument(a)).toEqual(sampleResults());
+
+    const cases: [string, RegExp][] = [
+      [
+        join(dir, 'missing.json'),
+        /missing\.json: no such file; give a file written by --reporter json=PATH$/,
+      ],
+      [await write('broken.json', '{"a":'), /broken\.json: not JSON \(/],
+      [
+        await write('other.json', { ...sampleResults(), clauses: [{ id: 'x.y', verdict: 'great' }] }),
+        /other\.json: not an edgecheck results document \(\/clauses\/0 /,
+      ],
+    ];
+    for (const [path, message] of cases) {
+      let error: unknown;
+      try {
+        readResultsDocument(path);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ResultsDocumentError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+});

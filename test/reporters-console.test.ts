@@ -1,0 +1,188 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
+import { ConsoleReporter, closingLine } from '../reporters/console.ts';
+import { JsonReporter } from '../reporters/json.ts';
+import { JunitReporter } from '../reporters/junit.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import {
+  caseResult,
+  check,
+  feed,
+  memoryStream,
+  NASTY,
+  runResults,
+  sampleResults,
+} from './helpers/results-fixture.ts';
+
+async function consoleOutput(
+  results: RunResults,
+  opts: { tty?: boolean; color?: boolean; verbose?: boolean; interrupted?: boolean } = {},
+): Promise<string> {
+  const stream = memoryStream(opts.tty);
+  await feed(
+    new ConsoleReporter({ stream, color: opts.color, verbose: opts.verbose }),
+    results,
+    opts.interrupted,
+  );
+  return stream.text();
+}
+
+const ESC = '\u001b';
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('console reporter summary', () => {
+  it('groups clauses by area and SPEC section, each with verdict and title', async () => {
+    const out = await consoleOutput(sampleResults());
+    const lines = out.split('\n');
+    const at = (text: string) => lines.findIndex((l) => l.includes(text));
+    const headers = [
+      'management: Resources and their fields',
+      'management: Errors',
+      'management: Authentication',
+      's3: Object storage S3-compatible interface: behaviours',
+      'deprecations: Versioning',
+    ].map((h) => lines.indexOf(h));
+    expect(headers.every((i) => i > 0)).toBe(true);
+    expect([...headers].sort((a, b) => a - b)).toEqual(headers);
+    const envelope = at('mgmt.envelope.errors ');
+    expect(envelope).toBeGreaterThan(headers[0]);
+    expect(envelope).toBeLessThan(headers[1]);
+    expect(lines[envelope]).toMatch(/^ {2}fail +mgmt\.envelope\.errors +Title of mgmt\.envelope\.errors$/);
+    const range = at('s3.get.range-inclusive ');
+    expect(range).toBeGreaterThan(headers[3]);
+    expect(range).toBeLessThan(headers[4]);
+    expect(lines[range]).toMatch(/^ {2}blocked +s3\.get\.range-inclusive/);
+    expect(lines[range + 1]).toContain('└ given 2 failed: PutObject returned 500');
+    expect(lines[at('dep.dns-locked.present ') + 1]).toContain('outside its date window (until 2024-07-14)');
+    expect(lines[at('mgmt.auth.secrets ') + 1]).toContain('untestable: storage of tokens is not observable');
+  });
+
+  it('shows each failing check with expected, actual and the reproduction', async () => {
+    const out = await consoleOutput(sampleResults());
+    expect(out).toContain('Failures (3 checks)');
+    expect(out).toContain('1) FAIL mgmt.envelope.errors, mgmt.envelope.success');
+    expect(out).toContain('   at suites/management/zones.case.yaml:15');
+    expect(out).toContain('   expected: []');
+    expect(out).toContain('   actual:   [{"code":1000,"message":"oops"}]');
+    expect(out).toContain(
+      "     curl -sS -X GET 'http://127.0.0.1:1/client/v4/zones/abc' -H 'Authorization: Bearer <redacted>'",
+    );
+    expect(out).toContain('2) ERROR mgmt.dns.error-chain');
+  });
+
+  it('ends with totals and the closing line `N passed, N failed` counting clauses', async () => {
+    const results = sampleResults();
+    const out = await consoleOutput(results);
+    const lines = out.trimEnd().split('\n');
+    const last = lines.at(-1)!;
+    expect(last).toBe('1 passed, 3 failed, 1 errored, 1 blocked, 1 skipped, 1 untested');
+    const m = /^(\d+) passed, (\d+) failed(, \d+ (errored|blocked|skipped|untested))*$/.exec(last)!;
+    expect(Number(m[1])).toBe(results.summary.clauses.pass);
+    expect(Number(m[2])).toBe(results.summary.clauses.fail);
+    expect(out).toContain('  clauses  1 pass, 3 fail, 1 error, 1 blocked, 1 skipped, 1 untested');
+    expect(out).toContain('  cases    0 pass, 2 fail, 1 error, 1 blocked, 1 skipped');
+    expect(out).toContain('  checks   2 pass, 2 fail, 1 error, 1 blocked, 1 skipped');
+  });
+
+  it('keeps the closing line to passed and failed when nothing else occurred', () => {
+    expect(closingLine({ pass: 7, fail: 0, error: 0, blocked: 0, skipped: 0, untested: 0 })).toBe(
+      '7 passed, 0 failed',
+    );
+  });
+
+  it('shows baseline differences', async () => {
+    const results = {
+      ...sampleResults(),
+      baseline: {
+        file: 'baselines/ref.yaml',
+        newFailures: ['mgmt.envelope.errors'],
+        fixed: [],
+        expected: ['s3.list.nasty'],
+      },
+    };
+    const out = await consoleOutput(results);
+    expect(out).toContain('Baseline baselines/ref.yaml');
+    expect(out).toContain('  new failures:   mgmt.envelope.errors');
+    expect(out).toContain('  still expected: s3.list.nasty');
+  });
+
+  it('says a run was interrupted and prints no closing line without clause verdicts', async () => {
+    const out = await consoleOutput(sampleResults(), { interrupted: true });
+    expect(out).toContain('run interrupted: 5 of 5 cases finished; clause verdicts are unknown');
+    expect(out).toContain('  cases    0 pass, 2 fail, 1 error, 1 blocked, 1 skipped');
+    expect(out).not.toMatch(/\d+ passed, \d+ failed/);
+  });
+});
+
+describe('console reporter progress', () => {
+  it('prints a counter and the failing cases only when the stream is not a terminal', async () => {
+    const many = Array.from({ length: 20 }, (_, i) =>
+      caseResult(`mgmt.c${i}`, 'management', [
+        check({ caseId: `mgmt.c${i}`, clauses: ['mgmt.x.y'], verdict: i === 7 ? 'fail' : 'pass' }),
+      ]),
+    );
+    const out = await consoleOutput(runResults([], many));
+    const progress = out.split('\n').filter((l) => l.startsWith('['));
+    expect(progress).toContain('[ 8/20] FAIL mgmt.c7: Case mgmt.c7');
+    expect(progress.filter((l) => l.includes('cases done')).length).toBe(10);
+    expect(progress.at(-1)).toBe('[20/20] cases done: 19 pass, 1 fail');
+    expect(out).not.toContain('mgmt.c3');
+  });
+
+  it('prints one line per case on a terminal', async () => {
+    const out = await consoleOutput(sampleResults(), { tty: true, color: false });
+    const progress = out.split('\n').filter((l) => l.startsWith('['));
+    expect(progress.length).toBe(5);
+    expect(progress[0]).toBe('[1/5] fail     mgmt.zones.get Case mgmt.zones.get 120 ms');
+    expect(progress[2]).toContain('blocked  s3.get.ranges Case s3.get.ranges 120 ms (given 2 failed');
+  });
+
+  it('starts with the run, target, date and counts', async () => {
+    const out = await consoleOutput(sampleResults());
+    expect(out.split('\n')[0]).toBe(
+      'edgecheck run r-test01: reference (embedded reference), as of 2025-02-01, profile quick, 5 cases, 8 clauses',
+    );
+  });
+});
+
+describe('console reporter colours and escapes', () => {
+  it('colours only on a terminal with NO_COLOR unset', async () => {
+    vi.stubEnv('NO_COLOR', '');
+    expect(await consoleOutput(sampleResults(), { tty: true })).toContain(`${ESC}[31m`);
+    expect(await consoleOutput(sampleResults(), { tty: false })).not.toContain(ESC);
+    vi.stubEnv('NO_COLOR', '1');
+    expect(await consoleOutput(sampleResults(), { tty: true })).not.toContain(ESC);
+  });
+
+  it('shows control characters from the target as visible escapes', async () => {
+    const out = await consoleOutput(sampleResults());
+    expect(out).not.toContain(ESC);
+    expect(out).not.toContain('\u0001');
+    expect(out).toContain('message a<b>&"c\' \\x01\\x1b[31m]]> ✓');
+    expect(NASTY).toContain(ESC);
+  });
+});
+
+describe('redaction canary', () => {
+  it('no reporter prints a credential it was not given, nor any URL absent from the results', async () => {
+    const results = sampleResults();
+    const outputs: string[] = [await consoleOutput(results, { verbose: true })];
+    for (const make of [
+      (stream: NodeJS.WritableStream) => new JsonReporter({ stream }),
+      (stream: NodeJS.WritableStream) => new JunitReporter({ stream }),
+    ]) {
+      const stream = memoryStream();
+      await feed(make(stream), results);
+      outputs.push(stream.text());
+    }
+    const given = JSON.stringify(results);
+    for (const out of outputs) {
+      for (const secret of Object.values(REFERENCE_CREDENTIALS)) expect(out).not.toContain(secret);
+      expect(out).toMatch(/Bearer (<|&lt;)redacted/);
+      for (const url of out.match(/https?:\/\/[\w.:-]+/g) ?? []) expect(given).toContain(url);
+    }
+  });
+});

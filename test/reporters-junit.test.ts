@@ -1,0 +1,141 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, describe, expect, it } from 'vitest';
+import { JunitReporter, renderJunit } from '../reporters/junit.ts';
+import { feed, memoryStream, NASTY, sampleResults } from './helpers/results-fixture.ts';
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseAttributeValue: false,
+  isArray: (name) => ['testsuite', 'testcase'].includes(name),
+});
+
+interface Testcase {
+  classname: string;
+  name: string;
+  time: string;
+  failure?: { message: string; type: string; '#text'?: string };
+  error?: { message: string; '#text'?: string };
+  skipped?: { message: string };
+  'system-out'?: string;
+}
+
+function parse(xml: string) {
+  expect(XMLValidator.validate(xml)).toBe(true);
+  return parser.parse(xml).testsuites as Record<string, any> & {
+    testsuite: (Record<string, string> & { testcase: Testcase[] })[];
+  };
+}
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe('junit reporter', () => {
+  const results = sampleResults();
+  const root = parse(renderJunit(results));
+  const all = root.testsuite.flatMap((s) => s.testcase);
+  const byId = (id: string) => all.find((t) => t.name.startsWith(`${id}: `))!;
+
+  it('has one testsuite per area and one testcase per clause', () => {
+    expect(root.testsuite.map((s) => s.name)).toEqual(['management', 's3', 'deprecations']);
+    expect(all.length).toBe(results.clauses.length);
+    expect(all.map((t) => t.name.split(': ')[0])).toEqual(results.clauses.map((c) => c.id));
+  });
+
+  it('counts tests, failures, errors and skipped as the clause verdicts say, per suite and in total', () => {
+    const s = results.summary.clauses;
+    expect(Number(root.tests)).toBe(8);
+    expect(Number(root.failures)).toBe(s.fail);
+    expect(Number(root.failures)).toBe(3);
+    expect(Number(root.errors)).toBe(1);
+    // blocked, skipped and untested all render as <skipped>.
+    expect(Number(root.skipped)).toBe(s.blocked + s.skipped + s.untested);
+    expect(Number(root.skipped)).toBe(3);
+    for (const suite of root.testsuite) {
+      const clauses = results.clauses.filter((c) => c.area === suite.name);
+      expect(Number(suite.tests)).toBe(clauses.length);
+      expect(Number(suite.failures)).toBe(suite.testcase.filter((t) => t.failure).length);
+      expect(Number(suite.failures)).toBe(clauses.filter((c) => c.verdict === 'fail').length);
+      expect(Number(suite.errors)).toBe(clauses.filter((c) => c.verdict === 'error').length);
+      expect(Number(suite.skipped)).toBe(
+        clauses.filter((c) => ['blocked', 'skipped', 'untested'].includes(c.verdict)).length,
+      );
+    }
+  });
+
+  it('names testcases <area>.<section> / <clause id>: <title> and gives times in seconds', () => {
+    const t = byId('s3.get.range-inclusive');
+    expect(t.classname).toBe('s3.Object storage S3-compatible interface: behaviours');
+    expect(t.name).toBe('s3.get.range-inclusive: Title of s3.get.range-inclusive');
+    expect(t.time).toBe('0.120');
+    expect(byId('mgmt.auth.secrets').time).toBe('0.000');
+    expect(Number(root.time)).toBeCloseTo(1.234);
+    for (const suite of root.testsuite) expect(suite.time).toMatch(/^\d+\.\d{3}$/);
+  });
+
+  it('puts expected, actual and the reproduction in the failure body', () => {
+    const f = byId('mgmt.envelope.errors').failure!;
+    expect(f.message).toBe('json /errors: expected [] but got 1 element');
+    expect(f['#text']).toContain('expected: []');
+    expect(f['#text']).toContain('actual:   [{"code":1000,"message":"oops"}]');
+    expect(f['#text']).toContain("curl -sS -X GET 'http://127.0.0.1:1/client/v4/zones/abc'");
+    expect(byId('mgmt.dns.error-chain').error!.message).toBe('timeout after 30000 ms');
+  });
+
+  it('reports blocked with the reason, skipped with the date window and untested as skipped', () => {
+    expect(byId('s3.get.range-inclusive').skipped!.message).toBe(
+      'blocked: given 2 failed: PutObject returned 500',
+    );
+    expect(byId('dep.dns-locked.present').skipped!.message).toBe(
+      'skipped: outside its date window (until 2024-07-14) as of 2025-02-01',
+    );
+    expect(byId('mgmt.auth.secrets').skipped!.message).toBe(
+      'untestable: storage of tokens is not observable',
+    );
+    expect(byId('mgmt.envelope.success').failure).toBeDefined();
+    expect(byId('s3.list.key-count').failure ?? byId('s3.list.key-count').skipped).toBeUndefined();
+  });
+
+  it('lists the checks of each clause in system-out', () => {
+    const out = byId('mgmt.envelope.success')['system-out']!;
+    expect(out).toContain('[pass] mgmt.zones.get, get-zone (suites/management/zones.case.yaml:12)');
+    expect(out).toContain('[fail] mgmt.zones.get, get-zone: errors is empty on success');
+  });
+
+  it('escapes markup and drops control characters', () => {
+    const xml = renderJunit(results);
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+    const t = byId('s3.list.nasty');
+    // The parser decodes entities: what survives is the text minus the control characters.
+    const clean = NASTY.replace(/[\u0001\u001b]/g, '');
+    expect(t.name).toBe(`s3.list.nasty: t ${clean}`);
+    expect(t.failure!.message).toBe(`message ${clean}`);
+    expect(t.failure!['#text']).toContain(`actual:   "actual ${'a<b>&\\"c\''}`);
+    expect(xml).toContain('a&lt;b&gt;&amp;&quot;c');
+  });
+
+  it('writes the file (creating directories), or standard output without a path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'edgecheck-junit-'));
+    dirs.push(dir);
+    const dest = join(dir, 'reports', 'junit.xml');
+    await feed(new JunitReporter({ dest }), results);
+    expect(await readFile(dest, 'utf8')).toBe(renderJunit(results));
+    const stream = memoryStream();
+    await feed(new JunitReporter({ stream }), results);
+    expect(stream.text()).toBe(renderJunit(results));
+  });
+
+  it('shows an interrupted run as an error so the CI page does not look green', async () => {
+    const stream = memoryStream();
+    await feed(new JunitReporter({ stream }), results, true);
+    const cut = parse(stream.text());
+    expect(Number(cut.errors)).toBe(1);
+    const t = cut.testsuite.flatMap((s) => s.testcase).find((c) => c.classname === 'edgecheck.run')!;
+    expect(t.error!.message).toContain('run interrupted: 5 cases finished');
+  });
+});
