@@ -1,10 +1,20 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JunitReporter, renderJunit } from '../reporters/junit.ts';
-import { feed, memoryStream, NASTY, sampleResults } from './helpers/results-fixture.ts';
+import {
+  caseResult,
+  check,
+  clause,
+  feed,
+  memoryStream,
+  NASTY,
+  runResults,
+  sampleResults,
+} from './helpers/results-fixture.ts';
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -137,5 +147,50 @@ describe('junit reporter', () => {
     expect(Number(cut.errors)).toBe(1);
     const t = cut.testsuite.flatMap((s) => s.testcase).find((c) => c.classname === 'edgecheck.run')!;
     expect(t.error!.message).toContain('run interrupted: 5 cases finished');
+  });
+});
+
+describe('junit escaping of arbitrary text', () => {
+  const allowed = (t: string) =>
+    t
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+
+  it('stays well-formed and keeps every allowed character of titles and messages', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        (title, message) => {
+          const results = runResults(
+            [clause('s3.any.text', { title: title || 'x' })],
+            [
+              caseResult('s3.any', 's3', [
+                check({
+                  caseId: 's3.any',
+                  clauses: ['s3.any.text'],
+                  verdict: 'fail',
+                  message,
+                  actual: message,
+                }),
+              ]),
+            ],
+          );
+          const t = parse(renderJunit(results)).testsuite[0].testcase[0];
+          expect(t.name).toBe(allowed(`s3.any.text: ${title || 'x'}`));
+          expect(String(t.failure!.message)).toBe(allowed(message) || 'a check failed');
+        },
+      ),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+
+  it('drops lone surrogates', () => {
+    const results = runResults(
+      [clause('s3.any.text', { title: 'a\ud800b\udc00c\ud83d\ude00' })],
+      [caseResult('s3.any', 's3', [check({ caseId: 's3.any', clauses: ['s3.any.text'] })])],
+    );
+    expect(parse(renderJunit(results)).testsuite[0].testcase[0].name).toBe('s3.any.text: abc\ud83d\ude00');
   });
 });
