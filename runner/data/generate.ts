@@ -45,7 +45,12 @@ export function generateStream(seed: number, start: number, end: number): Readab
 }
 
 /** Digest of a generated range without holding it. */
-export function generatedDigest(algorithm: 'md5' | 'sha256', seed: number, start: number, end: number): string {
+export function generatedDigest(
+  algorithm: 'md5' | 'sha256',
+  seed: number,
+  start: number,
+  end: number,
+): string {
   const h = createHash(algorithm);
   for (const c of generateChunks(seed, start, end)) h.update(c);
   return h.digest('hex');

@@ -30,6 +30,8 @@ export interface CaseResult {
   reason?: string;
   durationMs: number;
   checks: CheckResult[];
+  /** Teardown actions that failed: something may be left on the target. */
+  teardown?: string[];
 }
 
 export interface ClauseResult {

@@ -1,6 +1,15 @@
 import { InputError } from './errors.ts';
 
-const UNITS: Record<string, number> = { '': 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, KB: 1000, MB: 1e6, GB: 1e9 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  B: 1,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  KB: 1000,
+  MB: 1e6,
+  GB: 1e9,
+};
 
 /** Parses 1024, "1024", "5MiB", "1 GiB". */
 export function parseSize(value: number | string, where = 'size'): number {

@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import pLimit from 'p-limit';
+import { startReference } from '../reference/server.ts';
+import type { RunContext } from './execute/context.ts';
+import { runCase } from './execute/run-case.ts';
+import { runProperty } from './execute/run-property.ts';
+import { type Selection, selectWork } from './execute/select.ts';
+import { listAreas } from './load/clauses.ts';
+import { loadSuites } from './load/suite.ts';
+import type { CaseResult, Reporter, RunResults } from './model/results.ts';
+import type { Target } from './model/target.ts';
+import { registerSecret } from './redact.ts';
+import { clauseResults, summarize } from './results/aggregate.ts';
+import { compareBaseline, loadBaseline } from './results/baseline.ts';
+import { createAgent } from './transports/agent.ts';
+import { createS3Client } from './transports/s3-sdk.ts';
+import { InputError } from './util/errors.ts';
+import { VERSION } from './version.ts';
+
+export interface RunOptions extends Selection {
+  /** Areas (folders of suites/); default all. */
+  suites?: string[];
+  /** Absent: the embedded reference is started for this run and stopped after it. */
+  target?: Target;
+  reference?: { faults?: string[] };
+  asOf?: string;
+  profile?: 'quick' | 'full';
+  concurrency?: number;
+  readOnly?: boolean;
+  seed?: number;
+  reporters?: Reporter[];
+  timeoutMs?: number;
+  baseline?: string;
+  signal?: AbortSignal;
+  /** The suites folder (tests point it at their own); default suites/ of the project. */
+  suitesDir?: string;
+}
+
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+function newRunId(): string {
+  return `${Date.now().toString(36).slice(-4)}${randomBytes(2).toString('hex')}`;
+}
+
+/** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
+export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
+  const allAreas = listAreas(options.suitesDir);
+  const areas = options.suites?.length ? options.suites : allAreas;
+  for (const a of areas) {
+    if (!allAreas.includes(a))
+      throw new InputError(`--suite ${a}`, `no such suite; known: ${allAreas.join(', ')}`);
+  }
+  const asOf = options.asOf ?? today();
+  const profile = options.profile ?? 'quick';
+  const loaded = await loadSuites(areas, allAreas, options.suitesDir);
+  const firstError = loaded.problems.find((p) => p.level === 'error');
+  if (firstError)
+    throw new InputError(firstError.where, `${firstError.what} (run 'edgecheck lint' for all problems)`);
+  const work = selectWork(loaded, options);
+  const baseline = options.baseline ? loadBaseline(options.baseline) : undefined;
+
+  const reference = options.target
+    ? undefined
+    : await startReference({ asOf, faults: options.reference?.faults });
+  const target = options.target ?? reference!.target();
+  registerSecret(target.management?.token);
+  registerSecret(target.management?.legacy?.key);
+  registerSecret(target.s3?.secretAccessKey);
+
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const agent = createAgent(concurrency, timeoutMs);
+  let s3: S3Client | undefined;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const reporters = options.reporters ?? [];
+  const runId = newRunId();
+  const startedAt = new Date();
+  const targetInfo: RunResults['target'] = {
+    name: target.name,
+    management: target.management?.baseUrl,
+    s3: target.s3?.endpoint,
+    embedded: Boolean(target.embedded),
+    faults: reference?.context.faults.names,
+  };
+  const ctx: RunContext = {
+    runId,
+    target,
+    asOf,
+    profile,
+    seed: options.seed ?? randomBytes(4).readUInt32BE(0) >>> 1,
+    readOnly: Boolean(options.readOnly),
+    timeoutMs,
+    clauses: loaded.clauses,
+    agent,
+    s3: () => {
+      s3 ??= createS3Client(target.s3!, concurrency, timeoutMs);
+      return s3;
+    },
+    signal: controller.signal,
+    emit: (event) => {
+      for (const r of reporters) r.onEvent(event);
+    },
+  };
+  try {
+    ctx.emit({
+      type: 'run-start',
+      runId,
+      target: targetInfo,
+      asOf,
+      profile,
+      cases: work.cases.length + work.properties.length,
+      clauses: work.clauses.length,
+    });
+    const limit = pLimit(concurrency);
+    let n = 0;
+    const slug = () => (n++).toString(36);
+    const jobs: Promise<CaseResult>[] = [
+      ...work.cases.map((c) => {
+        const s = slug();
+        return limit(() => runCase(c, s, ctx));
+      }),
+      ...work.properties.map((p) => {
+        const s = slug();
+        return limit(() => runProperty(p.def, p.file, p.area, s, ctx));
+      }),
+    ];
+    const cases = await Promise.all(jobs);
+    const clauses = clauseResults(work.clauses, cases, asOf, target.features);
+    const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;
+    const bad = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
+    const exitCode = diff ? (diff.newFailures.length || diff.fixed.length ? 1 : 0) : bad ? 1 : 0;
+    const results: RunResults = {
+      edgecheck: VERSION,
+      runId,
+      target: targetInfo,
+      asOf,
+      profile,
+      seed: ctx.seed,
+      startedAt: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      summary: summarize(clauses, cases),
+      clauses,
+      cases,
+      baseline: diff,
+      exitCode,
+    };
+    ctx.emit({ type: 'run-end', results });
+    return results;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    await Promise.all(reporters.map((r) => r.close()));
+    s3?.destroy();
+    await agent.close();
+    await reference?.close();
+  }
+}

@@ -1,0 +1,53 @@
+import { GeneratedBody } from '../template/resolve.ts';
+import type { OutgoingRequest } from '../transports/http.ts';
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A curl command that sends the same request. Credentials are never written out: the
+ * command reads them from the environment, and SigV4 requests use curl's own signer.
+ */
+export function curlFor(
+  req: OutgoingRequest,
+  auth: 'management' | 'sigv4' | 'presigned' | 'none',
+  region = 'auto',
+): string {
+  const parts = ['curl -sS -i', '-X', req.method, q(req.url)];
+  for (const [k, v] of Object.entries(req.headers)) {
+    const key = k.toLowerCase();
+    if (key === 'authorization' && auth === 'management') {
+      parts.push('-H', '"Authorization: Bearer $EDGECHECK_API_TOKEN"');
+    } else if (key === 'x-auth-key') {
+      parts.push('-H', '"X-Auth-Key: $EDGECHECK_AUTH_KEY"');
+    } else if (auth === 'sigv4' && (key === 'authorization' || key === 'x-amz-date')) {
+      // curl --aws-sigv4 signs afresh.
+    } else {
+      parts.push('-H', q(`${k}: ${v}`));
+    }
+  }
+  if (auth === 'sigv4') {
+    parts.push(`--aws-sigv4 'aws:amz:${region}:s3'`, '--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"');
+  }
+  if (req.body instanceof GeneratedBody) {
+    parts.push(
+      `--data-binary @<(head -c ${req.body.size} /dev/urandom)`,
+      '# generated payload: any bytes of that size',
+    );
+  } else if (req.body !== undefined) {
+    const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : req.body;
+    parts.push('--data-binary', q(text.length > 2000 ? `${text.slice(0, 2000)}...` : text));
+  }
+  return parts.join(' ');
+}
+
+/** The AWS CLI command closest to an SDK step. */
+export function awsCliFor(command: string, input: Record<string, unknown>, endpoint: string): string {
+  const op = command.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  const args = [`aws s3api ${op}`, `--endpoint-url ${q(endpoint)}`];
+  for (const [k, v] of Object.entries(input)) {
+    const flag = `--${k.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`;
+    if (v instanceof GeneratedBody) args.push(flag, `<(head -c ${v.size} /dev/urandom)`);
+    else args.push(flag, q(typeof v === 'string' ? v : JSON.stringify(v)));
+  }
+  return args.join(' ');
+}

@@ -1,0 +1,254 @@
+import { evaluateCheck } from '../match/check.ts';
+import { getPointer } from '../match/pointer.ts';
+import { ABSENT } from '../match/value.ts';
+import { getXmlPath } from '../match/xml.ts';
+import type { CaptureSpec, CaseDef, CheckDef, StepDef } from '../model/case.ts';
+import { type Clause, clauseApplies } from '../model/clause.ts';
+import type { CaseResult, CheckResult } from '../model/results.ts';
+import type { Verdict } from '../model/verdict.ts';
+import { worst } from '../model/verdict.ts';
+import { redactDeep, redactText } from '../redact.ts';
+import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
+import type { StepResponse } from '../transports/response.ts';
+import { CheckFailure, errorMessage } from '../util/errors.ts';
+import type { RunContext } from './context.ts';
+import { performStep, TargetLacks } from './perform.ts';
+import { TeardownLedger } from './teardown.ts';
+
+interface PlannedCheck {
+  def: CheckDef;
+  index: number;
+  step: string;
+  /** Why the check is skipped before anything is sent (date window, feature). */
+  skip?: string;
+}
+
+/** Why a whole case is skipped on this target and run, or undefined. */
+export function caseSkipReason(c: CaseDef, ctx: RunContext): string | undefined {
+  const missing = c.features.filter((f) => !ctx.target.features.includes(f));
+  if (missing.length) return `the target does not offer ${missing.join(', ')}`;
+  if (!c.profiles.includes(ctx.profile)) return `runs only in the ${c.profiles.join('/')} profile`;
+  if (ctx.readOnly && !c.readOnly) return 'changes the target, and this is a read-only run';
+  const all = [...c.given, ...c.steps];
+  if (all.some((s) => s.api) && !ctx.target.management) return 'the target has no management API configured';
+  if (all.some((s) => s.s3 || s.http || s.bucket !== undefined) && !ctx.target.s3) {
+    return 'the target has no S3 endpoint configured';
+  }
+  return undefined;
+}
+
+/** Why a check is skipped whatever the answer: every cited clause is out of its window or feature. */
+export function checkSkipReason(
+  clauses: string[],
+  all: Map<string, Clause>,
+  ctx: RunContext,
+): string | undefined {
+  const reasons = clauses.map((id) => {
+    const c = all.get(id);
+    if (!c) return undefined;
+    if (!clauseApplies(c, ctx.asOf)) {
+      return c.until
+        ? `${id} applies before ${c.until} (as-of ${ctx.asOf})`
+        : `${id} applies from ${c.since} (as-of ${ctx.asOf})`;
+    }
+    if (c.feature && !ctx.target.features.includes(c.feature))
+      return `the target does not offer ${c.feature}`;
+    return undefined;
+  });
+  return reasons.every((r) => r !== undefined) ? reasons[0] : undefined;
+}
+
+function plan(c: CaseDef, ctx: RunContext): Map<StepDef, PlannedCheck[]> {
+  const out = new Map<StepDef, PlannedCheck[]>();
+  let index = 0;
+  const add = (steps: StepDef[], kind: string) =>
+    steps.forEach((s, i) => {
+      const label = s.id ?? `${kind}[${i}]`;
+      out.set(
+        s,
+        (s.expect ?? []).map((def) => ({
+          def,
+          index: index++,
+          step: label,
+          skip: checkSkipReason(def.clauses, ctx.clauses, ctx),
+        })),
+      );
+    });
+  add(c.given, 'given');
+  add(c.steps, 'steps');
+  return out;
+}
+
+function capture(spec: CaptureSpec, res: StepResponse, kind: 'api' | 's3' | 'other'): unknown {
+  if (typeof spec === 'string') return getPointer(kind === 's3' ? (res.output ?? {}) : res.json(), spec);
+  if ('json' in spec) return getPointer(res.json(), spec.json);
+  if ('output' in spec) return getPointer(res.output ?? {}, spec.output);
+  if ('header' in spec) return res.headers[spec.header.toLowerCase()] ?? ABSENT;
+  if ('xml' in spec) return getXmlPath(res.xml(), spec.xml);
+  return res.status;
+}
+
+/** Runs one case: prerequisites, steps in order, checks, then teardown whatever happened. */
+export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promise<CaseResult> {
+  const started = performance.now();
+  ctx.emit({ type: 'case-start', caseId: c.id, title: c.title });
+  const planned = plan(c, ctx);
+  const results: CheckResult[] = [];
+  const record = (p: PlannedCheck, verdict: Verdict, extra: Partial<CheckResult> = {}) => {
+    const r: CheckResult = redactDeep({
+      caseId: c.id,
+      step: p.step,
+      index: p.index,
+      title: p.def.title,
+      clauses: p.def.clauses,
+      verdict,
+      origin: p.def.origin,
+      ...extra,
+    });
+    results.push(r);
+    ctx.emit({ type: 'check', result: r });
+  };
+  const settleRest = (from: StepDef[], verdict: 'blocked' | 'skipped', message: string) => {
+    for (const s of from)
+      for (const p of planned.get(s) ?? [])
+        record(p, p.skip ? 'skipped' : verdict, { message: p.skip ?? message });
+  };
+
+  const ledger = new TeardownLedger();
+  let reason = caseSkipReason(c, ctx);
+  const scope: Scope = {
+    run: { id: ctx.runId },
+    case: { slug },
+    target: {
+      accountId: ctx.target.management?.accountId,
+      zoneId: ctx.target.management?.zoneId,
+      ids: ctx.target.management?.ids ?? {},
+    },
+    asOf: ctx.asOf,
+    profile: ctx.profile,
+  };
+  const sequence: { step: StepDef; given: boolean }[] = [
+    ...c.given.map((step) => ({ step, given: true })),
+    ...c.steps.map((step) => ({ step, given: false })),
+  ];
+  const allChecksSkipped = [...planned.values()].flat().every((p) => p.skip);
+  if (!reason && allChecksSkipped && [...planned.values()].flat().length > 0) {
+    reason = [...planned.values()].flat()[0].skip;
+  }
+
+  let caseVerdictHint: 'skipped' | 'blocked' | undefined;
+  if (reason) {
+    caseVerdictHint = 'skipped';
+    settleRest(
+      sequence.map((s) => s.step),
+      'skipped',
+      reason,
+    );
+  } else {
+    for (let i = 0; i < sequence.length; i++) {
+      const { step, given } = sequence[i];
+      const checks = planned.get(step) ?? [];
+      const later = sequence.slice(i + 1).map((s) => s.step);
+      const label =
+        checks[0]?.step ??
+        step.id ??
+        (given ? `given[${c.given.indexOf(step)}]` : `steps[${c.steps.indexOf(step)}]`);
+      if (ctx.signal.aborted) {
+        settleRest([step, ...later], 'blocked', 'the run was interrupted');
+        caseVerdictHint = 'blocked';
+        break;
+      }
+      let performed: Awaited<ReturnType<typeof performStep>>;
+      try {
+        performed = await performStep(step, scope, ctx, slug, ledger);
+      } catch (err) {
+        const msg = redactText(errorMessage(err));
+        if (
+          err instanceof TargetLacks ||
+          (err instanceof MissingValue && err.placeholder.startsWith('target.'))
+        ) {
+          reason = err instanceof MissingValue ? `the target config has no ${err.placeholder}` : msg;
+          settleRest([step, ...later], 'skipped', reason);
+          caseVerdictHint = 'skipped';
+        } else if (given || err instanceof MissingValue) {
+          reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}`;
+          settleRest([step, ...later], 'blocked', reason);
+          caseVerdictHint = 'blocked';
+        } else {
+          for (const p of checks) record(p, p.skip ? 'skipped' : 'error', { message: p.skip ?? msg });
+          reason = `step ${label} errored: ${msg}`;
+          settleRest(later, 'blocked', reason);
+        }
+        break;
+      }
+      const { response, repro, ok } = performed;
+      if (ok && step.teardown) {
+        const td = step.teardown;
+        const tdScope = scope;
+        ledger.add(`teardown of ${label}`, async () => {
+          const r = await performStep(td, tdScope, ctx, slug, ledger);
+          if (!r.ok)
+            throw new Error(
+              `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
+            );
+        });
+      }
+      let stepFailed = false;
+      for (const p of checks) {
+        if (p.skip) {
+          record(p, 'skipped', { message: p.skip });
+          continue;
+        }
+        try {
+          evaluateCheck(resolve(p.def, scope) as CheckDef, response);
+          record(p, 'pass');
+        } catch (err) {
+          stepFailed = true;
+          if (err instanceof CheckFailure) {
+            record(p, 'fail', { message: err.message, expected: err.expected, actual: err.actual, repro });
+          } else if (err instanceof MissingValue) {
+            record(p, 'blocked', { message: err.message });
+          } else {
+            record(p, 'error', { message: errorMessage(err), repro });
+          }
+        }
+      }
+      if (given && !ok && !stepFailed) {
+        reason = `prerequisite ${label} failed: status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        settleRest(later, 'blocked', reason);
+        caseVerdictHint = 'blocked';
+        break;
+      }
+      if (stepFailed) {
+        reason = `${given ? 'prerequisite' : 'step'} ${label} failed`;
+        settleRest(later, 'blocked', reason);
+        break;
+      }
+      for (const [name, spec] of Object.entries(step.capture ?? {})) {
+        try {
+          const v = capture(spec, response, step.api ? 'api' : step.s3 ? 's3' : 'other');
+          if (v !== ABSENT) scope[name] = v;
+        } catch {
+          // A capture the answer cannot give leaves the name unset; a step using it is blocked.
+        }
+      }
+    }
+  }
+  const teardown = await ledger.drain();
+  results.sort((a, b) => a.index - b.index);
+  const verdicts = results.map((r) => r.verdict);
+  const verdict: Verdict = verdicts.length ? worst(verdicts, 'skipped') : (caseVerdictHint ?? 'pass');
+  const result: CaseResult = {
+    id: c.id,
+    title: c.title,
+    file: c.file,
+    area: c.area,
+    verdict,
+    reason: verdict === 'skipped' || verdict === 'blocked' ? reason : undefined,
+    durationMs: Math.round(performance.now() - started),
+    checks: results,
+    teardown: teardown.length ? teardown.map(redactText) : undefined,
+  };
+  ctx.emit({ type: 'case-end', result });
+  return result;
+}

@@ -1,0 +1,151 @@
+import { isOperatorObject, OPERATORS } from '../match/value.ts';
+import type { CaseDef, CheckDef, StepDef } from '../model/case.ts';
+import type { Clause } from '../model/clause.ts';
+import { schemas } from '../schema/registry.ts';
+import { placeholdersIn } from '../template/resolve.ts';
+import { commandFor } from '../transports/s3-sdk.ts';
+import type { LoadedProperty } from './properties.ts';
+
+export interface Problem {
+  where: string;
+  what: string;
+  /** Errors stop a run; warnings are reported by `edgecheck lint` (errors with --strict). */
+  level: 'error' | 'warning';
+}
+
+const ROOTS = new Set(['run', 'case', 'target', 'asOf', 'profile']);
+const TARGET_FIELDS = new Set(['accountId', 'zoneId', 'ids']);
+
+/** Every cross-file rule the JSON Schemas cannot state. */
+export function lintSuites(
+  clauses: Map<string, Clause>,
+  cases: CaseDef[],
+  properties: LoadedProperty[],
+): Problem[] {
+  const problems: Problem[] = [];
+  const error = (where: string, what: string) => problems.push({ where, what, level: 'error' });
+  const cited = new Set<string>();
+  const caseIds = new Map<string, string>();
+
+  const citeAll = (where: string, ids: string[]) => {
+    for (const id of ids) {
+      const clause = clauses.get(id);
+      if (!clause) error(where, `unknown clause '${id}'; add it to a clauses.yaml or fix the id`);
+      else if (clause.untestable) error(where, `clause '${id}' is marked untestable, yet a check cites it`);
+      else cited.add(id);
+    }
+  };
+
+  for (const c of cases) {
+    const prior = caseIds.get(c.id);
+    if (prior) error(c.origin, `duplicate case id '${c.id}' (first at ${prior}); give it a new id`);
+    caseIds.set(c.id, c.origin);
+    const defined = new Set<string>();
+    const stepIds = new Set<string>();
+    const visit = (step: StepDef, inTeardown: boolean) => {
+      if (step.id) {
+        if (stepIds.has(step.id)) error(step.origin, `duplicate step id '${step.id}' in case '${c.id}'`);
+        stepIds.add(step.id);
+      }
+      if (step.s3 && !commandFor(step.s3)) {
+        error(
+          step.origin,
+          `unknown S3 command '${step.s3}': use an @aws-sdk/client-s3 command name without 'Command'`,
+        );
+      }
+      const request = { api: step.api, http: step.http, wire: step.wire, input: step.input };
+      for (const p of placeholdersIn(request))
+        checkPlaceholder(step.origin, p.name, p.inRepeat, defined, error);
+      for (const check of step.expect ?? []) {
+        if (inTeardown) error(check.origin, 'teardown steps cannot have checks');
+        citeAll(check.origin, check.clauses);
+        lintCheck(check, error);
+        for (const p of placeholdersIn(check)) checkPlaceholder(check.origin, p.name, false, defined, error);
+      }
+      if (step.bucket) defined.add(step.bucket);
+      for (const name of Object.keys(step.capture ?? {})) defined.add(name);
+      if (step.teardown) visit(step.teardown, true);
+    };
+    for (const s of c.given) visit(s, false);
+    for (const s of c.steps) visit(s, false);
+  }
+  for (const p of properties) {
+    const prior = caseIds.get(p.def.id);
+    if (prior) error(p.file, `duplicate case id '${p.def.id}' (first at ${prior})`);
+    caseIds.set(p.def.id, p.file);
+    citeAll(`${p.file} (${p.def.id})`, p.def.clauses);
+  }
+  for (const clause of clauses.values()) {
+    if (!clause.untestable && !cited.has(clause.id)) {
+      problems.push({
+        where: clause.origin,
+        what: `clause '${clause.id}' is cited by no check (untested)`,
+        level: 'warning',
+      });
+    }
+  }
+  return problems;
+}
+
+function checkPlaceholder(
+  where: string,
+  name: string,
+  inRepeat: boolean,
+  defined: Set<string>,
+  error: (where: string, what: string) => void,
+): void {
+  const [root, field] = name.split('.');
+  if (root === 'i' && inRepeat) return;
+  if (ROOTS.has(root)) {
+    if (root === 'target' && field && !TARGET_FIELDS.has(field)) {
+      error(where, `unknown placeholder \${${name}}: target has accountId, zoneId, ids.NAME`);
+    }
+    return;
+  }
+  if (!defined.has(root)) {
+    error(
+      where,
+      `unresolvable placeholder \${${name}}: capture '${root}' in an earlier step, or use run/case/target/asOf`,
+    );
+  }
+}
+
+function lintCheck(check: CheckDef, error: (where: string, what: string) => void): void {
+  const refs: string[] = check.schema ? [check.schema] : [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      if (isOperatorObject(v)) {
+        for (const op of Object.keys(v)) {
+          if (!(OPERATORS as readonly string[]).includes(op)) {
+            error(check.origin, `unknown matcher '${op}'; known: ${OPERATORS.join(' ')}`);
+          }
+        }
+        if ('$schema' in v) refs.push(String((v as Record<string, unknown>).$schema));
+        if ('$matches' in v) {
+          try {
+            new RegExp(String((v as Record<string, unknown>).$matches));
+          } catch {
+            error(
+              check.origin,
+              `invalid regular expression ${JSON.stringify((v as Record<string, unknown>).$matches)}`,
+            );
+          }
+        }
+      }
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk([check.status, check.headers, check.json, check.xml, check.output, check.error]);
+  for (const ref of refs) {
+    if (!schemas().has(ref))
+      error(check.origin, `schema '${ref}' not found in schemas/; add the file or fix the $ref`);
+  }
+  const matchers = ['status', 'headers', 'json', 'schema', 'xml', 'body', 'output', 'error'] as const;
+  if (!matchers.some((m) => check[m] !== undefined)) {
+    error(
+      check.origin,
+      'a check without a matcher cannot fail; add status, headers, json, xml, body, output or error',
+    );
+  }
+}

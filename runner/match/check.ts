@@ -1,0 +1,111 @@
+import { generatedDigest } from '../data/generate.ts';
+import type { BodyExpect, CheckDef } from '../model/case.ts';
+import { schemas } from '../schema/registry.ts';
+import type { StepResponse } from '../transports/response.ts';
+import { CheckFailure } from '../util/errors.ts';
+import { parseSize } from '../util/size.ts';
+import { getPointer } from './pointer.ts';
+import { ABSENT, type Mismatch, match } from './value.ts';
+import { getXmlPath } from './xml.ts';
+
+function failWith(what: string, m: Mismatch): never {
+  const where = m.at ? ` at ${m.at}` : '';
+  throw new CheckFailure(`${what}${where}: ${m.message}`, m.expected, m.actual);
+}
+
+/**
+ * Judges one check against a response. Returns normally when every matcher holds; throws
+ * CheckFailure (fail) or TargetError (the answer could not be read: error).
+ */
+export function evaluateCheck(check: CheckDef, res: StepResponse): void {
+  if (check.status !== undefined) {
+    const m = match(check.status, res.status);
+    if (m)
+      failWith('status', { ...m, message: `expected ${JSON.stringify(check.status)}, got ${res.status}` });
+  }
+  for (const [name, want] of Object.entries(check.headers ?? {})) {
+    const key = name.toLowerCase();
+    const have = Object.hasOwn(res.headers, key) ? res.headers[key] : ABSENT;
+    const m = match(typeof want === 'number' ? String(want) : want, have);
+    if (m) failWith(`header ${key}`, m);
+  }
+  if (check.error !== undefined) {
+    const m = match(check.error, res.error ? res.error.name : ABSENT);
+    if (m) failWith('error', { ...m, message: `${m.message}${res.error ? ` (${res.error.message})` : ''}` });
+  }
+  for (const [pointer, want] of Object.entries(check.output ?? {})) {
+    if (!res.output)
+      throw new CheckFailure(`output: the command failed with ${res.error?.name ?? 'an error'}`);
+    const m = match(want, getPointer(res.output, pointer), pointer);
+    if (m) failWith('output', m);
+  }
+  if (check.schema !== undefined || check.json !== undefined) {
+    const body = res.json();
+    if (check.schema !== undefined) {
+      const problem = schemas().check(check.schema, body);
+      if (problem)
+        throw new CheckFailure(`body does not match ${check.schema}: ${problem}`, check.schema, body);
+    }
+    for (const [pointer, want] of Object.entries(check.json ?? {})) {
+      const m = match(want, getPointer(body, pointer), pointer);
+      if (m) failWith('json', m);
+    }
+  }
+  if (check.xml !== undefined) {
+    const doc = res.xml();
+    for (const [path, want] of Object.entries(check.xml)) {
+      const m = match(want, getXmlPath(doc, path), path);
+      if (m) failWith('xml', { ...m, at: path });
+    }
+  }
+  if (check.body) checkBody(check.body, res);
+}
+
+function checkBody(want: BodyExpect, res: StepResponse): void {
+  const b = res.body;
+  const preview = () => JSON.stringify(res.text().slice(0, 80));
+  if (want.empty !== undefined && (b.size === 0) !== want.empty) {
+    throw new CheckFailure(
+      want.empty ? `body: expected empty, got ${b.size} bytes` : 'body: expected content, got none',
+    );
+  }
+  if (want.size !== undefined) {
+    const size = parseSize(want.size, 'body.size');
+    if (b.size !== size) throw new CheckFailure(`body: expected ${size} bytes, got ${b.size}`, size, b.size);
+  }
+  if (want.equals !== undefined) {
+    if (b.truncated || res.text() !== want.equals) {
+      throw new CheckFailure(
+        `body: expected ${JSON.stringify(want.equals)}, got ${preview()}`,
+        want.equals,
+        res.text(),
+      );
+    }
+  }
+  if (want.contains !== undefined && !res.text().includes(want.contains)) {
+    throw new CheckFailure(`body: expected to contain ${JSON.stringify(want.contains)}, got ${preview()}`);
+  }
+  if (want.sha256 !== undefined && b.sha256 !== want.sha256.toLowerCase()) {
+    throw new CheckFailure(`body: sha256 ${b.sha256}, expected ${want.sha256}`);
+  }
+  if (want.md5 !== undefined && b.md5 !== want.md5.toLowerCase()) {
+    throw new CheckFailure(`body: md5 ${b.md5}, expected ${want.md5}`);
+  }
+  if (want.generated) {
+    const size = parseSize(want.generated.size, 'body.generated.size');
+    const [first, last] = want.generated.range ?? [0, size - 1];
+    const length = Math.max(0, last - first + 1);
+    if (b.size !== length) {
+      throw new CheckFailure(
+        `body: expected bytes ${first}-${last} (${length} bytes), got ${b.size} bytes`,
+        length,
+        b.size,
+      );
+    }
+    if (b.sha256 !== generatedDigest('sha256', want.generated.seed, first, last + 1)) {
+      throw new CheckFailure(
+        `body: ${b.size} bytes, but not bytes ${first}-${last} of the object (content differs)`,
+      );
+    }
+  }
+}

@@ -1,0 +1,228 @@
+import { schemas } from '../schema/registry.ts';
+import { getPointer } from './pointer.ts';
+
+/** Why a value did not match: where (a pointer or path), what was expected, what was there. */
+export interface Mismatch {
+  at: string;
+  message: string;
+  expected: unknown;
+  actual: unknown;
+}
+
+export const OPERATORS = [
+  '$equals',
+  '$matches',
+  '$present',
+  '$exists',
+  '$absent',
+  '$contains',
+  '$oneOf',
+  '$length',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$type',
+  '$schema',
+  '$not',
+  '$anyOrder',
+  '$each',
+  '$sorted',
+] as const;
+
+export const ABSENT = Symbol('absent');
+
+export function isOperatorObject(v: unknown): v is Record<string, unknown> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  const keys = Object.keys(v);
+  return keys.length > 0 && keys.every((k) => k.startsWith('$'));
+}
+
+function show(v: unknown): string {
+  if (v === ABSENT) return '(absent)';
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (Number.isInteger(v)) return 'integer';
+  return typeof v;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+}
+
+/**
+ * Matches `actual` against `expected` with the semantics of docs/case-format.md:
+ * literal objects as subsets, literal arrays exactly, scalars strictly, `$` operators as named.
+ * `actual` is ABSENT when the thing matched (key, header, element) does not exist.
+ */
+export function match(expected: unknown, actual: unknown, at = ''): Mismatch | undefined {
+  if (isOperatorObject(expected)) {
+    for (const [op, arg] of Object.entries(expected)) {
+      const m = matchOperator(op, arg, actual, at);
+      if (m) return m;
+    }
+    return undefined;
+  }
+  const fail = (message: string): Mismatch => ({
+    at,
+    message,
+    expected,
+    actual: actual === ABSENT ? undefined : actual,
+  });
+  if (actual === ABSENT) return fail(`expected ${show(expected)}, found nothing`);
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
+    if (actual.length !== expected.length) {
+      return fail(`expected ${expected.length} elements, found ${actual.length}`);
+    }
+    for (let i = 0; i < expected.length; i++) {
+      const m = match(expected[i], actual[i], `${at}/${i}`);
+      if (m) return m;
+    }
+    return undefined;
+  }
+  if (expected && typeof expected === 'object') {
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual)) {
+      return fail(`expected an object, found ${show(actual)}`);
+    }
+    for (const [k, v] of Object.entries(expected)) {
+      const has = Object.hasOwn(actual, k);
+      const m = match(v, has ? (actual as Record<string, unknown>)[k] : ABSENT, `${at}/${k}`);
+      if (m) return m;
+    }
+    return undefined;
+  }
+  if (expected !== actual) return fail(`expected ${show(expected)}, found ${show(actual)}`);
+  return undefined;
+}
+
+function matchOperator(op: string, arg: unknown, actual: unknown, at: string): Mismatch | undefined {
+  const fail = (message: string): Mismatch => ({
+    at,
+    message,
+    expected: { [op]: arg },
+    actual: actual === ABSENT ? undefined : actual,
+  });
+  const present = actual !== ABSENT && actual !== undefined;
+  switch (op) {
+    case '$present':
+    case '$exists':
+      if (arg === false) return present ? fail(`expected nothing, found ${show(actual)}`) : undefined;
+      return present ? undefined : fail('expected a value, found nothing');
+    case '$absent':
+      if (arg === false) return present ? undefined : fail('expected a value, found nothing');
+      return present ? fail(`expected nothing, found ${show(actual)}`) : undefined;
+    case '$equals':
+      return present && deepEqual(arg, actual)
+        ? undefined
+        : fail(`expected exactly ${show(arg)}, found ${show(actual)}`);
+    case '$not':
+      return match(arg, actual, at) ? undefined : fail(`expected not ${show(arg)}, found ${show(actual)}`);
+    case '$oneOf': {
+      const options = arg as unknown[];
+      return options.some((o) => !match(o, actual, at))
+        ? undefined
+        : fail(`expected one of ${show(options)}, found ${show(actual)}`);
+    }
+  }
+  if (!present) return fail(`expected ${op} ${show(arg)}, found nothing`);
+  switch (op) {
+    case '$matches': {
+      const re = new RegExp(String(arg));
+      return typeof actual === 'string' && re.test(actual)
+        ? undefined
+        : fail(`expected a string matching /${arg}/, found ${show(actual)}`);
+    }
+    case '$contains':
+      if (typeof actual === 'string') {
+        return actual.includes(String(arg))
+          ? undefined
+          : fail(`expected text containing ${show(arg)}, found ${show(actual)}`);
+      }
+      if (Array.isArray(actual)) {
+        return actual.some((el, i) => !match(arg, el, `${at}/${i}`))
+          ? undefined
+          : fail(`expected an element matching ${show(arg)}, found ${show(actual)}`);
+      }
+      return fail(`expected a string or array containing ${show(arg)}, found ${show(actual)}`);
+    case '$length': {
+      const len = typeof actual === 'string' || Array.isArray(actual) ? actual.length : undefined;
+      if (len === undefined) return fail(`expected something with a length, found ${show(actual)}`);
+      const m = match(arg, len, `${at}.length`);
+      return m ? fail(`expected length ${show(arg)}, found ${len}`) : undefined;
+    }
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte': {
+      const n = typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : actual;
+      if (typeof n !== 'number' || Number.isNaN(n)) return fail(`expected a number, found ${show(actual)}`);
+      const a = Number(arg);
+      const ok = op === '$gt' ? n > a : op === '$gte' ? n >= a : op === '$lt' ? n < a : n <= a;
+      return ok ? undefined : fail(`expected ${op.slice(1)} ${a}, found ${n}`);
+    }
+    case '$type': {
+      const t = typeOf(actual);
+      const want = String(arg);
+      const ok = t === want || (want === 'number' && t === 'integer');
+      return ok ? undefined : fail(`expected a value of type ${want}, found ${t} ${show(actual)}`);
+    }
+    case '$schema': {
+      const problem = schemas().check(String(arg), actual);
+      return problem ? fail(`does not match schema ${arg}: ${problem}`) : undefined;
+    }
+    case '$anyOrder': {
+      const want = arg as unknown[];
+      if (!Array.isArray(actual) || actual.length !== want.length) {
+        return fail(`expected ${want.length} elements in any order, found ${show(actual)}`);
+      }
+      const left = [...actual];
+      for (const w of want) {
+        const i = left.findIndex((a) => !match(w, a));
+        if (i < 0) return fail(`no element matches ${show(w)} in ${show(actual)}`);
+        left.splice(i, 1);
+      }
+      return undefined;
+    }
+    case '$each': {
+      if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
+      for (let i = 0; i < actual.length; i++) {
+        const m = match(arg, actual[i], `${at}/${i}`);
+        if (m) return m;
+      }
+      return undefined;
+    }
+    case '$sorted': {
+      if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
+      const spec =
+        typeof arg === 'string' ? { direction: arg, by: '' } : (arg as { by?: string; direction?: string });
+      const dir = (spec.direction ?? 'asc').toLowerCase();
+      const keys = actual.map((el) => (spec.by ? getPointer(el, spec.by) : el));
+      for (let i = 1; i < keys.length; i++) {
+        const a = keys[i - 1] as string | number;
+        const b = keys[i] as string | number;
+        if (dir === 'asc' ? a > b : a < b) {
+          return fail(
+            `expected sorted ${dir}${spec.by ? ` by ${spec.by}` : ''}; ${show(a)} comes before ${show(b)}`,
+          );
+        }
+      }
+      return undefined;
+    }
+  }
+  return fail(`unknown operator ${op}`);
+}

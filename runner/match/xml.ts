@@ -1,0 +1,66 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { TargetError } from '../util/errors.ts';
+import { ABSENT } from './value.ts';
+
+// Every element parses as an array, so a path means the same whether an element occurs once or many times.
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
+});
+
+export function parseXml(text: string): unknown {
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) {
+    throw new TargetError(`body is not well-formed XML (line ${valid.err.line}: ${valid.err.msg})`);
+  }
+  return parser.parse(text);
+}
+
+/**
+ * An XML path: element names joined by `/`. A name picks the first such element; `/Name/2`
+ * the third; `*` maps the rest of the path over every element and yields an array
+ * (`/ListBucketResult/Contents/*\/Key` lists every key; `/ListBucketResult/Contents/*` is []
+ * when there is none). `@attr` reads an attribute. Text content is a string.
+ */
+export function getXmlPath(doc: unknown, path: string): unknown {
+  const segments = path.split('/').filter((s) => s !== '');
+  return walk(doc, segments);
+}
+
+function walk(cur: unknown, segments: string[]): unknown {
+  if (segments.length === 0) return textOf(cur);
+  const [seg, ...rest] = segments;
+  if (seg === '*') {
+    const list = Array.isArray(cur) ? cur : cur === ABSENT ? [] : [cur];
+    return list.map((el) => walk(el, rest)).filter((v) => v !== ABSENT);
+  }
+  const node = Array.isArray(cur) ? cur[0] : cur;
+  if (node === undefined || node === null || typeof node !== 'object') return ABSENT;
+  const children = (node as Record<string, unknown>)[seg];
+  if (children === undefined) return rest[0] === '*' ? walk(ABSENT, rest) : ABSENT;
+  if (seg.startsWith('@')) return rest.length ? ABSENT : children;
+  const list = children as unknown[];
+  if (rest.length && /^\d+$/.test(rest[0])) {
+    const el = list[Number(rest[0])];
+    return el === undefined ? ABSENT : walk([el], rest.slice(1));
+  }
+  if (rest[0] === '*') return walk(list, rest);
+  return walk(list, rest);
+}
+
+/** An element's value: its text when it has only text, else the element (attributes and children). */
+function textOf(cur: unknown): unknown {
+  const node = Array.isArray(cur) ? cur[0] : cur;
+  if (node === undefined) return ABSENT;
+  if (node && typeof node === 'object') {
+    const keys = Object.keys(node);
+    if (keys.length === 1 && keys[0] === '#text') return String((node as Record<string, unknown>)['#text']);
+    return node;
+  }
+  return node === null ? '' : String(node);
+}

@@ -1,0 +1,81 @@
+import { type Clause, clauseApplies } from '../model/clause.ts';
+import type { CaseResult, ClauseResult, RunResults, Tally } from '../model/results.ts';
+import { type ClauseVerdict, type Verdict, worst } from '../model/verdict.ts';
+
+export function tally<V extends string>(values: V[], keys: readonly V[]): Tally<V> {
+  const out = Object.fromEntries(keys.map((k) => [k, 0])) as Tally<V>;
+  for (const v of values) out[v]++;
+  return out;
+}
+
+/**
+ * A clause takes the worst verdict of the checks citing it; for a clause outside its date
+ * window or lacking its feature, a check judged for another clause counts as skipped.
+ */
+export function clauseResults(
+  clauses: Clause[],
+  cases: CaseResult[],
+  asOf: string,
+  features: string[],
+): ClauseResult[] {
+  const byClause = new Map<string, { verdicts: Verdict[]; message?: string }>();
+  for (const c of cases) {
+    for (const check of c.checks) {
+      for (const id of check.clauses) {
+        const entry = byClause.get(id) ?? { verdicts: [] };
+        entry.verdicts.push(check.verdict);
+        if (!entry.message && (check.verdict === 'fail' || check.verdict === 'error')) {
+          entry.message = `${c.id} (${check.step}): ${check.message ?? check.verdict}`;
+        }
+        byClause.set(id, entry);
+      }
+    }
+  }
+  return clauses.map((cl) => {
+    const entry = byClause.get(cl.id);
+    const outside = !clauseApplies(cl, asOf) || (cl.feature !== undefined && !features.includes(cl.feature));
+    let verdict: ClauseVerdict = 'untested';
+    if (entry) verdict = outside ? 'skipped' : worst<ClauseVerdict>(entry.verdicts, 'skipped');
+    return {
+      id: cl.id,
+      area: cl.area,
+      section: cl.section,
+      title: cl.title,
+      source: cl.source,
+      verdict,
+      checks: entry?.verdicts.length ?? 0,
+      untestable: cl.untestable,
+      since: cl.since,
+      until: cl.until,
+      feature: cl.feature,
+      message: verdict === 'fail' || verdict === 'error' ? entry?.message : undefined,
+    };
+  });
+}
+
+export const CLAUSE_VERDICTS: readonly ClauseVerdict[] = [
+  'pass',
+  'fail',
+  'error',
+  'blocked',
+  'skipped',
+  'untested',
+];
+export const CHECK_VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped'];
+
+export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResults['summary'] {
+  return {
+    clauses: tally(
+      clauses.map((c) => c.verdict),
+      CLAUSE_VERDICTS,
+    ),
+    cases: tally(
+      cases.map((c) => c.verdict),
+      CHECK_VERDICTS,
+    ),
+    checks: tally(
+      cases.flatMap((c) => c.checks.map((k) => k.verdict)),
+      CHECK_VERDICTS,
+    ),
+  };
+}

@@ -1,0 +1,83 @@
+import { parseSize } from '../util/size.ts';
+
+/** A `{ $generate: { size, seed } }` value after resolution; transports stream it. */
+export class GeneratedBody {
+  constructor(
+    readonly size: number,
+    readonly seed: number,
+  ) {}
+}
+
+/** A placeholder with no value: `target.*` ones skip the case, others block it. */
+export class MissingValue extends Error {
+  constructor(readonly placeholder: string) {
+    super(`no value for \${${placeholder}}`);
+  }
+}
+
+export type Scope = Record<string, unknown>;
+
+const PLACEHOLDER = /\$\{([^}]+)\}/g;
+const WHOLE = /^\$\{([^}]+)\}$/;
+
+export function lookup(scope: Scope, name: string): unknown {
+  let cur: unknown = scope;
+  for (const part of name.trim().split('.')) {
+    if (cur === null || typeof cur !== 'object' || !(part in (cur as object)))
+      throw new MissingValue(name.trim());
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  if (cur === undefined) throw new MissingValue(name.trim());
+  return cur;
+}
+
+function resolveString(s: string, scope: Scope): unknown {
+  const whole = WHOLE.exec(s);
+  if (whole) return lookup(scope, whole[1]);
+  return s.replace(PLACEHOLDER, (_, name: string) => {
+    const v = lookup(scope, name);
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  });
+}
+
+/** Resolves placeholders and value operators ($generate, $repeat, $profile) in a request template. */
+export function resolve(value: unknown, scope: Scope): unknown {
+  if (typeof value === 'string') return resolveString(value, scope);
+  if (Array.isArray(value)) return value.map((v) => resolve(v, scope));
+  if (value && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    if ('$generate' in obj) {
+      const g = resolve(obj.$generate, scope) as { size: number | string; seed?: number };
+      return new GeneratedBody(parseSize(g.size, '$generate.size'), Number(g.seed ?? 0));
+    }
+    if ('$repeat' in obj) {
+      const r = obj.$repeat as { count: unknown; item: unknown };
+      const count = Number(resolve(r.count, scope));
+      return Array.from({ length: count }, (_, i) => resolve(r.item, { ...scope, i }));
+    }
+    if ('$profile' in obj) {
+      const p = obj.$profile as Record<string, unknown>;
+      return resolve(p[String(scope.profile)], scope);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(obj)) out[k] = resolve(v, scope);
+    return out;
+  }
+  return value;
+}
+
+/** Every placeholder name in a template, with `$repeat` items marked so `${i}` is allowed there. */
+export function placeholdersIn(
+  value: unknown,
+  inRepeat = false,
+  out: { name: string; inRepeat: boolean }[] = [],
+) {
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(PLACEHOLDER)) out.push({ name: m[1].trim(), inRepeat });
+  } else if (Array.isArray(value)) {
+    for (const v of value) placeholdersIn(v, inRepeat, out);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) placeholdersIn(v, inRepeat || k === '$repeat', out);
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent } from 'undici';
+
+/**
+ * RFC 6761: every name under .localhost is loopback. Resolvers differ on this, so the runner
+ * answers it itself; virtual-hosted addressing (<bucket>.localhost) then works against a local target.
+ */
+export function lookupLocalhost(
+  hostname: string,
+  options: { all?: boolean; family?: number } | number,
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+): void {
+  const opts = typeof options === 'number' ? { family: options } : (options ?? {});
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
+    if (opts.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    else callback(null, '127.0.0.1', 4);
+    return;
+  }
+  dnsLookup(hostname, opts as any, callback as any);
+}
+
+/** One keep-alive pool per run: connections are reused across cases. */
+export function createAgent(connections: number, timeoutMs: number): Agent {
+  return new Agent({
+    connections: Math.max(connections, 4),
+    keepAliveTimeout: 4000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { lookup: lookupLocalhost as any, timeout: timeoutMs },
+  });
+}

@@ -1,0 +1,61 @@
+import type { ApiRequest, AuthMode } from '../model/case.ts';
+import type { ManagementTarget } from '../model/target.ts';
+import { InputError } from '../util/errors.ts';
+import type { OutgoingRequest } from './http.ts';
+
+/** Appends query values; arrays repeat the key, objects are JSON. */
+export function withQuery(url: URL, query: Record<string, unknown> | undefined): URL {
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null) continue;
+    for (const item of Array.isArray(v) ? v : [v]) {
+      url.searchParams.append(k, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    }
+  }
+  return url;
+}
+
+export class MissingCredentials extends Error {}
+
+/** The headers one auth mode adds. Wrong credentials are syntactically right but unknown. */
+export function authHeaders(target: ManagementTarget, mode: AuthMode = 'default'): Record<string, string> {
+  const pick = mode === 'default' ? (target.token ? 'bearer' : target.legacy ? 'legacy' : 'none') : mode;
+  switch (pick) {
+    case 'bearer':
+      if (!target.token) throw new MissingCredentials('the target has no API token (EDGECHECK_API_TOKEN)');
+      return { authorization: `Bearer ${target.token}` };
+    case 'legacy':
+      if (!target.legacy) {
+        throw new MissingCredentials('the target has no key pair (EDGECHECK_AUTH_EMAIL, EDGECHECK_AUTH_KEY)');
+      }
+      return { 'x-auth-email': target.legacy.email, 'x-auth-key': target.legacy.key };
+    case 'wrong-bearer':
+      return { authorization: 'Bearer edgecheck-wrong-token-0000000000000000000000' };
+    case 'wrong-legacy':
+      return {
+        'x-auth-email': target.legacy?.email ?? 'nobody@example.com',
+        'x-auth-key': 'edgecheck0wrong0key000000000000000000',
+      };
+    case 'none':
+      return {};
+    default:
+      throw new InputError('auth', `unknown auth mode '${mode}'`);
+  }
+}
+
+export function managementUrl(target: ManagementTarget, path: string): URL {
+  return new URL(`${target.baseUrl.replace(/\/+$/, '')}/client/v4${path}`);
+}
+
+/** A resolved `api:` step as an HTTP request. */
+export function buildApiRequest(target: ManagementTarget, api: ApiRequest): OutgoingRequest {
+  const url = withQuery(managementUrl(target, api.path), api.query);
+  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(target, api.auth) };
+  let body: string | undefined;
+  if (api.rawBody !== undefined) body = api.rawBody;
+  else if (api.body !== undefined) {
+    body = JSON.stringify(api.body);
+    headers['content-type'] = 'application/json';
+  }
+  for (const [k, v] of Object.entries(api.headers ?? {})) headers[k.toLowerCase()] = v;
+  return { method: api.method, url: url.toString(), headers, body };
+}

@@ -1,0 +1,78 @@
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { S3Target } from '../model/target.ts';
+
+/** AWS's own SigV4 signer, for raw S3 requests. */
+export function signerFor(target: S3Target, secretOverride?: string): SignatureV4 {
+  return new SignatureV4({
+    service: 's3',
+    region: target.region,
+    credentials: {
+      accessKeyId: target.accessKeyId,
+      secretAccessKey: secretOverride ?? target.secretAccessKey,
+    },
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+}
+
+export interface Unsigned {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  /** Hex SHA-256 of the body, or UNSIGNED-PAYLOAD. */
+  payloadHash: string;
+}
+
+function toSmithy(req: Unsigned): HttpRequest {
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of req.url.searchParams) {
+    const prev = query[k];
+    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return new HttpRequest({
+    method: req.method,
+    protocol: req.url.protocol,
+    hostname: req.url.hostname,
+    port: req.url.port ? Number(req.url.port) : undefined,
+    path: req.url.pathname,
+    query,
+    headers: { ...req.headers, host: req.url.host, 'x-amz-content-sha256': req.payloadHash },
+  });
+}
+
+function toUrl(signed: { query?: Record<string, string | string[] | null> }, base: URL): URL {
+  const url = new URL(base.toString());
+  url.search = '';
+  for (const [k, v] of Object.entries(signed.query ?? {})) {
+    for (const item of Array.isArray(v) ? v : [v])
+      if (item !== null && item !== undefined) url.searchParams.append(k, item);
+  }
+  // URLSearchParams encodes spaces as '+'; SigV4 canonicalizes them as %20.
+  url.search = url.search.replace(/\+/g, '%20');
+  return url;
+}
+
+export async function signHeaders(
+  signer: SignatureV4,
+  req: Unsigned,
+): Promise<{ url: URL; headers: Record<string, string> }> {
+  const signed = await signer.sign(toSmithy(req));
+  return { url: toUrl(signed, req.url), headers: signed.headers };
+}
+
+export async function presign(
+  signer: SignatureV4,
+  req: Unsigned,
+  expiresIn: number,
+): Promise<{ url: URL; headers: Record<string, string> }> {
+  const smithy = toSmithy(req);
+  // A presigned URL carries no x-amz-content-sha256 header: the payload is unsigned by definition.
+  delete smithy.headers['x-amz-content-sha256'];
+  const signed = await signer.presign(smithy, { expiresIn });
+  const headers = { ...signed.headers };
+  delete headers.host;
+  return { url: toUrl(signed, req.url), headers };
+}
