@@ -1,11 +1,11 @@
 import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../server.ts';
+import { createPublicEntry } from './public-entry.ts';
+import { createS3Endpoint } from './s3-endpoint.ts';
+import { S3Store } from './store.ts';
 
-/** Placeholder until the S3 interface lands. */
-export function createS3Handlers(_ctx: ReferenceContext): { s3: Handler; public: Handler } {
-  const notImplemented: Handler = (_req, res) => {
-    res.writeHead(501, { 'content-type': 'application/xml' });
-    res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>not implemented</Message></Error>');
-  };
-  return { s3: notImplemented, public: notImplemented };
+/** The S3-compatible interface and the public bucket entry point, sharing one store. */
+export function createS3Handlers(ctx: ReferenceContext): { s3: Handler; public: Handler } {
+  const store = new S3Store(ctx.dataDir);
+  return { s3: createS3Endpoint(ctx, store), public: createPublicEntry(ctx, store) };
 }

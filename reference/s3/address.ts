@@ -1,0 +1,34 @@
+import { S3Error } from './errors.ts';
+
+export interface Address {
+  bucket: string;
+  key: string;
+  /** Path as sent, without the query (what SigV4 signs). */
+  rawPath: string;
+  query: URLSearchParams;
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new S3Error(400, 'InvalidURI', 'Could not parse the specified URI.');
+  }
+}
+
+/**
+ * SPEC behaviour 1: path-style (`/bucket/key`) and virtual-hosted style (`bucket.<host>`). On loopback the
+ * virtual-hosted form is `<bucket>.localhost:<port>`, which resolves to 127.0.0.1.
+ */
+export function parseAddress(url: string, host: string | undefined): Address {
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  const hostname = (host ?? '').replace(/:\d+$/, '').toLowerCase();
+  const virtual = /^(.+)\.localhost$/.exec(hostname);
+  const path = rawPath.startsWith('/') ? rawPath.slice(1) : rawPath;
+  if (virtual) return { bucket: virtual[1], key: decode(path), rawPath, query };
+  const slash = path.indexOf('/');
+  if (slash < 0) return { bucket: decode(path), key: '', rawPath, query };
+  return { bucket: decode(path.slice(0, slash)), key: decode(path.slice(slash + 1)), rawPath, query };
+}

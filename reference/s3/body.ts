@@ -1,0 +1,162 @@
+import { createHash, type Hash } from 'node:crypto';
+import type http from 'node:http';
+import { PassThrough, type Readable, Transform, type TransformCallback } from 'node:stream';
+import { crc32 } from 'node:zlib';
+import { AwsChunkedDecoder } from './chunked.ts';
+import { S3Error } from './errors.ts';
+
+/** Checksum algorithms the reference verifies; others (crc32c, crc64nvme) are stored as sent. */
+const VERIFIED = ['sha256', 'sha1', 'crc32'] as const;
+type Verified = (typeof VERIFIED)[number];
+
+const SNIFF_BYTES = 512;
+
+export interface BodyDigest {
+  size: number;
+  md5: Buffer;
+  /** The first bytes, for Content-Type inference. */
+  head: Buffer;
+  /** Checksums the client sent (header or trailer), by algorithm, base64; verified where the reference can. */
+  checksums: Record<string, string>;
+}
+
+export interface IncomingBody {
+  /** The decoded body bytes. */
+  stream: Readable;
+  /** After `stream` ended: sizes and digests, or an S3Error when a digest the client sent does not match. */
+  finish(): BodyDigest;
+}
+
+function headerOf(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+class Digester extends Transform {
+  size = 0;
+  head = Buffer.alloc(0);
+  readonly md5 = createHash('md5');
+  readonly extra = new Map<string, Hash>();
+  crc = 0;
+  constructor(private readonly wants: Set<string>) {
+    super();
+    for (const alg of ['sha256', 'sha1'] as const) if (wants.has(alg)) this.extra.set(alg, createHash(alg));
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    if (this.head.length < SNIFF_BYTES) {
+      this.head = Buffer.concat([this.head, chunk.subarray(0, SNIFF_BYTES - this.head.length)]);
+    }
+    this.size += chunk.length;
+    this.md5.update(chunk);
+    for (const h of this.extra.values()) h.update(chunk);
+    if (this.wants.has('crc32')) this.crc = crc32(chunk, this.crc);
+    callback(null, chunk);
+  }
+  private readonly digests = new Map<string, string>();
+  digestBase64(alg: Verified): string {
+    const known = this.digests.get(alg);
+    if (known !== undefined) return known;
+    const value = this.compute(alg);
+    this.digests.set(alg, value);
+    return value;
+  }
+  private compute(alg: Verified): string {
+    if (alg === 'crc32') {
+      const b = Buffer.alloc(4);
+      b.writeUInt32BE(this.crc >>> 0);
+      return b.toString('base64');
+    }
+    return this.extra.get(alg)!.digest('base64');
+  }
+}
+
+/**
+ * Streams a request body (plain or aws-chunked), hashing as it goes: MD5 always (the ETag), and whatever
+ * the signature, Content-MD5 and x-amz-checksum-* headers or trailers ask to be verified.
+ */
+export function incomingBody(req: http.IncomingMessage, payloadHash: string): IncomingBody {
+  const streaming =
+    payloadHash.startsWith('STREAMING-') || /aws-chunked/i.test(headerOf(req, 'content-encoding') ?? '');
+  const signedSha = /^[0-9a-f]{64}$/i.test(payloadHash) ? payloadHash.toLowerCase() : undefined;
+  const declared = new Map<string, string>();
+  for (const alg of ['sha256', 'sha1', 'crc32', 'crc32c', 'crc64nvme']) {
+    const v = headerOf(req, `x-amz-checksum-${alg}`);
+    if (v !== undefined) declared.set(alg, v);
+  }
+  const trailerNames = (headerOf(req, 'x-amz-trailer') ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  const wants = new Set<string>([...declared.keys()]);
+  for (const t of trailerNames) wants.add(t.replace(/^x-amz-checksum-/, ''));
+  if (signedSha) wants.add('sha256');
+  const digester = new Digester(wants);
+  const decoder = streaming ? new AwsChunkedDecoder() : undefined;
+  const out = new PassThrough();
+  const fail = (err: Error) => out.destroy(err);
+  req.on('error', fail);
+  digester.on('error', fail);
+  if (decoder) {
+    decoder.on('error', fail);
+    req.pipe(decoder).pipe(digester).pipe(out);
+  } else {
+    req.pipe(digester).pipe(out);
+  }
+  const finish = (): BodyDigest => {
+    if (decoder)
+      for (const [name, value] of decoder.trailers) {
+        if (name.startsWith('x-amz-checksum-')) declared.set(name.slice('x-amz-checksum-'.length), value);
+      }
+    const decodedLength = headerOf(req, 'x-amz-decoded-content-length');
+    if (decoder && decodedLength !== undefined && Number(decodedLength) !== digester.size) {
+      throw new S3Error(
+        400,
+        'IncompleteBody',
+        'The body length does not match x-amz-decoded-content-length.',
+      );
+    }
+    if (signedSha && digester.digestBase64('sha256') !== Buffer.from(signedSha, 'hex').toString('base64')) {
+      throw new S3Error(
+        400,
+        'XAmzContentSHA256Mismatch',
+        'The provided x-amz-content-sha256 header does not match what was computed.',
+      );
+    }
+    const md5 = digester.md5.digest();
+    const contentMd5 = headerOf(req, 'content-md5');
+    if (contentMd5 !== undefined && contentMd5 !== md5.toString('base64')) {
+      throw new S3Error(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.');
+    }
+    const checksums: Record<string, string> = {};
+    for (const [alg, value] of declared) {
+      if ((VERIFIED as readonly string[]).includes(alg) && digester.digestBase64(alg as Verified) !== value) {
+        throw new S3Error(
+          400,
+          'BadDigest',
+          `The ${alg.toUpperCase()} you specified did not match the calculated checksum.`,
+        );
+      }
+      checksums[alg] = value;
+    }
+    return { size: digester.size, md5, head: digester.head, checksums };
+  };
+  return { stream: out, finish };
+}
+
+/** Reads a small request document (XML) whole, with a size cap. */
+export async function readSmallBody(
+  req: http.IncomingMessage,
+  payloadHash: string,
+  limit = 4 * 1024 * 1024,
+): Promise<Buffer> {
+  const body = incomingBody(req, payloadHash);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body.stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new S3Error(400, 'MaxMessageLengthExceeded', 'Your request was too big.');
+    chunks.push(chunk as Buffer);
+  }
+  body.finish();
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,184 @@
+import { readSmallBody } from './body.ts';
+import { headerValue, type S3Call } from './call.ts';
+import { invalidArgument, malformedXml, notImplemented, S3Error } from './errors.ts';
+import { sendEmpty, sendResult } from './respond.ts';
+import { parseXml, text } from './xml.ts';
+
+/** SPEC behaviour 2: `auto` (with its aliases) or a location hint. */
+const LOCATIONS = new Set(['auto', '', 'us-east-1']);
+const LOCATION_HINTS = new Set(['wnam', 'enam', 'weur', 'eeur', 'apac', 'oc']);
+
+async function optionalXml(call: S3Call): Promise<Record<string, unknown> | undefined> {
+  const body = await readSmallBody(call.req, call.payloadHash, 64 * 1024);
+  if (body.toString('utf8').trim() === '') return undefined;
+  try {
+    return parseXml(body.toString('utf8'));
+  } catch {
+    throw malformedXml();
+  }
+}
+
+export async function createBucket(call: S3Call): Promise<void> {
+  if (!/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(call.bucket)) {
+    throw new S3Error(400, 'InvalidBucketName', 'The specified bucket is not valid.', {
+      BucketName: call.bucket,
+    });
+  }
+  // SPEC behaviour 3: object lock `false` is accepted, `true` is not implemented.
+  const lock = headerValue(call.req, 'x-amz-bucket-object-lock-enabled')?.toLowerCase();
+  if (lock === 'true' && !call.ctx.faults.has('s3-object-lock-accepted')) throw notImplemented('Object lock');
+  const doc = await optionalXml(call);
+  let hint: string | undefined;
+  if (doc) {
+    const config = doc.CreateBucketConfiguration as Record<string, unknown> | undefined;
+    if (!config || typeof config !== 'object') throw malformedXml();
+    const location = text(config.LocationConstraint)?.trim();
+    if (location !== undefined && !LOCATIONS.has(location) && !LOCATION_HINTS.has(location)) {
+      throw new S3Error(400, 'InvalidLocationConstraint', 'The specified location-constraint is not valid.');
+    }
+    if (location && LOCATION_HINTS.has(location)) hint = location;
+  }
+  const headerHint = headerValue(call.req, 'cf-location-hint')?.toLowerCase();
+  if (headerHint !== undefined) {
+    if (!LOCATION_HINTS.has(headerHint)) throw invalidArgument(`Unknown location hint '${headerHint}'.`);
+    hint = headerHint;
+  }
+  if (call.store.buckets.has(call.bucket)) {
+    throw new S3Error(
+      409,
+      'BucketAlreadyOwnedByYou',
+      'Your previous request to create the named bucket succeeded and you already own it.',
+      {
+        BucketName: call.bucket,
+      },
+    );
+  }
+  call.store.createBucket(call.bucket, hint);
+  sendEmpty(
+    call.res,
+    200,
+    call.ctx.faults.has('s3-create-bucket-no-location') ? {} : { location: `/${call.bucket}` },
+  );
+}
+
+export function headBucket(call: S3Call): void {
+  call.store.bucket(call.bucket);
+  const region = call.ctx.faults.has('s3-region-us-east-1') ? 'us-east-1' : 'auto';
+  sendEmpty(call.res, 200, { 'x-amz-bucket-region': region });
+}
+
+export function deleteBucket(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  if (bucket.objects.size > 0) {
+    throw new S3Error(409, 'BucketNotEmpty', 'The bucket you tried to delete is not empty.', {
+      BucketName: bucket.name,
+    });
+  }
+  for (const u of [...bucket.uploads.values()]) call.store.dropUpload(bucket, u);
+  call.store.buckets.delete(bucket.name);
+  sendEmpty(call.res, 204);
+}
+
+export function getBucketLocation(call: S3Call): void {
+  call.store.bucket(call.bucket);
+  const region = call.ctx.faults.has('s3-region-us-east-1') ? 'us-east-1' : 'auto';
+  sendResult(call.res, 'LocationConstraint', { '#text': region }, {}, call.ctx);
+}
+
+/** SPEC behaviour 4: read-only stand-ins answering as for a plain, empty bucket. */
+export function standIn(call: S3Call, subresource: string): void {
+  const bucket = call.store.bucket(call.bucket);
+  const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
+  const answers: Record<string, [root: string, content: Record<string, unknown>]> = {
+    acl: [
+      'AccessControlPolicy',
+      {
+        Owner: owner,
+        AccessControlList: {
+          Grant: {
+            Grantee: {
+              '@xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
+              '@xsi:type': 'CanonicalUser',
+              ...owner,
+            },
+            Permission: 'FULL_CONTROL',
+          },
+        },
+      },
+    ],
+    versioning: ['VersioningConfiguration', {}],
+    lifecycle: ['LifecycleConfiguration', (bucket.lifecycle as Record<string, unknown>) ?? {}],
+    replication: ['ReplicationConfiguration', {}],
+    tagging: ['Tagging', { TagSet: '' }],
+    'object-lock': ['ObjectLockConfiguration', {}],
+  };
+  const answer = answers[subresource];
+  if (!answer) throw notImplemented(`GET ?${subresource}`);
+  sendResult(call.res, answer[0], answer[1], {}, call.ctx);
+}
+
+/** SPEC behaviour 5: bucket encryption, whose only value is AES256. */
+export function getBucketEncryption(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  sendResult(
+    call.res,
+    'ServerSideEncryptionConfiguration',
+    {
+      Rule: {
+        ApplyServerSideEncryptionByDefault: { SSEAlgorithm: bucket.encryption },
+        BucketKeyEnabled: false,
+      },
+    },
+    {},
+    call.ctx,
+  );
+}
+
+export async function putBucketEncryption(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const doc = await optionalXml(call);
+  const root = doc?.ServerSideEncryptionConfiguration as Record<string, unknown> | undefined;
+  const rule = root?.Rule as Record<string, unknown> | undefined;
+  const byDefault = rule?.ApplyServerSideEncryptionByDefault as Record<string, unknown> | undefined;
+  const alg = text(byDefault?.SSEAlgorithm)?.trim();
+  if (!alg) throw malformedXml();
+  if (alg !== 'AES256' && !call.ctx.faults.has('s3-encryption-any-algorithm')) {
+    throw invalidArgument(`The encryption algorithm '${alg}' is not supported; the only value is AES256.`);
+  }
+  bucket.encryption = 'AES256';
+  sendEmpty(call.res, 200);
+}
+
+export function deleteBucketEncryption(call: S3Call): void {
+  call.store.bucket(call.bucket).encryption = 'AES256';
+  sendEmpty(call.res, 204);
+}
+
+/** SPEC behaviour 15: lifecycle rules are stored and returned. */
+export async function putBucketLifecycle(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const doc = await optionalXml(call);
+  const root = doc?.LifecycleConfiguration as Record<string, unknown> | undefined;
+  if (!root || typeof root !== 'object' || root.Rule === undefined) throw malformedXml();
+  const { '#text': _ws, ...rest } = root;
+  bucket.lifecycle = stripWhitespace(rest);
+  sendEmpty(call.res, 200);
+}
+
+export function deleteBucketLifecycle(call: S3Call): void {
+  call.store.bucket(call.bucket).lifecycle = undefined;
+  sendEmpty(call.res, 204);
+}
+
+function stripWhitespace(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripWhitespace);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '#text' && String(v).trim() === '') continue;
+      out[k] = stripWhitespace(v);
+    }
+    return out;
+  }
+  return typeof value === 'string' ? value.trim() : value;
+}

@@ -1,0 +1,116 @@
+import { headerValue, type S3Call } from './call.ts';
+import { checkRead, checkWrite } from './conditionals.ts';
+import { invalidArgument, noSuchKey, preconditionFailed, S3Error } from './errors.ts';
+import { checkWriteConditions, newVersionId } from './objects.ts';
+import { sendResult } from './respond.ts';
+import type { ObjectRecord } from './store.ts';
+import { storedHeaders } from './write-body.ts';
+
+export interface CopySource {
+  bucket: string;
+  key: string;
+  obj: ObjectRecord;
+}
+
+/**
+ * x-amz-copy-source: SPEC behaviour 9 requires a leading slash (`/bucket/key`, URL-encoded, optional
+ * `?versionId=`). A missing source bucket is NoSuchBucket, a missing key NoSuchKey.
+ */
+export function copySource(call: S3Call): CopySource {
+  const raw = headerValue(call.req, 'x-amz-copy-source') ?? '';
+  if (!raw.startsWith('/') && !call.ctx.faults.has('s3-copy-source-slash-optional')) {
+    throw invalidArgument('Copy Source must start with a slash: /sourcebucket/sourcekey');
+  }
+  const [pathPart, queryPart] = raw.replace(/^\//, '').split('?', 2);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathPart);
+  } catch {
+    throw invalidArgument('Copy Source is not correctly URL-encoded.');
+  }
+  const slash = decoded.indexOf('/');
+  if (slash <= 0 || slash === decoded.length - 1) {
+    throw invalidArgument('Copy Source must mention the source bucket and key: /sourcebucket/sourcekey');
+  }
+  const bucket = decoded.slice(0, slash);
+  const key = decoded.slice(slash + 1);
+  const obj = call.store.bucket(bucket).objects.get(key);
+  if (!obj) throw noSuchKey(key);
+  const versionId = new URLSearchParams(queryPart ?? '').get('versionId');
+  if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
+    throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
+  }
+  if (
+    checkRead(
+      {
+        ifMatch: headerValue(call.req, 'x-amz-copy-source-if-match'),
+        ifNoneMatch: headerValue(call.req, 'x-amz-copy-source-if-none-match'),
+        ifModifiedSince: headerValue(call.req, 'x-amz-copy-source-if-modified-since'),
+        ifUnmodifiedSince: headerValue(call.req, 'x-amz-copy-source-if-unmodified-since'),
+      },
+      obj.etag,
+      obj.lastModified,
+    ) === 304
+  ) {
+    throw preconditionFailed();
+  }
+  return { bucket, key, obj };
+}
+
+/** CopyObject (SPEC behaviour 9): shares the source's stored bytes; multipart sources keep their part layout. */
+export function copyObject(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  const src = copySource(call);
+  checkWriteConditions(call, bucket);
+  // Service-specific conditions on the destination object (SPEC behaviour 9).
+  checkWrite(
+    {
+      ifMatch: headerValue(call.req, 'cf-copy-destination-if-match'),
+      ifNoneMatch: headerValue(call.req, 'cf-copy-destination-if-none-match'),
+      ifModifiedSince: headerValue(call.req, 'cf-copy-destination-if-modified-since'),
+      ifUnmodifiedSince: headerValue(call.req, 'cf-copy-destination-if-unmodified-since'),
+    },
+    bucket.objects.get(call.key),
+    call.key,
+  );
+  const directive = (headerValue(call.req, 'x-amz-metadata-directive') ?? 'COPY').toUpperCase();
+  if (directive !== 'COPY' && directive !== 'REPLACE') invalidDirective();
+  if (directive === 'COPY' && src.bucket === call.bucket && src.key === call.key) {
+    throw new S3Error(
+      400,
+      'InvalidRequest',
+      'This copy request is illegal because it is trying to copy an object to itself without changing the metadata.',
+    );
+  }
+  const replaced = directive === 'REPLACE' ? storedHeaders(call) : undefined;
+  const record: ObjectRecord = {
+    key: call.key,
+    blob: call.store.blobs.concat([src.obj.blob]),
+    etag: src.obj.etag,
+    lastModified: new Date(),
+    versionId: newVersionId(),
+    contentType:
+      directive === 'REPLACE'
+        ? (headerValue(call.req, 'content-type') ?? 'application/octet-stream')
+        : src.obj.contentType,
+    headers: replaced?.headers ?? { ...src.obj.headers },
+    metadata: replaced?.metadata ?? { ...src.obj.metadata },
+    checksums: { ...src.obj.checksums },
+    partSizes: src.obj.partSizes ? [...src.obj.partSizes] : undefined,
+  };
+  call.store.putObject(bucket, record);
+  const headers: Record<string, string> = call.ctx.faults.has('s3-copy-no-version-headers')
+    ? {}
+    : { 'x-amz-version-id': record.versionId, 'x-amz-copy-source-version-id': src.obj.versionId };
+  sendResult(
+    call.res,
+    'CopyObjectResult',
+    { ETag: record.etag, LastModified: record.lastModified.toISOString() },
+    headers,
+    call.ctx,
+  );
+}
+
+function invalidDirective(): never {
+  throw invalidArgument('Unknown metadata directive: use COPY or REPLACE.');
+}

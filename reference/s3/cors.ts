@@ -1,0 +1,214 @@
+import type http from 'node:http';
+import type { ReferenceContext } from '../context.ts';
+import { readSmallBody } from './body.ts';
+import type { S3Call } from './call.ts';
+import { invalidArgument, malformedXml, S3Error } from './errors.ts';
+import { sendEmpty, sendResult } from './respond.ts';
+import type { BucketRecord, CorsRule } from './store.ts';
+import { asArray, parseXml, text } from './xml.ts';
+
+const RULE_KEYS = new Set([
+  'ID',
+  'AllowedOrigin',
+  'AllowedMethod',
+  'AllowedHeader',
+  'ExposeHeader',
+  'MaxAgeSeconds',
+]);
+const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'HEAD']);
+
+/** `*`, or scheme://host[:port] where at most one `*` stands for any run of characters. */
+function validOrigin(origin: string): boolean {
+  if (origin === '*') return true;
+  if ((origin.match(/\*/g) ?? []).length > 1) return false;
+  return /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#]+$/i.test(origin);
+}
+
+/** Element names of a parsed element, without whitespace text between them. */
+function childNames(el: unknown): string[] {
+  if (!el || typeof el !== 'object') return [];
+  return Object.keys(el).filter(
+    (k) => !(k === '#text' && String((el as Record<string, unknown>)[k]).trim() === ''),
+  );
+}
+
+/** PutBucketCors (SPEC behaviour 14): valid origins only, no unknown keys, no empty AllowedHeader. */
+export function parseCorsConfiguration(xml: string, ctx: ReferenceContext): CorsRule[] {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseXml(xml);
+  } catch {
+    throw malformedXml();
+  }
+  const root = doc.CORSConfiguration;
+  if (!root || typeof root !== 'object') throw malformedXml();
+  if (childNames(root).some((k) => k !== 'CORSRule'))
+    throw malformedXml('Unknown element in CORSConfiguration.');
+  const rules = asArray((root as Record<string, unknown>).CORSRule as Record<string, unknown>[]);
+  if (rules.length === 0 || rules.length > 100)
+    throw malformedXml('A CORS configuration holds 1 to 100 rules.');
+  return rules.map((r) => {
+    const unknown = childNames(r).filter((k) => !RULE_KEYS.has(k));
+    if (unknown.length > 0) throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
+    const list = (name: string) => asArray(r[name] as unknown).map((v) => text(v) ?? '');
+    const rule: CorsRule = {
+      id: text(r.ID),
+      allowedOrigins: list('AllowedOrigin').map((s) => s.trim()),
+      allowedMethods: list('AllowedMethod').map((s) => s.trim()),
+      allowedHeaders: list('AllowedHeader').map((s) => s.trim()),
+      exposeHeaders: list('ExposeHeader').map((s) => s.trim()),
+      maxAgeSeconds: r.MaxAgeSeconds === undefined ? undefined : Number(text(r.MaxAgeSeconds)),
+    };
+    if (rule.allowedOrigins.length === 0 || rule.allowedMethods.length === 0) {
+      throw malformedXml('Each CORSRule needs an AllowedOrigin and an AllowedMethod.');
+    }
+    if (!ctx.faults.has('s3-cors-invalid-origin-accepted')) {
+      const bad = rule.allowedOrigins.find((o) => !validOrigin(o));
+      if (bad !== undefined) throw invalidArgument(`Invalid AllowedOrigin '${bad}'.`);
+    }
+    const badMethod = rule.allowedMethods.find((m) => !METHODS.has(m));
+    if (badMethod !== undefined)
+      throw invalidArgument(`Found unsupported HTTP method in CORS config: ${badMethod}`);
+    if (rule.allowedHeaders.some((h) => h === ''))
+      throw invalidArgument('AllowedHeader must not be an empty string.');
+    if (
+      rule.maxAgeSeconds !== undefined &&
+      !(Number.isInteger(rule.maxAgeSeconds) && rule.maxAgeSeconds >= 0)
+    ) {
+      throw malformedXml('MaxAgeSeconds must be a non-negative integer.');
+    }
+    return rule;
+  });
+}
+
+export async function putBucketCors(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const body = await readSmallBody(call.req, call.payloadHash, 64 * 1024);
+  bucket.cors = parseCorsConfiguration(body.toString('utf8'), call.ctx);
+  sendEmpty(call.res, 200);
+}
+
+export function getBucketCors(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  if (!bucket.cors) {
+    throw new S3Error(404, 'NoSuchCORSConfiguration', 'The CORS configuration does not exist', {
+      BucketName: bucket.name,
+    });
+  }
+  sendResult(
+    call.res,
+    'CORSConfiguration',
+    {
+      CORSRule: bucket.cors.map((r) => ({
+        ...(r.id !== undefined ? { ID: r.id } : {}),
+        AllowedOrigin: r.allowedOrigins,
+        AllowedMethod: r.allowedMethods,
+        AllowedHeader: r.allowedHeaders,
+        ExposeHeader: r.exposeHeaders,
+        ...(r.maxAgeSeconds !== undefined ? { MaxAgeSeconds: r.maxAgeSeconds } : {}),
+      })),
+    },
+    {},
+    call.ctx,
+  );
+}
+
+export function deleteBucketCors(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  bucket.cors = undefined;
+  sendEmpty(call.res, 204);
+}
+
+function wildcard(pattern: string, value: string, caseInsensitive: boolean): boolean {
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    caseInsensitive ? 'i' : '',
+  );
+  return re.test(value);
+}
+
+/** The first rule allowing this origin, method and every requested header (header names case-insensitive). */
+export function matchCors(
+  bucket: BucketRecord,
+  origin: string,
+  method: string,
+  requestHeaders: string[],
+  ctx: ReferenceContext,
+): CorsRule | undefined {
+  const insensitive = !ctx.faults.has('s3-cors-headers-case-sensitive');
+  return bucket.cors?.find(
+    (r) =>
+      r.allowedOrigins.some((o) => wildcard(o, origin, false)) &&
+      r.allowedMethods.includes(method) &&
+      requestHeaders.every((h) => r.allowedHeaders.some((a) => wildcard(a, h, insensitive))),
+  );
+}
+
+function exposeHeaders(rule: CorsRule, ctx: ReferenceContext): Record<string, string> {
+  // SPEC behaviour 14: Access-Control-Expose-Headers only when ExposeHeader is defined.
+  if (rule.exposeHeaders.length > 0)
+    return { 'access-control-expose-headers': rule.exposeHeaders.join(', ') };
+  return ctx.faults.has('s3-cors-expose-headers-always') ? { 'access-control-expose-headers': '' } : {};
+}
+
+function allowOrigin(rule: CorsRule, origin: string): string {
+  return rule.allowedOrigins.includes('*') ? '*' : origin;
+}
+
+/**
+ * A CORS preflight (OPTIONS) for the S3 interface and public buckets. No matching rule is answered 200 without
+ * Access-Control headers (SPEC error table: it no longer yields 403); the browser then refuses the request.
+ */
+export function preflight(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  bucket: BucketRecord,
+  ctx: ReferenceContext,
+): void {
+  const origin = String(req.headers.origin ?? '');
+  const method = String(req.headers['access-control-request-method'] ?? '');
+  if (!method)
+    throw new S3Error(
+      400,
+      'BadRequest',
+      'Insufficient information. Access-Control-Request-Method header needed.',
+    );
+  const requested = String(req.headers['access-control-request-headers'] ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const rule = matchCors(bucket, origin, method, requested, ctx);
+  const vary = { vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method' };
+  if (!rule) {
+    sendEmpty(res, 200, vary);
+    return;
+  }
+  sendEmpty(res, 200, {
+    ...vary,
+    'access-control-allow-origin': allowOrigin(rule, origin),
+    'access-control-allow-methods': rule.allowedMethods.join(', '),
+    ...(requested.length > 0 ? { 'access-control-allow-headers': requested.join(', ') } : {}),
+    ...(rule.maxAgeSeconds !== undefined ? { 'access-control-max-age': String(rule.maxAgeSeconds) } : {}),
+    ...exposeHeaders(rule, ctx),
+  });
+}
+
+/** Access-Control headers for an actual (non-preflight) request that carries Origin. */
+export function corsHeaders(
+  req: http.IncomingMessage,
+  bucket: BucketRecord | undefined,
+  ctx: ReferenceContext,
+): Record<string, string> {
+  const origin = req.headers.origin;
+  if (!origin || !bucket?.cors) return {};
+  const rule = matchCors(bucket, origin, req.method ?? 'GET', [], ctx);
+  if (!rule) return {};
+  return {
+    'access-control-allow-origin': allowOrigin(rule, origin),
+    vary: 'Origin',
+    ...exposeHeaders(rule, ctx),
+  };
+}

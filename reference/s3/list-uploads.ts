@@ -1,0 +1,74 @@
+import type { S3Call } from './call.ts';
+import { invalidArgument } from './errors.ts';
+import { urlEncodeKey } from './listing.ts';
+import { boundedInt } from './multipart.ts';
+import { sendResult } from './respond.ts';
+
+/** ListMultipartUploads; with `encoding-type=url` the keys are URL-encoded (SPEC behaviour 11). */
+export function listMultipartUploads(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  const q = call.query;
+  const encodingType = q.get('encoding-type');
+  if (encodingType !== null && encodingType !== 'url')
+    throw invalidArgument('Invalid Encoding Method specified in Request');
+  const encode =
+    encodingType === 'url' && !call.ctx.faults.has('s3-list-uploads-encoding-ignored')
+      ? urlEncodeKey
+      : (s: string) => s;
+  const prefix = q.get('prefix') ?? '';
+  const delimiter = q.get('delimiter') ?? '';
+  const keyMarker = q.get('key-marker') ?? '';
+  const uploadIdMarker = q.get('upload-id-marker') ?? '';
+  const max = boundedInt(q.get('max-uploads'), 1000, 'max-uploads');
+  const all = [...bucket.uploads.values()]
+    .filter((u) => u.key.startsWith(prefix))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime()))
+    .filter(
+      (u) =>
+        u.key > keyMarker || (u.key === keyMarker && uploadIdMarker !== '' && u.uploadId > uploadIdMarker),
+    );
+  const uploads: typeof all = [];
+  const prefixes: string[] = [];
+  let truncated = false;
+  for (const u of all) {
+    const i = delimiter ? u.key.indexOf(delimiter, prefix.length) : -1;
+    const group = i < 0 ? undefined : u.key.slice(0, i + delimiter.length);
+    if (group !== undefined && prefixes.includes(group)) continue;
+    if (uploads.length + prefixes.length >= max) {
+      truncated = true;
+      break;
+    }
+    if (group !== undefined) prefixes.push(group);
+    else uploads.push(u);
+  }
+  const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
+  const lastUpload = uploads[uploads.length - 1];
+  sendResult(
+    call.res,
+    'ListMultipartUploadsResult',
+    {
+      Bucket: call.bucket,
+      KeyMarker: encode(keyMarker),
+      UploadIdMarker: uploadIdMarker,
+      ...(truncated && lastUpload
+        ? { NextKeyMarker: encode(lastUpload.key), NextUploadIdMarker: lastUpload.uploadId }
+        : {}),
+      Prefix: encode(prefix),
+      ...(delimiter ? { Delimiter: encode(delimiter) } : {}),
+      MaxUploads: max,
+      ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
+      IsTruncated: truncated,
+      Upload: uploads.map((u) => ({
+        Key: encode(u.key),
+        UploadId: u.uploadId,
+        Initiator: owner,
+        Owner: owner,
+        StorageClass: 'STANDARD',
+        Initiated: u.initiated.toISOString(),
+      })),
+      CommonPrefixes: prefixes.map((p) => ({ Prefix: encode(p) })),
+    },
+    {},
+    call.ctx,
+  );
+}

@@ -1,0 +1,196 @@
+import type { S3Call } from './call.ts';
+import { headerValue } from './call.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { invalidArgument, notImplemented } from './errors.ts';
+import { boundedInt } from './multipart.ts';
+import { sendResult } from './respond.ts';
+
+/** Parameters ListObjects / ListObjectsV2 understand; any other is rejected with 501 (SPEC behaviour 6). */
+const LIST_PARAMS = new Set([
+  'list-type',
+  'prefix',
+  'delimiter',
+  'encoding-type',
+  'max-keys',
+  'marker',
+  'start-after',
+  'continuation-token',
+  'fetch-owner',
+]);
+
+export interface Page<T> {
+  items: T[];
+  prefixes: string[];
+  truncated: boolean;
+  /** The last key or common prefix returned: where the next page starts. */
+  last?: string;
+}
+
+/**
+ * One page of a sorted key space (SPEC behaviour 13): keys after `after`, grouped into common prefixes by
+ * `delimiter`; truncated only when something is left after `max` entries (no cursor when exactly max remain).
+ */
+export function paginate<T>(
+  sorted: [string, T][],
+  opts: { prefix: string; delimiter: string; after: string; max: number; cursorAtMax: boolean },
+): Page<T> {
+  const items: T[] = [];
+  const prefixes: string[] = [];
+  let last: string | undefined;
+  let truncated = false;
+  const rollUp = (key: string): string | undefined => {
+    if (!opts.delimiter) return undefined;
+    const i = key.indexOf(opts.delimiter, opts.prefix.length);
+    return i < 0 ? undefined : key.slice(0, i + opts.delimiter.length);
+  };
+  for (const [key, value] of sorted) {
+    if (!key.startsWith(opts.prefix) || key <= opts.after) continue;
+    const group = rollUp(key);
+    // Keys under a common prefix already returned (on this page or an earlier one) are skipped.
+    if (group !== undefined && (group === last || group === opts.after)) continue;
+    if (items.length + prefixes.length >= opts.max) {
+      truncated = opts.max > 0;
+      break;
+    }
+    if (group !== undefined) {
+      prefixes.push(group);
+      last = group;
+    } else {
+      items.push(value);
+      last = key;
+    }
+  }
+  if (opts.cursorAtMax && opts.max > 0 && items.length + prefixes.length === opts.max) truncated = true;
+  return { items, prefixes, truncated, last };
+}
+
+export function urlEncodeKey(s: string): string {
+  return encodeURIComponent(s).replace(/%2F/g, '/');
+}
+
+export function listObjects(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  for (const name of call.query.keys()) {
+    if (
+      !LIST_PARAMS.has(name) &&
+      !ignoredParam(name) &&
+      !call.ctx.faults.has('s3-list-unknown-params-ignored')
+    ) {
+      throw notImplemented(`The ListObjects parameter '${name}'`);
+    }
+  }
+  const q = call.query;
+  const v2 = q.get('list-type') === '2';
+  if (q.has('list-type') && !v2) throw invalidArgument('list-type must be 2.');
+  const encodingType = q.get('encoding-type');
+  if (encodingType !== null && encodingType !== 'url')
+    throw invalidArgument('Invalid Encoding Method specified in Request');
+  const encode =
+    encodingType === 'url' && !call.ctx.faults.has('s3-list-encoding-ignored')
+      ? urlEncodeKey
+      : (s: string) => s;
+  const prefix = q.get('prefix') ?? '';
+  const delimiter = q.get('delimiter') ?? '';
+  const maxKeys = boundedInt(q.get('max-keys'), 1000, 'max-keys');
+  const token = q.get('continuation-token');
+  let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
+  if (v2 && token !== null) {
+    const cursor = decodeCursor(token, call.ctx.faults.has('s3-list-bad-cursor-internal-error'));
+    if (cursor.after > after) after = cursor.after;
+  }
+  const sorted = [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const page = paginate(sorted, {
+    prefix,
+    delimiter,
+    after,
+    max: maxKeys,
+    cursorAtMax: call.ctx.faults.has('s3-list-cursor-at-max-keys'),
+  });
+  const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
+  const contents = page.items.map((o) => ({
+    Key: encode(o.key),
+    LastModified: o.lastModified.toISOString(),
+    ETag: o.etag,
+    Size: o.blob.size,
+    StorageClass: 'STANDARD',
+    ...(!v2 || q.get('fetch-owner') === 'true' ? { Owner: owner } : {}),
+  }));
+  const common = page.prefixes.map((p) => ({ Prefix: encode(p) }));
+  const keyCount = call.ctx.faults.has('s3-list-keycount-without-prefixes')
+    ? page.items.length
+    : page.items.length + page.prefixes.length;
+  const shared = {
+    Name: call.bucket,
+    Prefix: encode(prefix),
+    ...(delimiter ? { Delimiter: encode(delimiter) } : {}),
+    MaxKeys: maxKeys,
+    ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
+    IsTruncated: page.truncated,
+  };
+  const doc = v2
+    ? {
+        ...shared,
+        KeyCount: keyCount,
+        ...(token !== null ? { ContinuationToken: token } : {}),
+        ...(page.truncated && page.last !== undefined
+          ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
+          : {}),
+        ...(q.has('start-after') ? { StartAfter: encode(q.get('start-after') ?? '') } : {}),
+        Contents: contents,
+        CommonPrefixes: common,
+      }
+    : {
+        ...shared,
+        Marker: encode(q.get('marker') ?? ''),
+        // SPEC behaviour 13: NextMarker only when the listing is truncated.
+        ...((page.truncated || call.ctx.faults.has('s3-list-next-marker-always')) && page.last !== undefined
+          ? { NextMarker: encode(page.last) }
+          : {}),
+        Contents: contents,
+        CommonPrefixes: common,
+      };
+  sendResult(call.res, 'ListBucketResult', doc, {}, call.ctx);
+}
+
+/** ListBuckets: URL parameters or the equivalent cf-* headers (SPEC behaviour 13). */
+export function listBuckets(call: S3Call): void {
+  const q = call.query;
+  const param = (name: string) => q.get(name) ?? headerValue(call.req, `cf-${name}`) ?? null;
+  const maxKeys = boundedInt(q.get('max-buckets') ?? param('max-keys'), 1000, 'max-keys', 1000);
+  const token = param('continuation-token');
+  let after = param('start-after') ?? '';
+  if (token !== null) {
+    const cursor = decodeCursor(token, call.ctx.faults.has('s3-list-bad-cursor-internal-error'));
+    if (cursor.after > after) after = cursor.after;
+  }
+  const prefix = q.get('prefix') ?? '';
+  const sorted = [...call.store.buckets.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const page = paginate(sorted, {
+    prefix,
+    delimiter: '',
+    after,
+    max: maxKeys,
+    cursorAtMax: call.ctx.faults.has('s3-list-cursor-at-max-keys'),
+  });
+  const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
+  sendResult(
+    call.res,
+    'ListAllMyBucketsResult',
+    {
+      Owner: owner,
+      Buckets: { Bucket: page.items.map((b) => ({ Name: b.name, CreationDate: b.created.toISOString() })) },
+      ...(prefix ? { Prefix: prefix } : {}),
+      ...(page.truncated && page.last !== undefined
+        ? { ContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
+        : {}),
+      IsTruncated: page.truncated,
+    },
+    {},
+    call.ctx,
+  );
+}
+
+/** Parameters every S3 action ignores (SPEC behaviour 7) and presigned-URL parameters. */
+export function ignoredParam(name: string): boolean {
+  return name === 'x-id' || name === 'x-purpose' || name.toLowerCase().startsWith('x-amz-');
+}

@@ -1,0 +1,281 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readSmallBody } from './body.ts';
+import { headerValue, type S3Call } from './call.ts';
+import { checkWrite } from './conditionals.ts';
+import { copySource } from './copy.ts';
+import { invalidArgument, malformedXml, noSuchUpload, S3Error } from './errors.ts';
+import { bucketForWrite, checkWriteConditions, newVersionId, writeConditions } from './objects.ts';
+import { parseRange } from './ranges.ts';
+import { sendEmpty, sendResult } from './respond.ts';
+import type { BucketRecord, ObjectRecord, PartRecord, UploadRecord } from './store.ts';
+import { storeBody, storedHeaders } from './write-body.ts';
+import { asArray, parseXml, text } from './xml.ts';
+
+/** Limits: at most 10,000 parts; every part but the last at least 5 MiB and all of the same size. */
+export const MAX_PARTS = 10000;
+export const MIN_PART_SIZE = 5 * 1024 * 1024;
+
+function upload(call: S3Call, bucket: BucketRecord): UploadRecord {
+  const id = call.query.get('uploadId') ?? '';
+  const u = bucket.uploads.get(id);
+  if (!u || u.key !== call.key) throw noSuchUpload(id);
+  return u;
+}
+
+function partNumber(call: S3Call): number {
+  const raw = call.query.get('partNumber') ?? '';
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_PARTS) {
+    throw invalidArgument(`Part number must be an integer between 1 and ${MAX_PARTS}, inclusive.`);
+  }
+  return n;
+}
+
+export function createMultipartUpload(call: S3Call): void {
+  const bucket = bucketForWrite(call);
+  // SPEC behaviour 8: conditional headers also apply to CreateMultipartUpload.
+  checkWriteConditions(call, bucket);
+  const uploadId = randomBytes(24).toString('base64url');
+  bucket.uploads.set(uploadId, {
+    uploadId,
+    key: call.key,
+    initiated: new Date(),
+    contentType: headerValue(call.req, 'content-type'),
+    ...storedHeaders(call),
+    parts: new Map(),
+  });
+  const headers: Record<string, string> = {};
+  const alg = headerValue(call.req, 'x-amz-checksum-algorithm');
+  if (alg) headers['x-amz-checksum-algorithm'] = alg;
+  sendResult(
+    call.res,
+    'InitiateMultipartUploadResult',
+    { Bucket: call.bucket, Key: call.key, UploadId: uploadId },
+    headers,
+    call.ctx,
+  );
+}
+
+function putPart(call: S3Call, u: UploadRecord, part: PartRecord): void {
+  const old = u.parts.get(part.partNumber);
+  u.parts.set(part.partNumber, part);
+  if (old) call.store.blobs.release(old.blob);
+}
+
+/** UploadPart; a 0-length part is accepted (SPEC behaviour 11). */
+export async function uploadPart(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const n = partNumber(call);
+  const u = upload(call, bucket);
+  const { blob, digest } = await storeBody(call);
+  if (bucket.uploads.get(u.uploadId) !== u) {
+    call.store.blobs.release(blob);
+    throw noSuchUpload(u.uploadId);
+  }
+  const etag = `"${digest.md5.toString('hex')}"`;
+  putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date() });
+  const headers: Record<string, string> = { etag };
+  for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
+  sendEmpty(call.res, 200, headers);
+}
+
+/** UploadPartCopy (SPEC behaviour 9), with an optional x-amz-copy-source-range. */
+export async function uploadPartCopy(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const n = partNumber(call);
+  const u = upload(call, bucket);
+  const src = copySource(call);
+  const rangeHeader = headerValue(call.req, 'x-amz-copy-source-range');
+  const range = rangeHeader ? parseRange(rangeHeader, src.obj.blob.size) : undefined;
+  if (rangeHeader && !range)
+    throw invalidArgument('The x-amz-copy-source-range value must be of the form bytes=first-last.');
+  const stream = range
+    ? call.store.blobs.read(src.obj.blob, range.start, range.end)
+    : call.store.blobs.read(src.obj.blob);
+  const md5 = createHash('md5');
+  stream.on('data', (c: Buffer) => md5.update(c));
+  const blob =
+    range || src.obj.blob.size === 0
+      ? await call.store.blobs.write(stream)
+      : await copyWhole(call, src.obj, md5);
+  const etag = `"${md5.digest('hex')}"`;
+  const lastModified = new Date();
+  putPart(call, u, { partNumber: n, blob, etag, lastModified });
+  sendResult(
+    call.res,
+    'CopyPartResult',
+    { ETag: etag, LastModified: lastModified.toISOString() },
+    {},
+    call.ctx,
+  );
+}
+
+/** A whole-object part copy shares the stored bytes; the MD5 still has to be read once. */
+async function copyWhole(call: S3Call, obj: ObjectRecord, md5: ReturnType<typeof createHash>) {
+  for await (const c of call.store.blobs.read(obj.blob)) md5.update(c as Buffer);
+  return call.store.blobs.concat([obj.blob]);
+}
+
+function stripQuotes(etag: string): string {
+  // SPEC behaviour 11: leading and trailing quotes around ETags are ignored.
+  return etag
+    .trim()
+    .replace(/^(&quot;|")+/, '')
+    .replace(/(&quot;|")+$/, '');
+}
+
+/** CompleteMultipartUpload (SPEC behaviour 11, States and transitions, Limits). */
+export async function completeMultipartUpload(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const u = upload(call, bucket);
+  const body = await readSmallBody(call.req, call.payloadHash);
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseXml(body.toString('utf8'));
+  } catch {
+    throw malformedXml();
+  }
+  const root = doc.CompleteMultipartUpload as Record<string, unknown> | undefined;
+  if (!root || typeof root !== 'object') throw malformedXml();
+  const listed = asArray(root.Part as Record<string, unknown> | Record<string, unknown>[]).map((p) => ({
+    partNumber: Number(text(p?.PartNumber)?.trim()),
+    etag: stripQuotes(text(p?.ETag) ?? ''),
+  }));
+  if (listed.length === 0) throw malformedXml('You must specify at least one part.');
+  if (listed.length > MAX_PARTS) throw invalidArgument(`At most ${MAX_PARTS} parts are allowed.`);
+
+  // States and transitions: a failing condition aborts the upload.
+  if (!call.ctx.faults.has('s3-put-conditions-ignored')) {
+    try {
+      checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key);
+    } catch (err) {
+      call.store.dropUpload(bucket, u);
+      throw err;
+    }
+  }
+
+  // SPEC behaviour 11: parts are sorted ascending whatever the input order.
+  listed.sort((a, b) => a.partNumber - b.partNumber);
+  const parts: PartRecord[] = [];
+  for (const [i, p] of listed.entries()) {
+    if (!Number.isInteger(p.partNumber) || (i > 0 && listed[i - 1].partNumber === p.partNumber)) {
+      throw new S3Error(
+        400,
+        'InvalidPartOrder',
+        'The list of parts was not in ascending order or repeats a part.',
+      );
+    }
+    const stored = u.parts.get(p.partNumber);
+    if (!stored || stripQuotes(stored.etag) !== p.etag) {
+      throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.', {
+        PartNumber: String(p.partNumber),
+      });
+    }
+    parts.push(stored);
+  }
+  checkPartSizes(call, parts);
+
+  const md5s = Buffer.concat(parts.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
+  const digest = createHash('md5').update(md5s).digest('hex');
+  const etag = call.ctx.faults.has('s3-multipart-etag-no-suffix')
+    ? `"${digest}"`
+    : `"${digest}-${parts.length}"`;
+  const record: ObjectRecord = {
+    key: call.key,
+    blob: call.store.blobs.concat(parts.map((p) => p.blob)),
+    etag,
+    lastModified: new Date(),
+    versionId: newVersionId(),
+    contentType: u.contentType ?? 'application/octet-stream',
+    headers: u.headers,
+    metadata: u.metadata,
+    checksums: {},
+    partSizes: parts.map((p) => p.blob.size),
+  };
+  call.store.putObject(bucket, record);
+  call.store.dropUpload(bucket, u);
+  sendResult(
+    call.res,
+    'CompleteMultipartUploadResult',
+    {
+      Location: `${call.ctx.urls.s3}/${encodeURIComponent(call.bucket)}/${encodeURIComponent(call.key)}`,
+      Bucket: call.bucket,
+      Key: call.key,
+      ETag: etag,
+    },
+    { 'x-amz-version-id': record.versionId },
+    call.ctx,
+  );
+}
+
+function checkPartSizes(call: S3Call, parts: PartRecord[]): void {
+  const nonTrailing = parts.slice(0, -1);
+  if (
+    nonTrailing.some((p) => p.blob.size < MIN_PART_SIZE) &&
+    !call.ctx.faults.has('s3-multipart-small-parts')
+  ) {
+    throw new S3Error(
+      400,
+      'EntityTooSmall',
+      'Your proposed upload is smaller than the minimum allowed object size.',
+    );
+  }
+  if (call.ctx.faults.has('s3-multipart-unequal-parts')) return;
+  if (nonTrailing.some((p) => p.blob.size !== nonTrailing[0].blob.size)) {
+    throw new S3Error(400, 'InvalidPart', 'All non-trailing parts must have the same length.');
+  }
+}
+
+/** AbortMultipartUpload: repeating it is not an error (States and transitions). */
+export function abortMultipartUpload(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  const id = call.query.get('uploadId') ?? '';
+  const u = bucket.uploads.get(id);
+  if (u && u.key === call.key) call.store.dropUpload(bucket, u);
+  else if (!bucket.finishedUploads.has(id)) throw noSuchUpload(id);
+  sendEmpty(call.res, 204);
+}
+
+export function listParts(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  const u = upload(call, bucket);
+  const maxParts = boundedInt(call.query.get('max-parts'), 1000, 'max-parts');
+  const marker = boundedInt(call.query.get('part-number-marker'), 0, 'part-number-marker', MAX_PARTS);
+  const all = [...u.parts.values()]
+    .sort((a, b) => a.partNumber - b.partNumber)
+    .filter((p) => p.partNumber > marker);
+  const page = all.slice(0, maxParts);
+  const truncated = all.length > page.length;
+  const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
+  sendResult(
+    call.res,
+    'ListPartsResult',
+    {
+      Bucket: call.bucket,
+      Key: call.key,
+      UploadId: u.uploadId,
+      Initiator: owner,
+      Owner: owner,
+      StorageClass: 'STANDARD',
+      PartNumberMarker: marker,
+      ...(truncated ? { NextPartNumberMarker: page[page.length - 1].partNumber } : {}),
+      MaxParts: maxParts,
+      IsTruncated: truncated,
+      Part: page.map((p) => ({
+        PartNumber: p.partNumber,
+        LastModified: p.lastModified.toISOString(),
+        ETag: p.etag,
+        Size: p.blob.size,
+      })),
+    },
+    {},
+    call.ctx,
+  );
+}
+
+export function boundedInt(raw: string | null, fallback: number, name: string, max = 1000): number {
+  if (raw === null) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 0) throw invalidArgument(`${name} must be a non-negative integer.`);
+  return Math.min(n, max);
+}

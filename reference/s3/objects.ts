@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { headerValue, type S3Call } from './call.ts';
+import { type Conditions, checkWrite } from './conditionals.ts';
+import { sniffContentType } from './content-type.ts';
+import { invalidArgument, noSuchBucket, noSuchKey, S3Error } from './errors.ts';
+import { sendEmpty } from './respond.ts';
+import { serveObject } from './serve-object.ts';
+import type { BucketRecord, ObjectRecord } from './store.ts';
+import { storeBody, storedHeaders } from './write-body.ts';
+
+export const newVersionId = () => randomBytes(16).toString('hex');
+
+/** The bucket of a write; SPEC behaviour 8: `cf-create-bucket-if-missing: true` creates it. */
+export function bucketForWrite(call: S3Call): BucketRecord {
+  const existing = call.store.buckets.get(call.bucket);
+  if (existing) return existing;
+  if (headerValue(call.req, 'cf-create-bucket-if-missing')?.toLowerCase() === 'true') {
+    return call.store.createBucket(call.bucket);
+  }
+  throw noSuchBucket(call.bucket);
+}
+
+export function writeConditions(call: S3Call): Conditions {
+  return {
+    ifMatch: headerValue(call.req, 'if-match'),
+    ifNoneMatch: headerValue(call.req, 'if-none-match'),
+    ifModifiedSince: headerValue(call.req, 'if-modified-since'),
+    ifUnmodifiedSince: headerValue(call.req, 'if-unmodified-since'),
+  };
+}
+
+/** Conditional writes against an existing object (SPEC behaviour 8). */
+export function checkWriteConditions(call: S3Call, bucket: BucketRecord): void {
+  if (call.ctx.faults.has('s3-put-conditions-ignored')) return;
+  checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key);
+}
+
+function checkKey(key: string): void {
+  if (Buffer.byteLength(key) > 1024) throw new S3Error(400, 'KeyTooLongError', 'Your key is too long.');
+}
+
+/** PutObject, by PUT or POST (SPEC behaviour 8). */
+export async function putObject(call: S3Call): Promise<void> {
+  checkKey(call.key);
+  const bucket = bucketForWrite(call);
+  checkWriteConditions(call, bucket);
+  const { blob, digest } = await storeBody(call);
+  try {
+    // The object may have appeared while the body streamed in.
+    checkWriteConditions(call, bucket);
+  } catch (err) {
+    call.store.blobs.release(blob);
+    throw err;
+  }
+  const given = headerValue(call.req, 'content-type');
+  const contentType =
+    given ??
+    (call.ctx.faults.has('s3-content-type-not-inferred')
+      ? 'application/octet-stream'
+      : sniffContentType(digest.head));
+  const record: ObjectRecord = {
+    key: call.key,
+    blob,
+    etag: `"${digest.md5.toString('hex')}"`,
+    lastModified: new Date(),
+    versionId: newVersionId(),
+    contentType,
+    ...storedHeaders(call),
+    checksums: digest.checksums,
+  };
+  call.store.putObject(bucket, record);
+  const headers: Record<string, string> = { etag: record.etag, 'x-amz-version-id': record.versionId };
+  for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
+  sendEmpty(call.res, 200, headers);
+}
+
+export async function getObject(call: S3Call): Promise<void> {
+  const bucket = call.store.bucket(call.bucket);
+  const obj = bucket.objects.get(call.key);
+  if (!obj) throw noSuchKey(call.key);
+  const versionId = call.query.get('versionId');
+  if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
+    throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
+  }
+  await serveObject(call.req, call.res, call.ctx, call.store.blobs, obj, { query: call.query });
+}
+
+export function deleteObject(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  call.store.deleteObject(bucket, call.key);
+  sendEmpty(call.res, 204);
+}
+
+export function requireKey(call: S3Call): void {
+  if (!call.key) throw invalidArgument('A key is required.');
+}

@@ -1,0 +1,56 @@
+import type http from 'node:http';
+import type { ReferenceContext } from '../context.ts';
+import type { Handler } from '../server.ts';
+import { parseAddress } from './address.ts';
+import { corsHeaders, preflight } from './cors.ts';
+import { noSuchKey, S3Error } from './errors.ts';
+import { sendError } from './respond.ts';
+import { serveObject } from './serve-object.ts';
+import type { S3Store } from './store.ts';
+
+/**
+ * The public entry point: `{public}/{bucket}/{key}`, unsigned, read-only. Every bucket is publicly readable
+ * there (a reference choice). SPEC behaviour 10: gzip content carries Content-Encoding for clients that
+ * accept gzip; behaviour 14: OPTIONS without Origin is 400.
+ */
+export function createPublicEntry(ctx: ReferenceContext, store: S3Store): Handler {
+  return (req, res) => {
+    handle(req, res, ctx, store).catch((err) =>
+      sendError(res, err, ctx, req.method ?? 'GET', req.url ?? '/'),
+    );
+  };
+}
+
+async function handle(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  ctx: ReferenceContext,
+  store: S3Store,
+) {
+  req.resume();
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = (req.url ?? '/').split('?')[0];
+  const { bucket, key } = parseAddress(url, undefined);
+  const resource = `/${bucket}/${key}`;
+  try {
+    if (method === 'OPTIONS') {
+      if (!req.headers.origin) {
+        if (ctx.faults.has('s3-public-options-401')) throw new S3Error(401, 'Unauthorized', 'Unauthorized.');
+        throw new S3Error(400, 'BadRequest', 'An OPTIONS request needs an Origin header.');
+      }
+      return preflight(req, res, store.bucket(bucket), ctx);
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      throw new S3Error(405, 'MethodNotAllowed', 'The public entry point is read-only.');
+    }
+    const b = store.bucket(bucket);
+    const obj = key ? b.objects.get(key) : undefined;
+    if (!obj) throw noSuchKey(key);
+    await serveObject(req, res, ctx, store.blobs, obj, {
+      publicEntry: true,
+      extraHeaders: corsHeaders(req, b, ctx),
+    });
+  } catch (err) {
+    sendError(res, err, ctx, method, resource);
+  }
+}

@@ -1,0 +1,39 @@
+import { S3Error } from './errors.ts';
+
+export interface ByteRange {
+  /** Inclusive bounds (SPEC behaviour 10: bytes=0-0 is the first byte). */
+  start: number;
+  end: number;
+}
+
+/**
+ * Parses a single `bytes=` range against an object size. Returns undefined when the header is absent or not a
+ * single byte range (then the whole object is served, as Amazon S3 does); throws InvalidRange when unsatisfiable.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | undefined {
+  if (header === undefined) return undefined;
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) throw invalidRange(size);
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return undefined;
+    if (start >= size) throw invalidRange(size);
+  }
+  return { start, end };
+}
+
+export function invalidRange(size: number): S3Error {
+  const e = new S3Error(416, 'InvalidRange', 'The requested range is not satisfiable', {
+    ActualObjectSize: String(size),
+  });
+  e.headers['content-range'] = `bytes */${size}`;
+  return e;
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
+import type { ReferenceContext } from '../context.ts';
+import { S3Error } from './errors.ts';
+import { renderXml, S3_XMLNS } from './xml.ts';
+
+export type Headers = Record<string, string | number | string[]>;
+
+export function requestId(): string {
+  return randomBytes(8).toString('hex').toUpperCase();
+}
+
+/** Every S3 answer that has a document is XML with Content-Type application/xml (SPEC behaviour 16). */
+export function sendXml(
+  res: http.ServerResponse,
+  status: number,
+  doc: Record<string, unknown>,
+  headers: Headers = {},
+  ctx?: ReferenceContext,
+): void {
+  const body = renderXml(doc);
+  const contentType = ctx?.faults.has('s3-xml-text-content-type') ? 'text/xml' : 'application/xml';
+  res.writeHead(status, {
+    ...headers,
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** A success document whose root carries the S3 namespace, as Amazon S3 renders it. */
+export function sendResult(
+  res: http.ServerResponse,
+  root: string,
+  content: Record<string, unknown>,
+  headers: Headers = {},
+  ctx?: ReferenceContext,
+  status = 200,
+): void {
+  sendXml(res, status, { [root]: { '@xmlns': S3_XMLNS, ...content } }, headers, ctx);
+}
+
+export function sendEmpty(res: http.ServerResponse, status: number, headers: Headers = {}): void {
+  res.writeHead(status, headers);
+  res.end();
+}
+
+/** Renders an S3Error (anything else becomes InternalError); HEAD answers carry no body. */
+export function sendError(
+  res: http.ServerResponse,
+  err: unknown,
+  ctx: ReferenceContext,
+  method: string,
+  resource: string,
+): void {
+  const e =
+    err instanceof S3Error
+      ? err
+      : new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+  if (!(err instanceof S3Error)) logInternal(err);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const rid = requestId();
+  if (method === 'HEAD') {
+    res.writeHead(e.status, { ...e.headers, 'x-amz-request-id': rid, 'x-amz-error-code': e.code });
+    res.end();
+    return;
+  }
+  const inner = { Code: e.code, Message: e.message, ...e.extra, Resource: resource, RequestId: rid };
+  // SPEC behaviour 16: no xmlns on the top-level Error element.
+  const doc = ctx.faults.has('s3-error-xmlns')
+    ? { Error: { '@xmlns': S3_XMLNS, ...inner } }
+    : { Error: inner };
+  sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid }, ctx);
+}
+
+function logInternal(err: unknown): void {
+  // One line, no request data: request headers may carry signatures.
+  const what = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`edgecheck reference s3: internal error: ${what}\n`);
+}

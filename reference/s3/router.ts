@@ -1,0 +1,132 @@
+import * as buckets from './buckets.ts';
+import type { S3Call } from './call.ts';
+import { copyObject } from './copy.ts';
+import * as cors from './cors.ts';
+import { deleteObjects } from './delete-objects.ts';
+import { notImplemented, S3Error } from './errors.ts';
+import { listMultipartUploads } from './list-uploads.ts';
+import { ignoredParam, listBuckets, listObjects } from './listing.ts';
+import * as mp from './multipart.ts';
+import { deleteObject, getObject, putObject, requireKey } from './objects.ts';
+
+type Op = (call: S3Call) => void | Promise<void>;
+
+/** Query parameters that select an operation (subresources); anything else is an operation's own parameter. */
+const SUBRESOURCES = new Set([
+  'acl',
+  'analytics',
+  'accelerate',
+  'attributes',
+  'cors',
+  'delete',
+  'encryption',
+  'intelligent-tiering',
+  'inventory',
+  'legal-hold',
+  'lifecycle',
+  'location',
+  'logging',
+  'metrics',
+  'notification',
+  'object-lock',
+  'ownershipControls',
+  'policy',
+  'policyStatus',
+  'publicAccessBlock',
+  'replication',
+  'requestPayment',
+  'restore',
+  'retention',
+  'select',
+  'session',
+  'tagging',
+  'torrent',
+  'uploads',
+  'uploadId',
+  'versioning',
+  'versions',
+  'website',
+  'renameObject',
+  'metadataTable',
+  'metadataConfiguration',
+]);
+
+const BUCKET_OPS: Record<string, Record<string, Op>> = {
+  GET: {
+    '': listObjects,
+    location: buckets.getBucketLocation,
+    cors: cors.getBucketCors,
+    encryption: buckets.getBucketEncryption,
+    uploads: listMultipartUploads,
+    acl: (c) => buckets.standIn(c, 'acl'),
+    versioning: (c) => buckets.standIn(c, 'versioning'),
+    lifecycle: (c) => buckets.standIn(c, 'lifecycle'),
+    replication: (c) => buckets.standIn(c, 'replication'),
+    tagging: (c) => buckets.standIn(c, 'tagging'),
+    'object-lock': (c) => buckets.standIn(c, 'object-lock'),
+  },
+  PUT: {
+    '': buckets.createBucket,
+    cors: cors.putBucketCors,
+    encryption: buckets.putBucketEncryption,
+    lifecycle: buckets.putBucketLifecycle,
+  },
+  DELETE: {
+    '': buckets.deleteBucket,
+    cors: cors.deleteBucketCors,
+    encryption: buckets.deleteBucketEncryption,
+    lifecycle: buckets.deleteBucketLifecycle,
+  },
+  HEAD: { '': buckets.headBucket },
+  POST: { delete: deleteObjects },
+};
+
+const OBJECT_OPS: Record<string, Record<string, Op>> = {
+  GET: { '': getObject, uploadId: mp.listParts },
+  HEAD: { '': getObject },
+  PUT: {
+    '': (c) => (c.req.headers['x-amz-copy-source'] !== undefined ? copyObject(c) : putObject(c)),
+    uploadId: (c) =>
+      c.req.headers['x-amz-copy-source'] !== undefined ? mp.uploadPartCopy(c) : mp.uploadPart(c),
+  },
+  POST: { '': putObject, uploads: mp.createMultipartUpload, uploadId: mp.completeMultipartUpload },
+  DELETE: { '': deleteObject, uploadId: mp.abortMultipartUpload },
+};
+
+/** The subresource naming the operation, or '' for the plain one. Several subresources are not an operation. */
+function subresource(query: URLSearchParams): string {
+  const found = [...new Set([...query.keys()].filter((k) => SUBRESOURCES.has(k) && !ignoredParam(k)))];
+  if (found.length > 1) throw notImplemented(`The combination ?${found.join('&')}`);
+  return found[0] ?? '';
+}
+
+/**
+ * Picks the operation from method, bucket, key and subresource. SPEC behaviour 6: an unsupported operation
+ * is rejected as not implemented, never turned into another one; behaviour 7: x-id is ignored.
+ */
+export async function dispatch(call: S3Call): Promise<void> {
+  if (!call.bucket) {
+    if (call.method === 'GET') return listBuckets(call);
+    throw unsupported(call, `${call.method} on the service`);
+  }
+  const sub = subresource(call.query);
+  const table = call.key ? OBJECT_OPS : BUCKET_OPS;
+  const op = table[call.method]?.[sub];
+  if (!op)
+    throw unsupported(call, `${call.method} ${call.key ? 'object' : 'bucket'}${sub ? ` ?${sub}` : ''}`);
+  if (call.key) requireKey(call);
+  if (call.key && sub === 'uploadId' && call.method === 'PUT' && !call.query.has('partNumber')) {
+    throw new S3Error(400, 'InvalidRequest', 'UploadPart needs partNumber and uploadId.');
+  }
+  if (call.key && sub === '' && call.method === 'PUT' && call.query.has('partNumber')) {
+    throw new S3Error(400, 'InvalidRequest', 'UploadPart needs partNumber and uploadId.');
+  }
+  await op(call);
+}
+
+function unsupported(call: S3Call, what: string): S3Error {
+  if (call.ctx.faults.has('s3-unsupported-500')) {
+    return new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+  }
+  return notImplemented(what);
+}

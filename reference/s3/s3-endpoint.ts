@@ -1,0 +1,59 @@
+import type http from 'node:http';
+import type { ReferenceContext } from '../context.ts';
+import type { Handler } from '../server.ts';
+import { parseAddress } from './address.ts';
+import type { S3Call } from './call.ts';
+import { corsHeaders, preflight } from './cors.ts';
+import { S3Error } from './errors.ts';
+import { sendError } from './respond.ts';
+import { dispatch } from './router.ts';
+import { authenticate } from './sigv4.ts';
+import type { S3Store } from './store.ts';
+
+/** The S3-compatible endpoint: addressing, CORS preflight, SigV4, then the operation. */
+export function createS3Endpoint(ctx: ReferenceContext, store: S3Store): Handler {
+  return (req, res) => {
+    handle(req, res, ctx, store).catch((err) =>
+      sendError(res, err, ctx, req.method ?? 'GET', req.url ?? '/'),
+    );
+  };
+}
+
+async function handle(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  ctx: ReferenceContext,
+  store: S3Store,
+) {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const resourceOf = (bucket: string, key: string) => `/${bucket}${key ? `/${key}` : ''}`;
+  let address: ReturnType<typeof parseAddress>;
+  try {
+    address = parseAddress(req.url ?? '/', req.headers.host);
+  } catch (err) {
+    req.resume();
+    throw err;
+  }
+  const { bucket, key, rawPath, query } = address;
+  const resource = resourceOf(bucket, key);
+  try {
+    if (method === 'OPTIONS') {
+      // Preflights are never signed (SPEC behaviour 14).
+      req.resume();
+      if (!req.headers.origin) {
+        throw new S3Error(400, 'BadRequest', 'Insufficient information. Origin request header needed.');
+      }
+      return preflight(req, res, store.bucket(bucket), ctx);
+    }
+    const { payloadHash } = await authenticate({ method, rawPath, query, headers: req.headers }, ctx);
+    const call: S3Call = { req, res, ctx, store, method, query, bucket, key, payloadHash, resource };
+    for (const [name, value] of Object.entries(corsHeaders(req, store.buckets.get(bucket), ctx))) {
+      res.setHeader(name, value);
+    }
+    await dispatch(call);
+  } catch (err) {
+    // Drain what the client is still sending, so that it reads the error instead of a reset.
+    if (!req.readableEnded) req.resume();
+    sendError(res, err, ctx, method, resource);
+  }
+}

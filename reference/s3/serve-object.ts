@@ -1,0 +1,148 @@
+import type http from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { ReferenceContext } from '../context.ts';
+import type { BlobStore } from './blobs.ts';
+import { checkRead } from './conditionals.ts';
+import { S3Error } from './errors.ts';
+import { type ByteRange, parseRange } from './ranges.ts';
+import type { Headers } from './respond.ts';
+import type { ObjectRecord } from './store.ts';
+
+const OVERRIDES: Record<string, string> = {
+  'response-content-type': 'content-type',
+  'response-content-disposition': 'content-disposition',
+  'response-content-encoding': 'content-encoding',
+  'response-content-language': 'content-language',
+  'response-cache-control': 'cache-control',
+  'response-expires': 'expires',
+};
+
+export interface ServeOptions {
+  /** The public entry point: gzip content is sent encoded only to clients that accept gzip. */
+  publicEntry?: boolean;
+  query?: URLSearchParams;
+  extraHeaders?: Headers;
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+export function objectHeaders(obj: ObjectRecord): Headers {
+  const h: Headers = {
+    etag: obj.etag,
+    'last-modified': obj.lastModified.toUTCString(),
+    'content-type': obj.contentType,
+    'accept-ranges': 'bytes',
+    'x-amz-version-id': obj.versionId,
+    ...obj.headers,
+  };
+  for (const [k, v] of Object.entries(obj.metadata)) h[`x-amz-meta-${k}`] = v;
+  if (obj.partSizes) h['x-amz-mp-parts-count'] = obj.partSizes.length;
+  return h;
+}
+
+/** GetObject / HeadObject, on the S3 endpoint and the public entry point: conditionals, ranges, parts, streaming. */
+export async function serveObject(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  ctx: ReferenceContext,
+  blobs: BlobStore,
+  obj: ObjectRecord,
+  options: ServeOptions = {},
+): Promise<void> {
+  const head = req.method === 'HEAD';
+  const headers = { ...objectHeaders(obj), ...options.extraHeaders };
+  const notModified = checkRead(
+    {
+      ifMatch: header(req, 'if-match'),
+      ifNoneMatch: header(req, 'if-none-match'),
+      ifModifiedSince: header(req, 'if-modified-since'),
+      ifUnmodifiedSince: header(req, 'if-unmodified-since'),
+    },
+    obj.etag,
+    obj.lastModified,
+  );
+  if (notModified) {
+    res.writeHead(304, { etag: obj.etag, 'last-modified': obj.lastModified.toUTCString() });
+    res.end();
+    return;
+  }
+  for (const [param, name] of Object.entries(OVERRIDES)) {
+    const v = options.query?.get(param);
+    if (v !== undefined && v !== null) headers[name] = v;
+  }
+
+  let range: ByteRange | undefined;
+  const partNumber = options.query?.get('partNumber');
+  if (partNumber !== null && partNumber !== undefined) {
+    range = partRange(obj, partNumber);
+  } else {
+    range = parseRange(header(req, 'range'), obj.blob.size);
+  }
+
+  const gzipped = /(^|,)\s*gzip\s*($|,)/i.test(obj.headers['content-encoding'] ?? '');
+  if (options.publicEntry && gzipped) {
+    const accepts = /\bgzip\b/i.test(header(req, 'accept-encoding') ?? '');
+    if (ctx.faults.has('s3-public-gzip-no-content-encoding')) delete headers['content-encoding'];
+    if (!accepts) {
+      // The client cannot decode gzip: serve the decoded bytes, whose length is unknown up front.
+      delete headers['content-encoding'];
+      delete headers['accept-ranges'];
+      res.writeHead(200, headers);
+      if (head) return void res.end();
+      await pipeline(blobs.read(obj.blob), createGunzip(), res).catch(() => res.destroy());
+      return;
+    }
+  }
+
+  if (range && obj.blob.size > 0 && !(partNumber === '1' && !obj.partSizes)) {
+    let { start, end } = range;
+    if (ctx.faults.has('s3-range-off-by-one') && end > start) end -= 1;
+    headers['content-range'] = `bytes ${start}-${end}/${obj.blob.size}`;
+    headers['content-length'] = end - start + 1;
+    const status = ctx.faults.has('s3-range-status-200') ? 200 : 206;
+    return send(res, status, headers, head ? undefined : () => blobs.read(obj.blob, start, end));
+  }
+  if (ctx.faults.has('s3-content-range-on-full') && obj.blob.size > 0) {
+    headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;
+  }
+  if (!options.publicEntry && header(req, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED') {
+    for (const [alg, v] of Object.entries(obj.checksums)) headers[`x-amz-checksum-${alg}`] = v;
+  }
+  headers['content-length'] = obj.blob.size;
+  return send(res, 200, headers, head || obj.blob.size === 0 ? undefined : () => blobs.read(obj.blob));
+}
+
+function partRange(obj: ObjectRecord, partNumber: string): ByteRange | undefined {
+  const n = Number(partNumber);
+  const sizes = obj.partSizes ?? [obj.blob.size];
+  if (!Number.isInteger(n) || n < 1 || n > 10000) {
+    throw new S3Error(
+      400,
+      'InvalidArgument',
+      'Part number must be an integer between 1 and 10000, inclusive.',
+    );
+  }
+  if (n > sizes.length)
+    throw new S3Error(416, 'InvalidPartNumber', 'The requested partnumber is not satisfiable.');
+  const start = sizes.slice(0, n - 1).reduce((a, b) => a + b, 0);
+  if (sizes[n - 1] === 0) return undefined;
+  return { start, end: start + sizes[n - 1] - 1 };
+}
+
+async function send(
+  res: http.ServerResponse,
+  status: number,
+  headers: Headers,
+  body: (() => NodeJS.ReadableStream) | undefined,
+): Promise<void> {
+  res.writeHead(status, headers);
+  if (!body) {
+    res.end();
+    return;
+  }
+  await pipeline(body(), res).catch(() => res.destroy());
+}

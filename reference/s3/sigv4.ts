@@ -1,0 +1,245 @@
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { ReferenceContext } from '../context.ts';
+import { S3Error } from './errors.ts';
+
+/** What the signature says about the body that follows. */
+export interface Authenticated {
+  /** x-amz-content-sha256 (or UNSIGNED-PAYLOAD for presigned URLs): hex SHA-256, UNSIGNED-PAYLOAD or STREAMING-... */
+  payloadHash: string;
+}
+
+export interface SignedRequestParts {
+  method: string;
+  /** Path exactly as sent, without the query. */
+  rawPath: string;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+// SPEC behaviour 2: the only region is auto; "" and us-east-1 are aliases.
+const REGIONS = new Set(['auto', '', 'us-east-1']);
+const MAX_SKEW_MS = 15 * 60 * 1000;
+const MAX_EXPIRES_S = 7 * 24 * 3600;
+
+const accessDenied = (message: string) => new S3Error(403, 'AccessDenied', message);
+const mismatch = () =>
+  new S3Error(
+    403,
+    'SignatureDoesNotMatch',
+    'The request signature we calculated does not match the signature you provided. Check your secret access key and signing method.',
+  );
+
+/** Verifies SigV4 (Authorization header or presigned query); the expected signature comes from AWS's signer. */
+export async function authenticate(parts: SignedRequestParts, ctx: ReferenceContext): Promise<Authenticated> {
+  const auth = header(parts.headers, 'authorization');
+  if (auth !== undefined) return verifyHeader(parts, auth, ctx);
+  if (parts.query.has('X-Amz-Signature') || parts.query.has('X-Amz-Credential'))
+    return verifyPresigned(parts, ctx);
+  throw accessDenied('Access Denied: the request is not signed.');
+}
+
+function header(headers: SignedRequestParts['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+interface Scope {
+  accessKeyId: string;
+  date: string;
+  region: string;
+}
+
+function parseCredential(credential: string, ctx: ReferenceContext): Scope {
+  const [accessKeyId, date, region, service, terminator, ...rest] = credential.split('/');
+  if (rest.length > 0 || terminator !== 'aws4_request' || service !== 's3' || region === undefined) {
+    throw new S3Error(
+      400,
+      'AuthorizationHeaderMalformed',
+      `The credential scope '${date}/${region}/${service}' is malformed.`,
+    );
+  }
+  if (accessKeyId !== ctx.credentials.accessKeyId) {
+    throw new S3Error(
+      403,
+      'InvalidAccessKeyId',
+      'The access key ID you provided does not exist in our records.',
+    );
+  }
+  if (!REGIONS.has(region)) {
+    throw new S3Error(
+      400,
+      'AuthorizationHeaderMalformed',
+      `The authorization region '${region}' is wrong; expecting 'auto'.`,
+    );
+  }
+  return { accessKeyId, date, region };
+}
+
+function parseAmzDate(value: string | null | undefined): Date {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '');
+  if (!m) throw accessDenied('X-Amz-Date is missing or not in the form YYYYMMDDTHHMMSSZ.');
+  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]));
+}
+
+function signer(scope: Scope, ctx: ReferenceContext): SignatureV4 {
+  return new SignatureV4({
+    credentials: { accessKeyId: scope.accessKeyId, secretAccessKey: ctx.credentials.secretAccessKey },
+    region: scope.region,
+    service: 's3',
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+}
+
+/** S3 signs the path as sent; some clients encode it differently from AWS's rule, so try the strict form too. */
+function pathCandidates(rawPath: string): string[] {
+  const strict = rawPath
+    .split('/')
+    .map((seg) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(seg);
+      } catch {
+        return seg;
+      }
+      return encodeURIComponent(decoded).replace(
+        /[!'()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      );
+    })
+    .join('/');
+  return strict === rawPath ? [rawPath] : [rawPath, strict];
+}
+
+function queryObject(query: URLSearchParams, drop: string[]): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of query) {
+    if (drop.includes(k)) continue;
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function signedHeaderValues(parts: SignedRequestParts, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const v = header(parts.headers, name);
+    if (v === undefined) throw accessDenied(`The signed header '${name}' is missing from the request.`);
+    out[name] = v;
+  }
+  return out;
+}
+
+function equalSignatures(a: string, b: string): boolean {
+  return a.length === b.length && a.toLowerCase() === b.toLowerCase();
+}
+
+async function verifyHeader(
+  parts: SignedRequestParts,
+  auth: string,
+  ctx: ReferenceContext,
+): Promise<Authenticated> {
+  const m =
+    /^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-fA-F]+)\s*$/.exec(
+      auth,
+    );
+  if (!m) {
+    throw new S3Error(
+      400,
+      'AuthorizationHeaderMalformed',
+      'The authorization header is malformed; use AWS4-HMAC-SHA256.',
+    );
+  }
+  const scope = parseCredential(m[1], ctx);
+  const signedNames = m[2].split(';');
+  const given = m[3];
+  const date = parseAmzDate(header(parts.headers, 'x-amz-date'));
+  if (Math.abs(Date.now() - date.getTime()) > MAX_SKEW_MS) {
+    throw new S3Error(
+      403,
+      'RequestTimeTooSkewed',
+      'The difference between the request time and the server time is too large.',
+    );
+  }
+  const payloadHash = header(parts.headers, 'x-amz-content-sha256') ?? 'UNSIGNED-PAYLOAD';
+  if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash };
+  const headers = signedHeaderValues(parts, signedNames);
+  headers['x-amz-content-sha256'] = payloadHash;
+  const unsignable = signedNames.includes('x-amz-content-sha256')
+    ? undefined
+    : new Set(['x-amz-content-sha256']);
+  for (const path of pathCandidates(parts.rawPath)) {
+    const request = new HttpRequest({
+      method: parts.method,
+      protocol: 'http:',
+      hostname: 'unused',
+      path,
+      query: queryObject(parts.query, []),
+      headers,
+    });
+    const signed = await signer(scope, ctx).sign(request, {
+      signingDate: date,
+      signableHeaders: new Set(signedNames),
+      unsignableHeaders: unsignable,
+    });
+    const expected = /Signature=([0-9a-f]+)/.exec(String(signed.headers.authorization))?.[1] ?? '';
+    if (equalSignatures(expected, given)) return { payloadHash };
+  }
+  throw mismatch();
+}
+
+async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext): Promise<Authenticated> {
+  const q = parts.query;
+  if (q.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') {
+    throw new S3Error(400, 'AuthorizationQueryParametersError', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256.');
+  }
+  const scope = parseCredential(q.get('X-Amz-Credential') ?? '', ctx);
+  const date = parseAmzDate(q.get('X-Amz-Date'));
+  const expires = Number(q.get('X-Amz-Expires'));
+  if (!Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_S) {
+    throw new S3Error(
+      400,
+      'AuthorizationQueryParametersError',
+      'X-Amz-Expires must be between 1 and 604800 seconds.',
+    );
+  }
+  if (Date.now() > date.getTime() + expires * 1000) throw accessDenied('Request has expired.');
+  const given = q.get('X-Amz-Signature') ?? '';
+  const payloadHash = q.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
+  if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash };
+  const signedNames = (q.get('X-Amz-SignedHeaders') ?? '').split(';').filter(Boolean);
+  const headers = signedHeaderValues(parts, signedNames);
+  if (!signedNames.includes('x-amz-content-sha256')) headers['x-amz-content-sha256'] = payloadHash;
+  const keep = [
+    'X-Amz-Algorithm',
+    'X-Amz-Credential',
+    'X-Amz-Date',
+    'X-Amz-Expires',
+    'X-Amz-SignedHeaders',
+    'X-Amz-Signature',
+  ];
+  for (const path of pathCandidates(parts.rawPath)) {
+    const request = new HttpRequest({
+      method: parts.method,
+      protocol: 'http:',
+      hostname: 'unused',
+      path,
+      query: queryObject(q, keep),
+      headers,
+    });
+    const presigned = await signer(scope, ctx).presign(request, {
+      signingDate: date,
+      expiresIn: expires,
+      signableHeaders: new Set(signedNames),
+      unsignableHeaders: new Set(['x-amz-content-sha256']),
+      unhoistableHeaders: new Set(Object.keys(headers)),
+    });
+    const expected = String(presigned.query?.['X-Amz-Signature'] ?? '');
+    if (equalSignatures(expected, given)) return { payloadHash };
+  }
+  throw mismatch();
+}

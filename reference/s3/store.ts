@@ -1,0 +1,110 @@
+import type { Blob } from './blobs.ts';
+import { BlobStore } from './blobs.ts';
+import { noSuchBucket } from './errors.ts';
+
+/** Stored headers and identity of one object. */
+export interface ObjectRecord {
+  key: string;
+  blob: Blob;
+  etag: string;
+  lastModified: Date;
+  versionId: string;
+  contentType: string;
+  /** Content-Encoding, Content-Disposition, Content-Language, Cache-Control, Expires as sent. */
+  headers: Record<string, string>;
+  /** x-amz-meta-* without the prefix. */
+  metadata: Record<string, string>;
+  /** Checksums sent with a single PUT, by algorithm (base64). */
+  checksums: Record<string, string>;
+  /** Part sizes of a multipart object (GetObject partNumber). */
+  partSizes?: number[];
+}
+
+export interface CorsRule {
+  id?: string;
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds?: number;
+}
+
+export interface PartRecord {
+  partNumber: number;
+  blob: Blob;
+  etag: string;
+  lastModified: Date;
+}
+
+export interface UploadRecord {
+  uploadId: string;
+  key: string;
+  initiated: Date;
+  contentType?: string;
+  headers: Record<string, string>;
+  metadata: Record<string, string>;
+  parts: Map<number, PartRecord>;
+}
+
+export interface BucketRecord {
+  name: string;
+  created: Date;
+  locationHint?: string;
+  objects: Map<string, ObjectRecord>;
+  uploads: Map<string, UploadRecord>;
+  /** Upload ids that were completed or aborted: aborting them again is not an error. */
+  finishedUploads: Set<string>;
+  cors?: CorsRule[];
+  /** The lifecycle configuration as a parsed document, returned as stored. */
+  lifecycle?: unknown;
+  encryption: 'AES256';
+}
+
+/** Buckets, objects and uploads; bodies live in the blob store (memory or the data directory). */
+export class S3Store {
+  readonly buckets = new Map<string, BucketRecord>();
+  readonly blobs: BlobStore;
+
+  constructor(dataDir?: string) {
+    this.blobs = new BlobStore(dataDir);
+  }
+
+  bucket(name: string): BucketRecord {
+    const b = this.buckets.get(name);
+    if (!b) throw noSuchBucket(name);
+    return b;
+  }
+
+  createBucket(name: string, locationHint?: string): BucketRecord {
+    const b: BucketRecord = {
+      name,
+      created: new Date(),
+      locationHint,
+      objects: new Map(),
+      uploads: new Map(),
+      finishedUploads: new Set(),
+      encryption: 'AES256',
+    };
+    this.buckets.set(name, b);
+    return b;
+  }
+
+  putObject(bucket: BucketRecord, record: ObjectRecord): void {
+    const old = bucket.objects.get(record.key);
+    bucket.objects.set(record.key, record);
+    if (old) this.blobs.release(old.blob);
+  }
+
+  deleteObject(bucket: BucketRecord, key: string): void {
+    const old = bucket.objects.get(key);
+    if (!old) return;
+    bucket.objects.delete(key);
+    this.blobs.release(old.blob);
+  }
+
+  dropUpload(bucket: BucketRecord, upload: UploadRecord): void {
+    bucket.uploads.delete(upload.uploadId);
+    bucket.finishedUploads.add(upload.uploadId);
+    for (const p of upload.parts.values()) this.blobs.release(p.blob);
+  }
+}
