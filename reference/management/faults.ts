@@ -1,3 +1,257 @@
 import type { FaultDef } from '../faults.ts';
+import { DNS_SETTINGS_RETIREMENT } from './dns-settings.ts';
+import { RETIRED_ENDPOINTS } from './retired-endpoints.ts';
+import { serveFaultName } from './retirement.ts';
+import { RETIRED_SETTINGS } from './zone-settings.ts';
 
-export const managementFaults: FaultDef[] = [];
+type Entry = [name: string, description: string, breaks: string[]];
+
+/** Each fault breaks one documented behaviour at the place it lives; `breaks` names the clauses that notice. */
+const ENTRIES: Entry[] = [
+  // envelope, errors, result_info, pagination
+  [
+    'drop-result-info',
+    'list answers carry no result_info',
+    [
+      'mgmt.envelope.result-info',
+      'mgmt.result-info.fields',
+      'mgmt.result-info.count',
+      'mgmt.result-info.totals',
+      'mgmt.pagination.echo',
+      'mgmt.dns.list',
+      'mgmt.certpacks.list',
+    ],
+  ],
+  ['ignore-direction', 'lists ignore direction=ASC/DESC', ['mgmt.pagination.order']],
+  [
+    'error-past-last-page',
+    'a page past the last one answers an error instead of an empty result',
+    ['mgmt.pagination.past-end'],
+  ],
+  ['failure-result-not-null', 'failure envelopes carry result {} instead of null', ['mgmt.errors.envelope']],
+  [
+    'no-route-html',
+    'unknown routes and methods answer an HTML page instead of an error envelope',
+    ['mgmt.envelope.fields'],
+  ],
+  // authentication
+  ['accept-missing-auth', 'requests without credentials are served', ['mgmt.auth.missing']],
+  ['accept-wrong-credentials', 'requests with a wrong token or key pair are served', ['mgmt.auth.wrong']],
+  ['reject-legacy-auth', 'X-Auth-Email + X-Auth-Key is refused', ['mgmt.auth.legacy']],
+  [
+    'auth-error-status-200',
+    'authentication failures answer HTTP 200 (with success false)',
+    ['mgmt.auth.missing', 'mgmt.auth.wrong'],
+  ],
+  // zones
+  ['zone-drop-name', 'the zone object has no name', ['mgmt.zones.get']],
+  ['zone-id-mismatch', 'the zone answered carries another id than the one requested', ['mgmt.zones.id']],
+  // DNS records
+  [
+    'relative-record-name',
+    'record names are answered relative to the zone (www instead of www.example.com)',
+    ['mgmt.dns.name'],
+  ],
+  ['patch-replaces-record', 'PATCH resets the fields it was not sent', ['mgmt.dns.patch']],
+  ['put-merges-record', 'PUT keeps the old values of fields it was not sent', ['mgmt.dns.put']],
+  ['srv-data-drops-port', 'SRV data is answered without port', ['mgmt.dns.srv-data-fields', 'mgmt.dns.data']],
+  [
+    'accept-invalid-dns-content',
+    'records with invalid content (an A record that is no IPv4 address) are accepted',
+    ['dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
+  ],
+  // rulesets, rules, custom log fields
+  [
+    'allow-second-zone-ruleset',
+    'a second zone ruleset for the same phase is accepted',
+    ['mgmt.rulesets.one-per-phase'],
+  ],
+  ['rulesets-list-without-phase', 'the ruleset list omits phase', ['mgmt.rulesets.list']],
+  [
+    'put-appends-rules',
+    'PUT appends the rules sent instead of replacing all rules',
+    ['mgmt.rulesets.put-replaces'],
+  ],
+  [
+    'static-ruleset-version',
+    'PUT and rule changes keep the old ruleset version',
+    ['mgmt.rulesets.put-version'],
+  ],
+  [
+    'static-ruleset-last-updated',
+    'PUT and rule changes keep the old last_updated',
+    ['mgmt.rulesets.put-last-updated'],
+  ],
+  [
+    'rule-patch-ignored',
+    'PATCH of a rule answers success without changing the rule',
+    ['mgmt.rulesets.rule-patch'],
+  ],
+  ['ignore-rule-enabled', 'rules stay enabled whatever enabled says', ['mgmt.rules.enabled']],
+  ['no-entrypoint', 'PUT of a phase entry point answers not found', ['mgmt.rulesets.entrypoint']],
+  ['no-account-rulesets', 'the account-level ruleset endpoints do not exist', ['mgmt.rulesets.account']],
+  [
+    'accept-custom-field-expression',
+    'log_custom_field rules with an expression other than true are accepted',
+    ['mgmt.lcf.expression-true'],
+  ],
+  [
+    'accept-empty-custom-fields',
+    'log_custom_field rules without any of the three arrays are accepted',
+    ['mgmt.lcf.one-array-required'],
+  ],
+  [
+    'rewrite-header-field-names',
+    'header field names are stored capitalised (X-Request-Id) instead of as sent',
+    ['mgmt.lcf.header-names-lower'],
+  ],
+  ['lowercase-cookie-fields', 'cookie field names are folded to lower case', ['mgmt.lcf.cookie-case']],
+  ['no-custom-field-limit', 'more than 40 custom log fields per zone are accepted', ['mgmt.lcf.limit-40']],
+  // log-push jobs
+  [
+    'reject-custom-field-carriers',
+    'jobs whose fields include Cookies, RequestHeaders or ResponseHeaders are refused',
+    ['mgmt.logpush.custom-fields', 'mgmt.lcf.procedure'],
+  ],
+  [
+    'reject-ownership-challenge',
+    'job creation refuses the ownership_challenge field',
+    ['mgmt.logpush.create'],
+  ],
+  // certificate packs
+  ['drop-pack-fields', 'certificate packs are answered without validity_days', ['mgmt.certpacks.schema']],
+  [
+    'drop-certificate-fields',
+    'certificates are answered without signature',
+    ['mgmt.certpacks.certificate-schema'],
+  ],
+  // invitations
+  [
+    'reject-invite-accept',
+    'PATCH status accepted answers an error',
+    ['mgmt.invites.accept', 'mgmt.invites.accepted-state'],
+  ],
+  [
+    'invite-status-not-saved',
+    'PATCH status accepted succeeds but the invitation stays pending',
+    ['mgmt.invites.accepted-state'],
+  ],
+  // settings and DNS settings
+  ['reject-security-level-off', 'security_level off is refused', ['mgmt.settings.security-level']],
+  [
+    'ignore-dns-settings-fields',
+    'PATCH dns_settings ignores multi_provider and secondary_overrides',
+    ['mgmt.dns-settings.update'],
+  ],
+  [
+    'dns-settings-string-booleans',
+    'multi_provider and secondary_overrides are answered as strings',
+    ['mgmt.dns-settings.types', 'mgmt.dns-settings.show'],
+  ],
+  // object storage management
+  [
+    'no-migration-routes',
+    'the bucket migration endpoints do not exist',
+    ['mgmt.storage.migration-get', 'mgmt.storage.migration-put', 'mgmt.storage.migration-patch'],
+  ],
+  // deprecation schedule
+  [
+    'keep-error-chain',
+    'DNS validation errors keep code 1004 with error_chain from 2024-10-01',
+    ['dep.dns-error-chain.direct'],
+  ],
+  [
+    'drop-error-chain-early',
+    'DNS validation errors answer the root cause directly before 2024-10-01',
+    ['dep.dns-error-chain.wrapped'],
+  ],
+  [
+    'accept-security-level-high',
+    'security_level values other than off and under_attack are accepted from 2024-09-30',
+    ['dep.security-level.restricted'],
+  ],
+  [
+    'reject-under-attack',
+    'security_level under_attack is refused from 2024-09-30',
+    ['dep.security-level.under-attack'],
+  ],
+  [
+    'restrict-security-level-early',
+    'the security level and threat score restrictions apply before 2024-09-30',
+    ['dep.security-level.any-value', 'dep.ruleset-security-level.accepted', 'dep.threat-score.accepted'],
+  ],
+  [
+    'accept-rule-security-level',
+    'rules setting security_level to other values are accepted from 2024-09-30',
+    ['dep.ruleset-security-level.rejected'],
+  ],
+  [
+    'accept-threat-score-expression',
+    'rule expressions using cf.threat_score are accepted from 2024-09-30',
+    ['dep.threat-score.rejected'],
+  ],
+  ['keep-locked-field', 'DNS records carry locked from 2024-07-14', ['dep.dns-locked.omitted']],
+  ['drop-locked-field-early', 'DNS records omit locked before 2024-07-14', ['dep.dns-locked.false']],
+  ['honor-locked-input', 'locked: true sent by a client is stored and answered', ['dep.dns-locked.ignored']],
+  [
+    'accept-srv-name-fields',
+    'SRV data service, proto and name are accepted from 2024-05-31',
+    ['dep.srv-name-fields.rejected'],
+  ],
+  [
+    'produce-srv-name-fields',
+    'SRV data in responses carries service, proto and name from 2024-05-31',
+    ['dep.srv-name-fields.not-produced'],
+  ],
+  [
+    'srv-name-fields-gone-early',
+    'SRV data service, proto and name are refused and not produced before 2024-05-31',
+    ['dep.srv-name-fields.accepted', 'dep.srv-name-fields.produced'],
+  ],
+  [
+    'accept-te-with-cl',
+    'requests with Transfer-Encoding and Content-Length are served from 2023-07-01',
+    ['dep.te-cl.declined'],
+  ],
+  [
+    'decline-te-with-cl-early',
+    'requests with Transfer-Encoding and Content-Length are declined before 2023-07-01',
+    ['dep.te-cl.accepted'],
+  ],
+  [
+    'no-page-shield-route',
+    'the page_shield routes that replace script_monitor do not exist',
+    ['dep.script-monitor.page-shield-route'],
+  ],
+  [
+    'no-direct-upload-v2',
+    'POST images/v2/direct_upload does not exist',
+    ['dep.direct-upload-v1.v2-replacement'],
+  ],
+];
+
+const RETIREMENTS = [
+  ...RETIRED_ENDPOINTS.map((r) => r.retirement),
+  ...RETIRED_SETTINGS,
+  DNS_SETTINGS_RETIREMENT,
+];
+
+export const managementFaults: FaultDef[] = [
+  ...ENTRIES.map(
+    ([name, description, breaks]): FaultDef => ({ name, area: 'management', description, breaks }),
+  ),
+  {
+    name: 'retire-early',
+    area: 'management',
+    description: 'retired endpoints answer an error before their end-of-life date',
+    breaks: RETIREMENTS.map((r) => `dep.${r.subject}.available`),
+  },
+  ...RETIREMENTS.map(
+    (r): FaultDef => ({
+      name: serveFaultName(r.subject),
+      area: 'management',
+      description: `the retired ${r.subject} endpoints are still served from ${r.eol}`,
+      breaks: [`dep.${r.subject}.retired`],
+    }),
+  ),
+];

@@ -1,10 +1,133 @@
+import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../server.ts';
+import { ApiError, CODES } from './api-error.ts';
+import { authenticate } from './auth.ts';
+import { readJsonBody } from './body.ts';
+import { registerCertificatePacks } from './certificate-packs.ts';
+import { registerDnsRecords } from './dns-records.ts';
+import { registerDnsSettings } from './dns-settings.ts';
+import { failure, sendJson, success } from './envelope.ts';
+import { registerInvites } from './invites.ts';
+import { registerLogpush } from './logpush.ts';
+import { registerMigration } from './migration.ts';
+import { registerRetiredEndpoints } from './retired-endpoints.ts';
+import { Router } from './router.ts';
+import { registerRulesets } from './rulesets.ts';
+import { EOL, since } from './schedule.ts';
+import { createState, type State } from './store.ts';
+import { registerZoneSettings } from './zone-settings.ts';
+import { registerZones } from './zones.ts';
 
-/** Placeholder until the management API lands: every route answers the no-route envelope. */
-export function createManagementHandler(_ctx: ReferenceContext): Handler {
-  return (_req, res) => {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ success: false, errors: [{ code: 7000, message: 'No route for that URI' }], messages: [], result: null }));
+const PREFIX = '/client/v4';
+
+export function buildRouter(): Router {
+  const router = new Router();
+  registerZones(router);
+  registerDnsRecords(router);
+  registerDnsSettings(router);
+  registerRulesets(router);
+  registerLogpush(router);
+  registerCertificatePacks(router);
+  registerInvites(router);
+  registerZoneSettings(router);
+  registerMigration(router);
+  registerRetiredEndpoints(router);
+  return router;
+}
+
+/** The management API v4 of the reference: one in-memory state per handler (per server). */
+export function createManagementHandler(ctx: ReferenceContext): Handler {
+  const router = buildRouter();
+  const state = createState(ctx);
+  return (req, res) => {
+    serve(ctx, router, state, req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendError(ctx, res, internalError(req, err));
+      else res.destroy();
+    });
   };
+}
+
+async function serve(
+  ctx: ReferenceContext,
+  router: Router,
+  state: State,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  try {
+    // SPEC Security 3 / Versioning: from 2023-07-01 a request with both headers is declined.
+    if (req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] !== undefined) {
+      const declined = since(ctx, EOL.transferEncodingWithLength)
+        ? !ctx.faults.has('accept-te-with-cl')
+        : ctx.faults.has('decline-te-with-cl-early');
+      if (declined) {
+        sendJson(
+          res,
+          400,
+          failure([
+            {
+              code: CODES.teWithCl,
+              message: 'Requests with both Transfer-Encoding and Content-Length are declined',
+            },
+          ]),
+          true,
+        );
+        req.resume();
+        return;
+      }
+    }
+    const url = new URL(req.url ?? '/', 'http://reference.invalid');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = url.pathname.replace(/\/+$/, '');
+    if (path !== PREFIX && !path.startsWith(`${PREFIX}/`)) {
+      throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+    }
+    const { handler, params } = router.match(method, path.slice(PREFIX.length) || '/');
+    authenticate(ctx, req.headers);
+    const body = await readJsonBody(req);
+    const out = handler({
+      method,
+      path,
+      params,
+      query: url.searchParams,
+      body,
+      headers: req.headers,
+      ctx,
+      state,
+    });
+    if (out.status === 204) {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    sendJson(res, out.status ?? 200, success(out.result, out.resultInfo));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    req.resume();
+    sendError(ctx, res, err);
+  }
+}
+
+function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiError): void {
+  const noRoute = err.errors.some((e) => e.code === CODES.noRoute || e.code === CODES.methodNotAllowed);
+  if (noRoute && ctx.faults.has('no-route-html')) {
+    res.writeHead(err.status, { 'content-type': 'text/html' });
+    res.end('<html><body><h1>404 Not Found</h1></body></html>');
+    return;
+  }
+  const auth = err.errors.some((e) => e.code === CODES.missingAuth || e.code === CODES.badAuth);
+  const status = auth && ctx.faults.has('auth-error-status-200') ? 200 : err.status;
+  const body = failure(err.errors);
+  if (ctx.faults.has('failure-result-not-null')) body.result = {};
+  sendJson(res, status, body);
+}
+
+/** Unexpected failures answer a generic envelope; the cause goes to stderr in one line, never to the client. */
+function internalError(req: http.IncomingMessage, err: unknown): ApiError {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(
+    `management reference: ${req.method} ${new URL(req.url ?? '/', 'http://x').pathname}: ${message}\n`,
+  );
+  return ApiError.of(500, CODES.internal, 'Internal server error');
 }

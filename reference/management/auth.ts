@@ -1,0 +1,48 @@
+import { timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
+import type { ReferenceContext } from '../context.ts';
+import { ApiError, CODES } from './api-error.ts';
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function header(headers: http.IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * SPEC: Authentication. A bearer token or the legacy X-Auth-Email + X-Auth-Key pair.
+ * Missing credentials are a bad request, wrong ones are forbidden; neither message echoes what was sent.
+ */
+export function authenticate(ctx: ReferenceContext, headers: http.IncomingHttpHeaders): void {
+  const authorization = header(headers, 'authorization');
+  const email = header(headers, 'x-auth-email');
+  const key = header(headers, 'x-auth-key');
+  const { credentials } = ctx;
+
+  if (authorization === undefined && email === undefined && key === undefined) {
+    if (ctx.faults.has('accept-missing-auth')) return;
+    throw ApiError.of(400, CODES.missingAuth, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers');
+  }
+  if (ctx.faults.has('accept-wrong-credentials')) return;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw ApiError.of(400, CODES.badAuth, 'Invalid format for Authorization header');
+    if (!same(match[1], credentials.token)) throw ApiError.of(403, CODES.badAuth, 'Authentication error');
+    return;
+  }
+  if (email === undefined || key === undefined) {
+    throw ApiError.of(400, CODES.missingAuth, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers');
+  }
+  if (ctx.faults.has('reject-legacy-auth')) throw ApiError.of(403, CODES.badAuth, 'Authentication error');
+  if (
+    !same(email.toLowerCase(), credentials.legacyEmail.toLowerCase()) ||
+    !same(key, credentials.legacyKey)
+  ) {
+    throw ApiError.of(403, CODES.badAuth, 'Authentication error');
+  }
+}

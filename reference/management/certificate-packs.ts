@@ -1,0 +1,46 @@
+import type { ReferenceContext } from '../context.ts';
+import { notFound } from './api-error.ts';
+import { type ListSpec, paginate } from './pagination.ts';
+import type { Router } from './router.ts';
+import { requireZone } from './scope.ts';
+import type { Json } from './store.ts';
+
+const LIST: ListSpec<Json> = {
+  orderBy: {
+    created_on: (p) => p.created_on as string,
+    type: (p) => p.type as string,
+    status: (p) => p.status as string,
+  },
+  defaultOrder: 'created_on',
+  defaultPerPage: 20,
+  maxPerPage: 1000,
+};
+
+/** SPEC: Certificate pack and Certificate fields; the faults drop one of each from responses. */
+function view(ctx: ReferenceContext, pack: Json): Json {
+  const out = structuredClone(pack);
+  if (ctx.faults.has('drop-pack-fields')) delete out.validity_days;
+  if (ctx.faults.has('drop-certificate-fields'))
+    for (const cert of out.certificates as Json[]) delete cert.signature;
+  return out;
+}
+
+export function registerCertificatePacks(router: Router): void {
+  router.on('GET', '/zones/:zone_id/ssl/certificate_packs', (req) => {
+    requireZone(req);
+    // Without ssl_status=all only active packs are listed, as the real service does.
+    const all =
+      req.query.get('ssl_status') === 'all'
+        ? req.state.certificatePacks
+        : req.state.certificatePacks.filter((p) => p.status === 'active');
+    const page = paginate(req.ctx, all, req.query, LIST);
+    return { result: page.items.map((p) => view(req.ctx, p)), resultInfo: page.info };
+  });
+
+  router.on('GET', '/zones/:zone_id/ssl/certificate_packs/:pack_id', (req) => {
+    requireZone(req);
+    const pack = req.state.certificatePacks.find((p) => p.id === req.params.pack_id);
+    if (!pack) throw notFound(`certificate pack ${req.params.pack_id}`);
+    return { result: view(req.ctx, pack) };
+  });
+}

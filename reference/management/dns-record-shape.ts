@@ -1,0 +1,71 @@
+import type { ReferenceContext } from '../context.ts';
+import { EOL, since } from './schedule.ts';
+import type { Json } from './store.ts';
+
+/** A DNS record as the reference keeps it; `toResponse` renders it for the as-of date. */
+export interface StoredRecord {
+  id: string;
+  zone_id: string;
+  zone_name: string;
+  name: string;
+  type: string;
+  content: string;
+  data?: Json;
+  priority?: number;
+  ttl: number;
+  proxied: boolean;
+  comment: string | null;
+  tags: string[];
+  created_on: string;
+  modified_on: string;
+  /** Only ever set under the `honor-locked-input` fault: SPEC says locked is always false. */
+  locked?: boolean;
+}
+
+export const PROXIABLE_TYPES = new Set(['A', 'AAAA', 'CNAME']);
+
+/** Splits `_sip._tcp.example.com` into the deprecated SRV data fields (SPEC: DNS record, SRV). */
+function srvNameFields(name: string): Json {
+  const [service, proto, ...rest] = name.split('.');
+  return { service, proto, name: rest.join('.') };
+}
+
+export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
+  const out: Json = {
+    id: rec.id,
+    zone_id: rec.zone_id,
+    zone_name: rec.zone_name,
+    name: ctx.faults.has('relative-record-name') ? relativeName(rec.name, rec.zone_name) : rec.name,
+    type: rec.type,
+    content: rec.content,
+    proxiable: PROXIABLE_TYPES.has(rec.type),
+    proxied: rec.proxied,
+    ttl: rec.ttl,
+    settings: {},
+    meta: { auto_added: false, managed_by_apps: false, managed_by_argo_tunnel: false },
+    comment: rec.comment,
+    tags: [...rec.tags],
+    created_on: rec.created_on,
+    modified_on: rec.modified_on,
+  };
+  if (rec.priority !== undefined) out.priority = rec.priority;
+  if (rec.data) {
+    const data: Json = { ...rec.data };
+    const produceSrvNames = since(ctx, EOL.srvNameFields)
+      ? ctx.faults.has('produce-srv-name-fields')
+      : !ctx.faults.has('srv-name-fields-gone-early');
+    if (rec.type === 'SRV' && produceSrvNames) Object.assign(data, srvNameFields(rec.name));
+    if (rec.type === 'SRV' && ctx.faults.has('srv-data-drops-port')) delete data.port;
+    out.data = data;
+  }
+  const lockedLive = since(ctx, EOL.lockedField)
+    ? ctx.faults.has('keep-locked-field')
+    : !ctx.faults.has('drop-locked-field-early');
+  if (lockedLive) out.locked = rec.locked ?? false;
+  return out;
+}
+
+function relativeName(name: string, zone: string): string {
+  if (name === zone) return '@';
+  return name.endsWith(`.${zone}`) ? name.slice(0, -(zone.length + 1)) : name;
+}

@@ -1,0 +1,125 @@
+import type { ReferenceContext } from '../context.ts';
+import { notFound } from './api-error.ts';
+import { type StoredRecord, toResponse } from './dns-record-shape.ts';
+import { fullName, type RecordFields, validateRecord } from './dns-record-validation.ts';
+import { newId, nowIso } from './ids.ts';
+import { type ListSpec, paginate } from './pagination.ts';
+import type { ApiRequest, Router } from './router.ts';
+import { objectBody, requireZone } from './scope.ts';
+import type { Json } from './store.ts';
+
+const LIST: ListSpec<StoredRecord> = {
+  orderBy: {
+    type: (r) => r.type,
+    name: (r) => r.name,
+    content: (r) => r.content,
+    ttl: (r) => r.ttl,
+    proxied: (r) => r.proxied,
+  },
+  defaultOrder: 'type',
+  defaultPerPage: 100,
+  maxPerPage: 5000,
+};
+
+function find(req: ApiRequest): StoredRecord {
+  requireZone(req);
+  const rec = req.state.dnsRecords.get(req.params.dns_record_id);
+  if (!rec) throw notFound(`DNS record ${req.params.dns_record_id}`);
+  return rec;
+}
+
+/** The fields a client controls, as a body: the starting point of a PATCH merge. */
+function asBody(rec: StoredRecord): Json {
+  const body: Json = {
+    type: rec.type,
+    name: rec.name,
+    content: rec.content,
+    ttl: rec.ttl,
+    proxied: rec.proxied,
+    comment: rec.comment,
+    tags: rec.tags,
+  };
+  if (rec.data) body.data = rec.data;
+  if (rec.priority !== undefined) body.priority = rec.priority;
+  return body;
+}
+
+function apply(rec: StoredRecord, fields: RecordFields): void {
+  Object.assign(rec, fields, { modified_on: nowIso() });
+  if (!fields.data) delete rec.data;
+  if (fields.priority === undefined) delete rec.priority;
+}
+
+/** SPEC: `locked` is ignored when sent by a client; the fault makes it stick. */
+function lockedInput(ctx: ReferenceContext, body: Json): boolean | undefined {
+  return ctx.faults.has('honor-locked-input') && body.locked === true ? true : undefined;
+}
+
+export function registerDnsRecords(router: Router): void {
+  router.on('GET', '/zones/:zone_id/dns_records', (req) => {
+    const zone = requireZone(req);
+    const q = req.query;
+    let all = [...req.state.dnsRecords.values()];
+    const type = q.get('type');
+    const name = q.get('name');
+    const content = q.get('content');
+    if (type) all = all.filter((r) => r.type === type.toUpperCase());
+    if (name) all = all.filter((r) => r.name === fullName(name, zone.name));
+    if (content) all = all.filter((r) => r.content === content);
+    const page = paginate(req.ctx, all, q, LIST);
+    return { result: page.items.map((r) => toResponse(req.ctx, r)), resultInfo: page.info };
+  });
+
+  router.on('POST', '/zones/:zone_id/dns_records', (req) => {
+    const zone = requireZone(req);
+    const body = objectBody(req);
+    const fields = validateRecord(req.ctx, zone.name, body);
+    const now = nowIso();
+    const rec: StoredRecord = {
+      id: newId(),
+      zone_id: zone.id,
+      zone_name: zone.name,
+      ...fields,
+      created_on: now,
+      modified_on: now,
+    };
+    const locked = lockedInput(req.ctx, body);
+    if (locked) rec.locked = locked;
+    req.state.dnsRecords.set(rec.id, rec);
+    return { result: toResponse(req.ctx, rec) };
+  });
+
+  router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => ({
+    result: toResponse(req.ctx, find(req)),
+  }));
+
+  router.on('PATCH', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
+    const rec = find(req);
+    const body = objectBody(req);
+    // PATCH changes only the fields sent; the fault turns it into a replacement.
+    const merged = req.ctx.faults.has('patch-replaces-record')
+      ? { type: rec.type, ...body }
+      : { ...asBody(rec), ...body };
+    apply(rec, validateRecord(req.ctx, rec.zone_name, merged));
+    const locked = lockedInput(req.ctx, body);
+    if (locked) rec.locked = locked;
+    return { result: toResponse(req.ctx, rec) };
+  });
+
+  router.on('PUT', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
+    const rec = find(req);
+    const body = objectBody(req);
+    // PUT replaces the record: fields not sent return to their defaults; the fault keeps the old ones.
+    const full = req.ctx.faults.has('put-merges-record') ? { ...asBody(rec), ...body } : body;
+    apply(rec, validateRecord(req.ctx, rec.zone_name, full));
+    const locked = lockedInput(req.ctx, body);
+    if (locked) rec.locked = locked;
+    return { result: toResponse(req.ctx, rec) };
+  });
+
+  router.on('DELETE', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
+    const rec = find(req);
+    req.state.dnsRecords.delete(rec.id);
+    return { result: { id: rec.id } };
+  });
+}

@@ -1,0 +1,37 @@
+import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
+import type { ApiRequest, Router } from './router.ts';
+import { objectBody } from './scope.ts';
+import type { Json } from './store.ts';
+
+const STATUSES = new Set(['accepted', 'rejected']);
+
+function find(req: ApiRequest): Json {
+  const invite = req.state.invites.get(req.params.invite_id);
+  if (!invite) throw notFound(`invite ${req.params.invite_id}`);
+  return invite;
+}
+
+export function registerInvites(router: Router): void {
+  router.on('GET', '/user/invites', (req) => ({
+    result: [...req.state.invites.values()].map((i) => ({ ...i })),
+  }));
+
+  router.on('GET', '/user/invites/:invite_id', (req) => ({ result: { ...find(req) } }));
+
+  /** SPEC States: PATCH with status accepted moves an existing invitation to accepted. */
+  router.on('PATCH', '/user/invites/:invite_id', (req) => {
+    const invite = find(req);
+    const status = objectBody(req).status;
+    if (typeof status !== 'string' || !STATUSES.has(status)) {
+      throw badRequest(`status must be one of ${[...STATUSES].join(', ')}`);
+    }
+    // Answering with the state it is already in succeeds again, so repeated runs can accept the same invite.
+    if (invite.status !== 'pending' && invite.status !== status) {
+      throw ApiError.of(400, CODES.conflict, `invite was already ${invite.status}`);
+    }
+    if (req.ctx.faults.has('reject-invite-accept'))
+      throw ApiError.of(403, CODES.badAuth, 'not allowed to answer this invite');
+    if (!req.ctx.faults.has('invite-status-not-saved')) invite.status = status;
+    return { result: { ...invite } };
+  });
+}

@@ -1,0 +1,88 @@
+import type { ReferenceContext } from '../context.ts';
+import { badRequest } from './api-error.ts';
+
+/** SPEC: result_info (pagination block). */
+export interface ResultInfo {
+  page: number;
+  per_page: number;
+  count: number;
+  total_count: number;
+  total_pages: number;
+}
+
+export interface ListSpec<T> {
+  /** Attributes accepted by `order`, with how to read them from an item. */
+  orderBy: Record<string, (item: T) => string | number | boolean | undefined>;
+  /** Attribute used when `direction` comes without `order`. */
+  defaultOrder: string;
+  defaultPerPage: number;
+  minPerPage?: number;
+  maxPerPage: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  info?: ResultInfo;
+}
+
+function positiveInt(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  if (!/^-?\d+$/.test(raw.trim())) throw badRequest(`${name} must be an integer, got '${raw}'`);
+  return Number.parseInt(raw, 10);
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return -1;
+  if (b === undefined || b === null) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : 1;
+}
+
+/** Applies page, per_page, order and direction to a list (SPEC: Endpoints, pagination query parameters). */
+export function paginate<T>(
+  ctx: ReferenceContext,
+  all: T[],
+  query: URLSearchParams,
+  spec: ListSpec<T>,
+): Page<T> {
+  const page = positiveInt(query, 'page') ?? 1;
+  if (page < 1) throw badRequest(`page must be 1 or more, got ${page}`);
+  const perPage = positiveInt(query, 'per_page') ?? spec.defaultPerPage;
+  const min = spec.minPerPage ?? 1;
+  if (perPage < min || perPage > spec.maxPerPage) {
+    throw badRequest(`per_page must be between ${min} and ${spec.maxPerPage}, got ${perPage}`);
+  }
+  const order = query.get('order');
+  if (order !== null && !(order in spec.orderBy)) {
+    throw badRequest(`order must be one of ${Object.keys(spec.orderBy).join(', ')}, got '${order}'`);
+  }
+  const rawDirection = query.get('direction');
+  let direction: 'asc' | 'desc' | undefined;
+  if (rawDirection !== null) {
+    const d = rawDirection.toLowerCase();
+    if (d !== 'asc' && d !== 'desc') throw badRequest(`direction must be ASC or DESC, got '${rawDirection}'`);
+    direction = d;
+  }
+  if (ctx.faults.has('ignore-direction')) direction = undefined;
+
+  let sorted = all;
+  if (order !== null || direction !== undefined) {
+    const key = spec.orderBy[order ?? spec.defaultOrder];
+    const sign = direction === 'desc' ? -1 : 1;
+    // Stable sort keeps insertion order among equal keys, so pages never overlap.
+    sorted = [...all].sort((a, b) => sign * compare(key(a), key(b)));
+  }
+  const totalCount = sorted.length;
+  const totalPages = Math.ceil(totalCount / perPage);
+  if (page > totalPages && totalCount > 0 && ctx.faults.has('error-past-last-page')) {
+    throw badRequest(`page ${page} is past the last page ${totalPages}`);
+  }
+  const items = sorted.slice((page - 1) * perPage, page * perPage);
+  if (ctx.faults.has('drop-result-info')) return { items };
+  return {
+    items,
+    info: { page, per_page: perPage, count: items.length, total_count: totalCount, total_pages: totalPages },
+  };
+}

@@ -1,0 +1,32 @@
+import type { ReferenceContext } from '../context.ts';
+import { ApiError, CODES } from './api-error.ts';
+import { since } from './schedule.ts';
+
+/** One row of SPEC's Versioning table that retires endpoints. */
+export interface Retirement {
+  /** Short name; the fault `serve-retired-<subject>` keeps serving it after its end of life. */
+  subject: string;
+  eol: string;
+  replacement: string;
+}
+
+export function serveFaultName(subject: string): string {
+  return `serve-retired-${subject}`;
+}
+
+/**
+ * Before its end-of-life date a retired endpoint works; from that date on it answers an error envelope
+ * naming the replacement. SPEC leaves the status open; 410 Gone says what happened.
+ */
+export function guardRetired(ctx: ReferenceContext, r: Retirement): void {
+  const retired = since(ctx, r.eol)
+    ? !ctx.faults.has(serveFaultName(r.subject))
+    : ctx.faults.has('retire-early');
+  if (retired) {
+    throw ApiError.of(
+      410,
+      CODES.retired,
+      `This endpoint reached its end of life on ${r.eol}; ${r.replacement ? `use ${r.replacement}` : 'it has no replacement'}`,
+    );
+  }
+}

@@ -1,0 +1,42 @@
+import type { Json } from './store.ts';
+
+export interface Rule {
+  id: string;
+  version: string;
+  action: string;
+  action_parameters?: Json;
+  expression: string;
+  description: string;
+  last_updated: string;
+  ref: string;
+  enabled: boolean;
+  logging?: Json;
+}
+
+export interface Ruleset {
+  id: string;
+  name: string;
+  description: string;
+  kind: string;
+  phase: string;
+  version: string;
+  last_updated: string;
+  rules: Rule[];
+  /** Who owns it: a zone or an account. Not part of the response. */
+  scope: 'zones' | 'accounts';
+  ownerId: string;
+}
+
+export function rulesetResponse(rs: Ruleset, withRules = true): Json {
+  const out: Json = {
+    id: rs.id,
+    name: rs.name,
+    description: rs.description,
+    kind: rs.kind,
+    phase: rs.phase,
+    version: rs.version,
+    last_updated: rs.last_updated,
+  };
+  if (withRules) out.rules = rs.rules.map((r) => ({ ...r }));
+  return out;
+}
