@@ -12,9 +12,18 @@ export function registerSecret(value: string | undefined): void {
 
 const SECRET_HEADERS =
   /^(authorization|x-auth-key|x-amz-security-token|cookie|set-cookie|proxy-authorization)$/i;
+const AUTH_VALUE = /(authorization\s*[:=]\s*"?)([^\n"']*)/gi;
+const SCHEME = /^(bearer|aws4-hmac-sha256|basic)\s+/i;
+
+function maskAuthorization(_: string, head: string, value: string): string {
+  // A value that is an environment reference ($EDGECHECK_API_TOKEN) is not a secret and stays readable.
+  if (/^([\w-]+\s+)?\$[A-Z_]/.test(value) || value === MASK) return head + value;
+  const scheme = SCHEME.exec(value)?.[0] ?? '';
+  return `${head}${scheme}${MASK}`;
+}
+
 const PATTERNS: [RegExp, string][] = [
-  [/(authorization\s*[:=]\s*"?)(bearer|aws4-hmac-sha256|basic)?\s*[^\s"',]+(?:[^\n"']*)/gi, `$1$2 ${MASK}`],
-  [/(x-auth-key\s*[:=]\s*"?)[^\s"',]+/gi, `$1${MASK}`],
+  [/(x-auth-key\s*[:=]\s*"?)(?!\$)[^\s"',]+/gi, `$1${MASK}`],
   [/(x-amz-security-token\s*[:=]\s*"?)[^\s"',]+/gi, `$1${MASK}`],
   [/([?&]X-Amz-(?:Signature|Credential|Security-Token)=)[^&\s"']+/gi, `$1${MASK}`],
   [/(Signature=)[0-9a-f]{64}/gi, `$1${MASK}`],
@@ -24,6 +33,7 @@ const PATTERNS: [RegExp, string][] = [
 export function redactText(text: string): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MASK);
+  out = out.replace(AUTH_VALUE, maskAuthorization);
   for (const [re, repl] of PATTERNS) out = out.replace(re, repl);
   return out;
 }

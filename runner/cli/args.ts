@@ -1,0 +1,59 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { InputError } from '../util/errors.ts';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** node:util parseArgs, with its errors turned into one-line input errors that name the flag. */
+export function parse<T extends Options>(command: string, argv: string[], options: T, positionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true as const, allowPositionals: positionals });
+  } catch (err) {
+    const msg = (err as Error).message.split('\n')[0];
+    const flag = /'(-{1,2}[^' ]+)/.exec(msg)?.[1] ?? command;
+    const hint = `see 'edgecheck ${command} --help'`;
+    if (/Unknown option/.test(msg)) throw new InputError(flag, `unknown option; ${hint}`);
+    if (/argument missing/.test(msg)) throw new InputError(flag, `needs a value; ${hint}`);
+    if (/Unexpected argument/.test(msg))
+      throw new InputError(command, `unexpected argument ${msg.match(/'([^']+)'/)?.[1] ?? ''}; ${hint}`);
+    throw new InputError(flag, `${msg}; ${hint}`);
+  }
+}
+
+export function date(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const ok = /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+  if (!ok || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+    throw new InputError(`${flag} ${value}`, 'write a date as YYYY-MM-DD, e.g. 2024-06-01');
+  }
+  return value;
+}
+
+export function int(flag: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new InputError(`${flag} ${value}`, `write a whole number from ${min} to ${max}`);
+  return n;
+}
+
+export function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new InputError(`${flag} ${value}`, `use one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+/** `name=value` pairs of a repeatable flag. */
+export function pairs(flag: string, values: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values ?? []) {
+    const i = v.indexOf('=');
+    if (i < 1) throw new InputError(`${flag} ${v}`, 'write name=value');
+    out[v.slice(0, i)] = v.slice(i + 1);
+  }
+  return out;
+}

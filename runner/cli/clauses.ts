@@ -1,0 +1,76 @@
+import { readResultsDocument } from '../../reporters/results-document.ts';
+import { listAreas } from '../load/clauses.ts';
+import { loadSuites } from '../load/suite.ts';
+import type { ClauseVerdict } from '../model/verdict.ts';
+import { parse } from './args.ts';
+
+export const CLAUSES_HELP = `Usage: edgecheck clauses [--json] [--results FILE] [--suite NAME]...
+
+Lists every clause: id, SPEC section, how many checks cite it, dates, feature, and (with
+--results, a JSON results document of a run) its verdict. Clauses no check cites show
+'untested'; clauses no API call can observe show 'untestable' with the reason.
+`;
+
+export async function clausesCommand(argv: string[], out: NodeJS.WritableStream) {
+  const { values } = parse('clauses', argv, {
+    json: { type: 'boolean' },
+    results: { type: 'string' },
+    suite: { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    out.write(CLAUSES_HELP);
+    return 0;
+  }
+  const all = listAreas();
+  const areas = values.suite?.length ? values.suite : all;
+  const loaded = await loadSuites(areas, all);
+  const cites = new Map<string, number>();
+  const cite = (id: string) => cites.set(id, (cites.get(id) ?? 0) + 1);
+  for (const c of loaded.cases)
+    for (const s of [...c.given, ...c.steps]) for (const k of s.expect ?? []) k.clauses.forEach(cite);
+  for (const p of loaded.properties) p.def.clauses.forEach(cite);
+  const verdicts = new Map<string, ClauseVerdict>();
+  if (values.results)
+    for (const c of readResultsDocument(values.results).clauses) verdicts.set(c.id, c.verdict);
+  const rows = [...loaded.clauses.values()]
+    .filter((c) => areas.includes(c.area))
+    .map((c) => ({
+      id: c.id,
+      area: c.area,
+      section: c.section,
+      title: c.title,
+      source: c.source,
+      since: c.since,
+      until: c.until,
+      feature: c.feature,
+      untestable: c.untestable,
+      checks: cites.get(c.id) ?? 0,
+      status: c.untestable ? 'untestable' : (cites.get(c.id) ?? 0) === 0 ? 'untested' : 'checked',
+      verdict: verdicts.get(c.id),
+    }));
+  if (values.json) {
+    out.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return 0;
+  }
+  const width = Math.max(...rows.map((r) => r.id.length), 10);
+  for (const r of rows) {
+    const dates = [r.since && `since ${r.since}`, r.until && `until ${r.until}`].filter(Boolean).join(', ');
+    const status =
+      r.verdict ?? (r.status === 'checked' ? `${r.checks} check${r.checks === 1 ? '' : 's'}` : r.status);
+    const extra = [
+      dates,
+      r.feature && `feature ${r.feature}`,
+      r.source !== 'spec' && `from ${r.source}`,
+      r.untestable,
+    ]
+      .filter(Boolean)
+      .join('; ');
+    out.write(`${r.id.padEnd(width)}  ${status.padEnd(10)}  ${r.title}${extra ? `  (${extra})` : ''}\n`);
+  }
+  const count = (s: string) => rows.filter((r) => r.status === s).length;
+  out.write(
+    `${rows.length} clauses: ${count('checked')} checked, ${count('untested')} untested, ${count('untestable')} untestable\n`,
+  );
+  return 0;
+}

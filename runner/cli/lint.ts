@@ -1,0 +1,42 @@
+import { listAreas } from '../load/clauses.ts';
+import { loadSuites } from '../load/suite.ts';
+import { parse } from './args.ts';
+
+export const LINT_HELP = `Usage: edgecheck lint [--strict] [--suite NAME]...
+
+Checks every clause, case and property file: YAML syntax, unknown keys, unknown or duplicate
+ids, unresolvable placeholders, missing schema $refs, checks that cannot fail; and lists the
+clauses no check cites. One line per problem, as file:line:column: what to do.
+  --strict     clauses no check cites are errors too
+  --suite N    lint one suite (repeatable; default all)
+Exit code: 0 when clean, 2 when there are errors.
+`;
+
+export async function lintCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream) {
+  const { values } = parse('lint', argv, {
+    strict: { type: 'boolean' },
+    suite: { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    out.write(LINT_HELP);
+    return 0;
+  }
+  const all = listAreas();
+  const loaded = await loadSuites(values.suite?.length ? values.suite : all, all);
+  let errors = 0;
+  for (const p of loaded.problems) {
+    const level = p.level === 'warning' && values.strict ? 'error' : p.level;
+    if (level === 'error') errors++;
+    err.write(`${p.where}: ${level}: ${p.what}\n`);
+  }
+  const checks = loaded.cases.reduce(
+    (n, c) => n + [...c.given, ...c.steps].reduce((m, s) => m + (s.expect?.length ?? 0), 0),
+    loaded.properties.length,
+  );
+  out.write(
+    `edgecheck lint: ${loaded.clauses.size} clauses, ${loaded.cases.length} cases, ${loaded.properties.length} properties, ` +
+      `${checks} checks; ${errors} error(s), ${loaded.problems.length - errors} warning(s)\n`,
+  );
+  return errors ? 2 : 0;
+}

@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { createReporter } from '../../reporters/registry.ts';
+import { runEdgecheck } from '../api.ts';
+import { readConfigFile, resolveTarget } from '../config/load-config.ts';
+import { drainAll } from '../execute/teardown.ts';
+import { InputError } from '../util/errors.ts';
+import { date, int, oneOf, pairs, parse } from './args.ts';
+
+export const RUN_HELP = `Usage: edgecheck run [options]
+
+Runs the suites against a target and reports a verdict for each spec clause.
+With no target (no --config, --management-url, --s3-endpoint or EDGECHECK_* endpoint),
+the embedded reference target is started for the run.
+
+Target
+  --config FILE            target config (YAML; schema: schemas/config.schema.json)
+  --management-url URL     management API {base_url} (the API is under /client/v4);
+                           env EDGECHECK_MANAGEMENT_URL
+  --s3-endpoint URL        S3 endpoint; env EDGECHECK_S3_ENDPOINT
+  --public-url URL         public bucket base URL ({url}/{bucket}/{key})
+  --account-id ID          account id; env EDGECHECK_ACCOUNT_ID
+  --zone-id ID             zone id; env EDGECHECK_ZONE_ID
+  --id NAME=VALUE          an id the suites cannot create (invite, certificatePack); repeatable
+  --addressing path|virtual  S3 addressing style (default path)
+  --region NAME            S3 signing region (default auto)
+  --feature NAME           a feature the target offers (repeatable): legacy-auth,
+                           public-buckets, virtual-hosted, worker-bindings, migration, raw-wire
+  --name LABEL             the target's name in reports
+  --fault NAME             embedded reference only: break one behaviour (repeatable);
+                           'edgecheck serve --list-faults' lists them
+  Secrets come from the environment or files only: EDGECHECK_API_TOKEN, or
+  EDGECHECK_AUTH_EMAIL + EDGECHECK_AUTH_KEY; EDGECHECK_S3_ACCESS_KEY_ID +
+  EDGECHECK_S3_SECRET_ACCESS_KEY (or the *Env / *File fields of the config).
+
+Selection
+  --suite NAME             management, s3, deprecations (repeatable; default all)
+  --case ID                case id, or prefix* (repeatable)
+  --clause ID              clause id, or prefix* (repeatable)
+  --tag TAG                case tag (repeatable)
+  --shard I/N              run the I-th of N shards
+  --as-of YYYY-MM-DD       the date whose behaviour applies to dated clauses (default today)
+  --profile quick|full     payload sizes and property runs (default quick)
+  --read-only              run only the cases that change nothing on the target
+
+Execution
+  --concurrency N          cases in parallel (default 8)
+  --timeout MS             per-request timeout (default 30000)
+  --seed N                 seed for property checks (printed; replays a failure)
+
+Output
+  --reporter SPEC          console, json[=FILE], junit[=FILE] (repeatable; default console)
+  --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
+  --verbose                console: a line per case
+
+Exit code: 0 when no clause fails or errors (or the run matches --baseline), 1 when some do,
+2 for bad input, 130 when interrupted.
+`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  'management-url': { type: 'string' },
+  's3-endpoint': { type: 'string' },
+  'public-url': { type: 'string' },
+  'account-id': { type: 'string' },
+  'zone-id': { type: 'string' },
+  id: { type: 'string', multiple: true },
+  addressing: { type: 'string' },
+  region: { type: 'string' },
+  feature: { type: 'string', multiple: true },
+  name: { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  suite: { type: 'string', multiple: true },
+  case: { type: 'string', multiple: true },
+  clause: { type: 'string', multiple: true },
+  tag: { type: 'string', multiple: true },
+  shard: { type: 'string' },
+  'as-of': { type: 'string' },
+  profile: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  concurrency: { type: 'string' },
+  timeout: { type: 'string' },
+  seed: { type: 'string' },
+  reporter: { type: 'string', multiple: true },
+  baseline: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const { values: v } = parse('run', argv, OPTIONS);
+  if (v.help) {
+    out.write(RUN_HELP);
+    return 0;
+  }
+  if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
+  const config = v.config ? readConfigFile(v.config) : undefined;
+  const target = resolveTarget(config, v.config, {
+    name: v.name,
+    managementUrl: v['management-url'],
+    s3Endpoint: v['s3-endpoint'],
+    publicUrl: v['public-url'],
+    accountId: v['account-id'],
+    zoneId: v['zone-id'],
+    ids: pairs('--id', v.id),
+    addressing: oneOf('--addressing', v.addressing, ['path', 'virtual'] as const),
+    region: v.region,
+    features: v.feature,
+  });
+  if (target && v.fault?.length) {
+    throw new InputError(
+      '--fault',
+      'faults apply to the embedded reference only; drop --fault or the target options',
+    );
+  }
+  const specs = v.reporter?.length ? v.reporter : ['console'];
+  const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    process.stderr.write(`\nedgecheck: ${signal}: stopping, tearing down what the run created...\n`);
+    controller.abort(new Error(`interrupted by ${signal}`));
+    // Teardown runs in each case as it unwinds; this also covers cases stuck in a request.
+    void drainAll(10_000);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const results = await runEdgecheck({
+      suites: v.suite,
+      cases: v.case,
+      clauses: v.clause,
+      tags: v.tag,
+      shard: v.shard,
+      target,
+      reference: { faults: v.fault },
+      asOf: date('--as-of', v['as-of'] ?? config?.asOf),
+      profile: oneOf('--profile', v.profile ?? config?.profile, ['quick', 'full'] as const),
+      readOnly: v['read-only'] ?? config?.readOnly,
+      concurrency: int('--concurrency', v.concurrency, 1, 256) ?? config?.concurrency,
+      timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? config?.timeoutMs,
+      seed: int('--seed', v.seed, 0, 2 ** 31 - 1),
+      baseline: v.baseline,
+      reporters,
+      signal: controller.signal,
+    });
+    return interrupted ? 130 : results.exitCode;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
