@@ -16,15 +16,17 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
     json: { type: 'boolean' },
     results: { type: 'string' },
     suite: { type: 'string', multiple: true },
+    'suites-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     out.write(CLAUSES_HELP);
     return 0;
   }
-  const all = listAreas();
+  const dir = values['suites-dir'];
+  const all = listAreas(dir);
   const areas = values.suite?.length ? values.suite : all;
-  const loaded = await loadSuites(areas, all);
+  const loaded = await loadSuites(areas, all, dir);
   const cites = new Map<string, number>();
   const cite = (id: string) => cites.set(id, (cites.get(id) ?? 0) + 1);
   for (const c of loaded.cases)

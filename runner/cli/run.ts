@@ -51,6 +51,7 @@ Output
   --reporter SPEC          console, json[=FILE], junit[=FILE] (repeatable; default console)
   --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
   --verbose                console: a line per case
+  --suites-dir DIR         read suites from DIR instead of the project's suites/
 
 Exit code: 0 when no clause fails or errors (or the run matches --baseline), 1 when some do,
 2 for bad input, 130 when interrupted.
@@ -83,6 +84,7 @@ const OPTIONS = {
   reporter: { type: 'string', multiple: true },
   baseline: { type: 'string' },
   verbose: { type: 'boolean' },
+  'suites-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -144,6 +146,7 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       baseline: v.baseline,
       reporters,
       signal: controller.signal,
+      suitesDir: v['suites-dir'],
     });
     return interrupted ? 130 : results.exitCode;
   } finally {

@@ -1,7 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Clause } from '../model/clause.ts';
-import { SUITES_DIR } from '../paths.ts';
+import { displayPath, SUITES_DIR } from '../paths.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
 import { pointerToPath, readYaml } from './yaml-source.ts';
@@ -13,6 +13,7 @@ interface ClauseFile {
 
 /** Areas are the folders of suites/ (management, s3, deprecations, ...). */
 export function listAreas(root = SUITES_DIR): string[] {
+  if (!existsSync(root)) throw new InputError(displayPath(root), 'no such suites folder');
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name)
