@@ -28,9 +28,9 @@ function view(ctx: ReferenceContext, pack: Json): Json {
 export function registerCertificatePacks(router: Router): void {
   router.on('GET', '/zones/:zone_id/ssl/certificate_packs', (req) => {
     requireZone(req);
-    // Without ssl_status=all only active packs are listed, as the real service does.
+    // Without ssl_status=all only active packs are listed, as the real service does; its clients send status=all.
     const all =
-      req.query.get('ssl_status') === 'all'
+      (req.query.get('ssl_status') ?? req.query.get('status')) === 'all'
         ? req.state.certificatePacks
         : req.state.certificatePacks.filter((p) => p.status === 'active');
     const page = paginate(req.ctx, all, req.query, LIST);

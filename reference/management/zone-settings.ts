@@ -108,7 +108,7 @@ export function registerZoneSettings(router: Router): void {
       const body = objectBody(req);
       if (!('value' in body)) throw badRequest(`body must be {"value": ...} for setting ${id}`);
       const problem = def.check(body.value, req);
-      if (problem) throw badRequest(`${id}: ${problem}`);
+      if (problem) throw badRequest(problem.startsWith(id) ? problem : `${id}: ${problem}`);
       req.state.zoneSettings.set(id, { value: body.value, modified_on: nowIso() });
       return { result: read(req, id) };
     });
