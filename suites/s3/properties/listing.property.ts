@@ -1,0 +1,293 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import fc from 'fast-check';
+import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { expectedListing, keyArb, keySetArb, type ListParams, urlDecode } from './support/keys.ts';
+import { expectThat } from './support/wire.ts';
+import { type ListPage, parseListPage } from './support/xml.ts';
+
+const maxKeysInSet = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 10 : 40);
+const runs = (ctx: PropertyContext) =>
+  ctx.profile === 'quick' ? Math.min(ctx.fc.numRuns, 8) : ctx.fc.numRuns;
+
+/** A fresh bucket holding exactly `keys` (empty bodies). */
+async function bucketWith(ctx: PropertyContext, keys: string[]): Promise<string> {
+  const bucket = await ctx.bucket('list');
+  await Promise.all(
+    keys.map((Key) =>
+      ctx.s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body: '', ContentLength: 0 }), {
+        abortSignal: ctx.signal,
+      }),
+    ),
+  );
+  return bucket;
+}
+
+interface Query extends ListParams {
+  maxKeys?: number;
+  token?: string;
+  marker?: string;
+  v1?: boolean;
+  encoding?: boolean;
+}
+
+async function listPage(ctx: PropertyContext, bucket: string, q: Query): Promise<ListPage> {
+  const query: Record<string, string> = {};
+  if (!q.v1) query['list-type'] = '2';
+  if (q.prefix) query.prefix = q.prefix;
+  if (q.delimiter) query.delimiter = q.delimiter;
+  if (q.startAfter) query[q.v1 ? 'marker' : 'start-after'] = q.startAfter;
+  if (q.marker) query.marker = q.marker;
+  if (q.maxKeys !== undefined) query['max-keys'] = String(q.maxKeys);
+  if (q.token) query['continuation-token'] = q.token;
+  if (q.encoding) query['encoding-type'] = 'url';
+  const res = await ctx.http({ method: 'GET', bucket, query });
+  if (res.status !== 200)
+    throw new Error(`list ${JSON.stringify(query)}: status ${res.status}: ${res.text().slice(0, 160)}`);
+  const page = parseListPage(res.text());
+  if (q.encoding) {
+    page.keys = page.keys.map(urlDecode);
+    page.prefixes = page.prefixes.map(urlDecode);
+  }
+  return page;
+}
+
+/** Follows V2 continuation tokens; `onPage` sees each request and answer. */
+async function listAll(
+  ctx: PropertyContext,
+  bucket: string,
+  q: Query,
+  limit: number,
+  onPage?: (page: ListPage, sentToken: string | undefined) => void,
+): Promise<{ keys: string[]; prefixes: string[] }> {
+  const all = { keys: [] as string[], prefixes: [] as string[] };
+  let token: string | undefined;
+  for (let n = 0; ; n++) {
+    expectThat(n <= limit, `listing did not end after ${limit} pages`);
+    const page = await listPage(ctx, bucket, { ...q, token });
+    onPage?.(page, token);
+    all.keys.push(...page.keys);
+    all.prefixes.push(...page.prefixes);
+    if (!page.isTruncated) return all;
+    expectThat(page.nextToken !== undefined, 'a truncated V2 page has no NextContinuationToken');
+    token = page.nextToken;
+  }
+}
+
+const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const show = (v: unknown) => JSON.stringify(v);
+
+/** Parameters drawn partly from the key set, so prefixes and start-after points actually hit keys. */
+function paramsFor(keys: string[]) {
+  const fromKeys = keys.length ? fc.constantFrom(...keys) : fc.constant('');
+  return fc.record({
+    prefix: fc.oneof(
+      fc.constant(''),
+      fromKeys.chain((k) => fc.nat(k.length).map((n) => k.slice(0, n))),
+      keyArb,
+    ),
+    delimiter: fc.constantFrom('', '/', ' ', 'é'),
+    startAfter: fc.oneof(fc.constant(''), fromKeys, keyArb),
+    maxKeys: fc.integer({ min: 1, max: keys.length + 2 }),
+  });
+}
+
+const worldArb = (ctx: PropertyContext) =>
+  keySetArb(maxKeysInSet(ctx)).chain((keys) => fc.tuple(fc.constant(keys), paramsFor(keys)));
+
+function property(
+  id: string,
+  title: string,
+  clause: string,
+  check: (
+    ctx: PropertyContext,
+    bucket: string,
+    keys: string[],
+    p: fc.Infer<ReturnType<typeof paramsFor>>,
+  ) => Promise<void>,
+): PropertyDef {
+  return {
+    id,
+    title,
+    clauses: [clause],
+    async run(ctx) {
+      await fc.assert(
+        fc.asyncProperty(worldArb(ctx), async ([keys, p]) => {
+          const bucket = await bucketWith(ctx, keys);
+          await check(ctx, bucket, keys, p);
+        }),
+        { seed: ctx.fc.seed, numRuns: runs(ctx) },
+      );
+    },
+  };
+}
+
+const properties: PropertyDef[] = [
+  property(
+    's3.prop.list-prefix',
+    'For any key set and prefix, ListObjectsV2 returns exactly the keys with that prefix, sorted',
+    's3.list.prefix',
+    async (ctx, bucket, keys, p) => {
+      const got = await listPage(ctx, bucket, { prefix: p.prefix, maxKeys: 1000 });
+      const want = expectedListing(keys, { prefix: p.prefix });
+      expectThat(
+        same(got.keys, want.keys),
+        `prefix ${show(p.prefix)}: expected ${show(want.keys)}, got ${show(got.keys)}`,
+      );
+    },
+  ),
+  property(
+    's3.prop.list-delimiter',
+    'For any key set and delimiter, keys roll up into exactly the expected common prefixes',
+    's3.list.delimiter',
+    async (ctx, bucket, keys, p) => {
+      const delimiter = p.delimiter || '/';
+      const got = await listPage(ctx, bucket, { delimiter, maxKeys: 1000 });
+      const want = expectedListing(keys, { delimiter });
+      expectThat(
+        same(got.keys, want.keys) && same(got.prefixes, want.prefixes),
+        `delimiter ${show(delimiter)}: expected ${show(want)}, got ${show({ keys: got.keys, prefixes: got.prefixes })}`,
+      );
+    },
+  ),
+  property(
+    's3.prop.list-start-after',
+    'For any key set and start point, start-after (V2) and marker (V1) list exactly the later keys',
+    's3.list.start-after',
+    async (ctx, bucket, keys, p) => {
+      const startAfter = p.startAfter || keys[0] || 'a';
+      const want = expectedListing(keys, { startAfter });
+      for (const v1 of [false, true]) {
+        const got = await listPage(ctx, bucket, { startAfter, maxKeys: 1000, v1 });
+        expectThat(
+          same(got.keys, want.keys),
+          `${v1 ? 'marker' : 'start-after'} ${show(startAfter)}: expected ${show(want.keys)}, got ${show(got.keys)}`,
+        );
+      }
+    },
+  ),
+  property(
+    's3.prop.list-max-keys',
+    'For any key set and max-keys, a page holds at most max-keys entries and echoes MaxKeys',
+    's3.list.max-keys',
+    async (ctx, bucket, keys, p) => {
+      const page = await listPage(ctx, bucket, { maxKeys: p.maxKeys });
+      const n = page.keys.length + page.prefixes.length;
+      expectThat(n <= p.maxKeys, `max-keys ${p.maxKeys}: page holds ${n} entries`);
+      expectThat(
+        n >= Math.min(1, keys.length),
+        `max-keys ${p.maxKeys}: empty first page of ${keys.length} keys`,
+      );
+      expectThat(page.maxKeys === p.maxKeys, `max-keys ${p.maxKeys}: MaxKeys says ${page.maxKeys}`);
+    },
+  ),
+  property(
+    's3.prop.list-pagination',
+    'For any key set, prefix, delimiter, start-after and max-keys, the pages together equal the sorted set',
+    's3.list.pagination',
+    async (ctx, bucket, keys, p) => {
+      const want = expectedListing(keys, p);
+      const got = await listAll(ctx, bucket, p, keys.length + 2);
+      expectThat(
+        same(got.keys, want.keys) && same(got.prefixes, want.prefixes),
+        `params ${show(p)}: expected ${show(want)}, got ${show(got)}`,
+      );
+    },
+  ),
+  property(
+    's3.prop.list-key-count',
+    'On every page, KeyCount is the number of keys plus common prefixes',
+    's3.list.key-count',
+    async (ctx, bucket, keys, p) => {
+      await listAll(ctx, bucket, p, keys.length + 2, (page) => {
+        const n = page.keys.length + page.prefixes.length;
+        expectThat(page.keyCount === n, `params ${show(p)}: KeyCount ${page.keyCount} for ${n} entries`);
+      });
+    },
+  ),
+  property(
+    's3.prop.list-next-marker',
+    'ListObjects (V1) sets NextMarker only on truncated pages',
+    's3.list.next-marker',
+    async (ctx, bucket, keys, p) => {
+      let marker: string | undefined;
+      for (let n = 0; n <= keys.length + 2; n++) {
+        const page = await listPage(ctx, bucket, {
+          v1: true,
+          delimiter: p.delimiter,
+          maxKeys: p.maxKeys,
+          marker,
+        });
+        expectThat(
+          page.isTruncated || page.nextMarker === undefined,
+          `params ${show(p)}: NextMarker ${show(page.nextMarker)} on a page that is not truncated`,
+        );
+        if (!page.isTruncated) return;
+        // Without NextMarker, S3 clients continue from the last key.
+        marker = page.nextMarker ?? page.keys.at(-1);
+        if (marker === undefined) return;
+      }
+    },
+  ),
+  property(
+    's3.prop.list-exact-fit',
+    'When the entries exactly fill max-keys, no cursor is returned',
+    's3.list.no-cursor-at-max-keys',
+    async (ctx, bucket, keys, p) => {
+      const want = expectedListing(keys, { prefix: p.prefix, delimiter: p.delimiter });
+      const total = want.keys.length + want.prefixes.length;
+      if (total === 0) return;
+      const v2 = await listPage(ctx, bucket, { prefix: p.prefix, delimiter: p.delimiter, maxKeys: total });
+      expectThat(
+        !v2.isTruncated && v2.nextToken === undefined,
+        `V2, ${total} entries, max-keys ${total}: IsTruncated ${v2.isTruncated}, NextContinuationToken ${show(v2.nextToken)}`,
+      );
+      const v1 = await listPage(ctx, bucket, {
+        v1: true,
+        prefix: p.prefix,
+        delimiter: p.delimiter,
+        maxKeys: total,
+      });
+      expectThat(
+        !v1.isTruncated && v1.nextMarker === undefined,
+        `V1, ${total} entries, max-keys ${total}: IsTruncated ${v1.isTruncated}, NextMarker ${show(v1.nextMarker)}`,
+      );
+    },
+  ),
+  property(
+    's3.prop.list-token-echo',
+    'Every page requested with a continuation token echoes it as ContinuationToken',
+    's3.list.continuation-echo',
+    async (ctx, bucket, keys, p) => {
+      await listAll(ctx, bucket, { maxKeys: p.maxKeys }, keys.length + 2, (page, sent) => {
+        if (sent !== undefined)
+          expectThat(
+            page.token === sent,
+            `sent continuation token, ContinuationToken is ${show(page.token)}`,
+          );
+      });
+    },
+  ),
+  property(
+    's3.prop.list-encoding',
+    'With encoding-type url, every key and prefix decodes back to the stored one',
+    's3.list.encoding-type',
+    async (ctx, bucket, keys, p) => {
+      const want = expectedListing(keys, { prefix: p.prefix, delimiter: p.delimiter });
+      for (const v1 of [false, true]) {
+        const got = await listPage(ctx, bucket, {
+          prefix: p.prefix,
+          delimiter: p.delimiter,
+          maxKeys: 1000,
+          encoding: true,
+          v1,
+        });
+        expectThat(
+          same(got.keys, want.keys) && same(got.prefixes, want.prefixes),
+          `${v1 ? 'V1' : 'V2'} encoding-type url, params ${show(p)}: decoded ${show({ keys: got.keys, prefixes: got.prefixes })}, stored ${show(want)}`,
+        );
+      }
+    },
+  ),
+];
+
+export default properties;

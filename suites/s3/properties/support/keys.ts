@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+
+/** S3 orders keys by their UTF-8 bytes, which differs from JavaScript's UTF-16 order. */
+export function utf8Compare(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+// Unicode, spaces, slashes and URL-significant characters; no empty path segments, which
+// HTTP clients may normalise away before the request reaches the target.
+const CHARS = ['a', 'b', 'z', 'é', 'ü', '中', '😀', ' ', '/', '-', '_', '+', '%', '~'];
+
+export const keyArb = fc
+  .array(fc.constantFrom(...CHARS), { minLength: 1, maxLength: 6 })
+  .map((a) => a.join(''))
+  .filter((k) => !k.startsWith('/') && !k.includes('//'));
+
+export function keySetArb(max: number) {
+  return fc.uniqueArray(keyArb, { minLength: 0, maxLength: max });
+}
+
+export interface ListParams {
+  prefix?: string;
+  delimiter?: string;
+  startAfter?: string;
+}
+
+/** What a listing of `keys` must hold, all pages together: keys and common prefixes in UTF-8 order. */
+export function expectedListing(keys: string[], p: ListParams): { keys: string[]; prefixes: string[] } {
+  const prefix = p.prefix ?? '';
+  const selected = keys
+    .filter((k) => k.startsWith(prefix) && (!p.startAfter || utf8Compare(k, p.startAfter) > 0))
+    .sort(utf8Compare);
+  const out = { keys: [] as string[], prefixes: [] as string[] };
+  for (const k of selected) {
+    const at = p.delimiter ? k.indexOf(p.delimiter, prefix.length) : -1;
+    if (at >= 0) {
+      const cp = k.slice(0, at + p.delimiter!.length);
+      if (!out.prefixes.includes(cp)) out.prefixes.push(cp);
+    } else out.keys.push(k);
+  }
+  return out;
+}
+
+/** S3's encoding-type=url form decodes with '+' as a space. */
+export function urlDecode(s: string): string {
+  return decodeURIComponent(s.replace(/\+/g, '%20'));
+}

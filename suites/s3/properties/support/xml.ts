@@ -1,0 +1,43 @@
+import { XMLParser } from 'fast-xml-parser';
+
+// Keys may begin or end with spaces, so text is never trimmed; list elements are always arrays.
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: false,
+  isArray: (name) => ['Contents', 'CommonPrefixes', 'Bucket', 'Upload', 'Part'].includes(name),
+});
+
+export function parseXml(text: string): Record<string, any> {
+  return parser.parse(text) as Record<string, any>;
+}
+
+export interface ListPage {
+  keys: string[];
+  prefixes: string[];
+  isTruncated: boolean;
+  keyCount?: number;
+  maxKeys?: number;
+  nextToken?: string;
+  token?: string;
+  nextMarker?: string;
+}
+
+const text = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
+
+/** A ListObjects / ListObjectsV2 answer, as the fields the listing rules speak of. */
+export function parseListPage(body: string): ListPage {
+  const doc = parseXml(body).ListBucketResult;
+  if (!doc || typeof doc !== 'object') throw new Error(`not a ListBucketResult: ${body.slice(0, 120)}`);
+  const num = (v: unknown) => (v === undefined ? undefined : Number(v));
+  return {
+    keys: (doc.Contents ?? []).map((c: any) => String(c.Key ?? '')),
+    prefixes: (doc.CommonPrefixes ?? []).map((c: any) => String(c.Prefix ?? '')),
+    isTruncated: String(doc.IsTruncated) === 'true',
+    keyCount: num(doc.KeyCount),
+    maxKeys: num(doc.MaxKeys),
+    nextToken: text(doc.NextContinuationToken),
+    token: text(doc.ContinuationToken),
+    nextMarker: text(doc.NextMarker),
+  };
+}
