@@ -1,0 +1,224 @@
+import fc from 'fast-check';
+import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { createRecords, deleteRecords, listPage, type RecordView, zoneName } from './support/dns-records.ts';
+import { type ResultInfo, violation } from './support/envelope.ts';
+import { serialQueue } from './support/serial.ts';
+
+/*
+ * Pagination of GET /zones/{zone_id}/dns_records. Other cases add and remove records while these run,
+ * so the record-creating properties order by name and give their records names that sort first in
+ * the direction asked ("0-..." ascending, "zz-..." descending): the pages that hold them are then
+ * unaffected by records added elsewhere. per_page stays within 5..10, which the real service accepts.
+ */
+
+const serial = serialQueue();
+let batch = 0;
+
+function zoneId(ctx: PropertyContext): string {
+  const id = ctx.target.management?.zoneId;
+  if (!id) ctx.unjudgeable('the target config has no zoneId');
+  return id;
+}
+
+function info(env: { result_info?: ResultInfo }, what: string): ResultInfo {
+  if (!env.result_info || typeof env.result_info !== 'object') violation(`${what}: no result_info`);
+  return env.result_info;
+}
+
+/** Creates `count` records, runs `body` with them, deletes them whatever happened. */
+async function withRecords<T>(
+  ctx: PropertyContext,
+  lead: string,
+  count: number,
+  body: (names: string[], ids: string[]) => Promise<T>,
+): Promise<T> {
+  const zid = zoneId(ctx);
+  const zone = await zoneName(ctx, zid);
+  const prefix = `${lead}-ec-${ctx.runId}-${batch++}`;
+  let ids: string[] = [];
+  try {
+    ids = await createRecords(ctx, zid, zone, prefix, count);
+    const names = ids.map((_, i) => `${prefix}-${String(i).padStart(2, '0')}.${zone}`);
+    return await body(names, ids);
+  } finally {
+    await deleteRecords(ctx, zid, ids);
+  }
+}
+
+/** Reads pages 1..n in order and returns them. */
+async function readPages(
+  ctx: PropertyContext,
+  pages: number,
+  query: Record<string, string | number>,
+): Promise<RecordView[][]> {
+  const out: RecordView[][] = [];
+  for (let page = 1; page <= pages; page++) {
+    const env = await listPage(ctx, zoneId(ctx), { ...query, page });
+    out.push(env.result);
+  }
+  return out;
+}
+
+const sizes = fc.record({ count: fc.integer({ min: 0, max: 14 }), perPage: fc.integer({ min: 5, max: 10 }) });
+
+const pages: PropertyDef = {
+  id: 'mgmt.pagination.pages-partition',
+  title: 'The pages of a list, read in turn, hold every record exactly once',
+  clauses: ['mgmt.pagination.pages'],
+  run: (ctx) =>
+    serial(() =>
+      fc.assert(
+        fc.asyncProperty(sizes, ({ count, perPage }) =>
+          withRecords(ctx, '0', count, async (_names, ids) => {
+            const needed = Math.ceil(count / perPage);
+            const read = await readPages(ctx, needed, { per_page: perPage, order: 'name', direction: 'ASC' });
+            read.forEach((items, i) => {
+              if (items.length > perPage)
+                violation(`page ${i + 1} holds ${items.length} items, per_page is ${perPage}`);
+            });
+            const seen = read.flat().map((r) => r.id);
+            const dup = seen.find((id, i) => seen.indexOf(id) !== i);
+            if (dup !== undefined) violation(`record ${dup} appears on more than one page`);
+            const mine = seen.filter((id) => ids.includes(id));
+            if (mine.length !== ids.length) {
+              violation(
+                `pages 1..${needed} at per_page ${perPage} hold ${mine.length} of the ${ids.length} records`,
+              );
+            }
+          }),
+        ),
+        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+      ),
+    ),
+};
+
+const order: PropertyDef = {
+  id: 'mgmt.pagination.order-direction',
+  title: 'order=name with direction ASC or DESC sorts the list across pages',
+  clauses: ['mgmt.pagination.order'],
+  run: (ctx) =>
+    serial(() =>
+      fc.assert(
+        fc.asyncProperty(
+          sizes.filter((s) => s.count > 1),
+          fc.constantFrom('ASC', 'DESC'),
+          ({ count, perPage }, direction) =>
+            withRecords(ctx, direction === 'ASC' ? '0' : 'zz', count, async (names) => {
+              const needed = Math.ceil(count / perPage);
+              const read = (
+                await readPages(ctx, needed, { per_page: perPage, order: 'name', direction })
+              ).flat();
+              const got = read.map((r) => r.name);
+              for (let i = 1; i < got.length; i++) {
+                const wrong = direction === 'ASC' ? got[i - 1] > got[i] : got[i - 1] < got[i];
+                if (wrong) violation(`direction ${direction}: '${got[i - 1]}' comes before '${got[i]}'`);
+              }
+              const expected = direction === 'ASC' ? [...names] : [...names].reverse();
+              const first = got.slice(0, count);
+              if (first.join() !== expected.join()) {
+                violation(
+                  `direction ${direction}: the list starts ${JSON.stringify(first)}, expected ${JSON.stringify(expected)}`,
+                );
+              }
+            }),
+        ),
+        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+      ),
+    ),
+};
+
+const pageQuery = fc.record({
+  page: fc.integer({ min: 1, max: 4 }),
+  perPage: fc.integer({ min: 5, max: 10 }),
+});
+
+const count: PropertyDef = {
+  id: 'mgmt.result-info.count-matches',
+  title: 'result_info.count is the number of items on the page',
+  clauses: ['mgmt.result-info.count'],
+  readOnly: true,
+  run: (ctx) =>
+    fc.assert(
+      fc.asyncProperty(pageQuery, async ({ page, perPage }) => {
+        const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
+        const ri = info(env, `page ${page} per_page ${perPage}`);
+        if (ri.count !== env.result.length) {
+          violation(
+            `page ${page} per_page ${perPage}: count is ${ri.count}, the page holds ${env.result.length}`,
+          );
+        }
+      }),
+      { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+    ),
+};
+
+const totals: PropertyDef = {
+  id: 'mgmt.result-info.totals-consistent',
+  title: 'total_pages is total_count / per_page rounded up, and the page size follows from them',
+  clauses: ['mgmt.result-info.totals'],
+  readOnly: true,
+  run: (ctx) =>
+    fc.assert(
+      fc.asyncProperty(pageQuery, async ({ page, perPage }) => {
+        const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
+        const ri = info(env, `page ${page} per_page ${perPage}`);
+        const where = `page ${page} per_page ${perPage}`;
+        if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
+          violation(
+            `${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`,
+          );
+        }
+        const pagesExpected = Math.ceil(ri.total_count / perPage);
+        // An empty list may report zero pages or one empty page.
+        const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
+        if (!pagesOk)
+          violation(
+            `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
+          );
+        const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
+        if (env.result.length !== size) {
+          violation(
+            `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
+          );
+        }
+      }),
+      { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+    ),
+};
+
+const pastEnd: PropertyDef = {
+  id: 'mgmt.pagination.past-end-empty',
+  title: 'A page past the last one is a success with an empty result',
+  clauses: ['mgmt.pagination.past-end'],
+  readOnly: true,
+  run: (ctx) =>
+    serial(() =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 5, max: 10 }),
+          fc.integer({ min: 1, max: 5 }),
+          async (perPage, beyond) => {
+            const first = await listPage(ctx, zoneId(ctx), { page: 1, per_page: perPage });
+            const total = first.result_info?.total_count;
+            // Without result_info, count the pages by reading them.
+            let last = typeof total === 'number' ? Math.ceil(total / perPage) : undefined;
+            if (last === undefined) {
+              last = 1;
+              while (
+                (await listPage(ctx, zoneId(ctx), { page: last + 1, per_page: perPage })).result.length > 0
+              )
+                last++;
+            }
+            // Records added by other cases meanwhile may add a page; two spare pages absorb that.
+            const page = last + 2 + beyond;
+            const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
+            if (env.result.length !== 0)
+              violation(`page ${page} (last is ${last}) holds ${env.result.length} items`);
+          },
+        ),
+        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+      ),
+    ),
+};
+
+export default [pages, order, count, totals, pastEnd] satisfies PropertyDef[];

@@ -1,0 +1,63 @@
+import type { PropertyContext, WireResponse } from '../../../../runner/model/property.ts';
+
+export interface ResultInfo {
+  page: number;
+  per_page: number;
+  count: number;
+  total_count: number;
+  total_pages: number;
+}
+
+export interface Envelope<T = unknown> {
+  success: boolean;
+  result: T;
+  errors: { code: number; message: string }[];
+  result_info?: ResultInfo;
+}
+
+/** A counterexample: the property fails with this message. */
+export class Violation extends Error {}
+
+export function violation(message: string): never {
+  throw new Violation(message);
+}
+
+type ApiRequest = Parameters<PropertyContext['api']>[0];
+
+function describe(req: ApiRequest): string {
+  return `${req.method} ${req.path}`;
+}
+
+/** Sends a management API request and parses the envelope; an answer that is not JSON cannot be judged. */
+export async function call<T = unknown>(ctx: PropertyContext, req: ApiRequest): Promise<Envelope<T>> {
+  const res: WireResponse = await ctx.api(req);
+  let body: unknown;
+  try {
+    body = res.json();
+  } catch {
+    ctx.unjudgeable(`${describe(req)} answered status ${res.status} with a body that is not JSON`);
+  }
+  if (!body || typeof body !== 'object' || typeof (body as Envelope).success !== 'boolean') {
+    violation(`${describe(req)} answered status ${res.status} without an envelope`);
+  }
+  return body as Envelope<T>;
+}
+
+/** The call must succeed: success true. */
+export async function succeed<T = unknown>(ctx: PropertyContext, req: ApiRequest): Promise<Envelope<T>> {
+  const env = await call<T>(ctx, req);
+  if (!env.success) {
+    const first = env.errors?.[0];
+    violation(`${describe(req)} failed: ${first ? `${first.code} ${first.message}` : 'no error object'}`);
+  }
+  return env;
+}
+
+/** The call must fail with an error envelope: success false and at least one error object. */
+export async function refused(ctx: PropertyContext, req: ApiRequest, why: string): Promise<void> {
+  const env = await call(ctx, req);
+  if (env.success) violation(`${describe(req)} succeeded, yet ${why}`);
+  if (!Array.isArray(env.errors) || env.errors.length === 0) {
+    violation(`${describe(req)} failed without an error object`);
+  }
+}

@@ -1,0 +1,134 @@
+import type { PropertyContext } from '../../../../runner/model/property.ts';
+import { call, type Envelope, succeed, violation } from './envelope.ts';
+
+export const LOG_FIELDS_PHASE = 'http_log_custom_fields';
+
+interface RulesetSummary {
+  id: string;
+  kind?: string;
+  phase?: string;
+}
+
+export interface RuleView {
+  id?: string;
+  action?: string;
+  expression?: string;
+  description?: string;
+  enabled?: boolean;
+  ref?: string;
+  action_parameters?: Record<string, unknown>;
+}
+
+/** The zone's custom log fields ruleset as this run found it, and whether this run created it. */
+export interface LogFieldsRuleset {
+  id: string;
+  created: boolean;
+  previousRules: RuleView[];
+  /** How many zone rulesets of the phase the list held (SPEC: at most one). */
+  listed: number;
+}
+
+export function zoneId(ctx: PropertyContext): string {
+  const id = ctx.target.management?.zoneId;
+  if (!id) ctx.unjudgeable('the target config has no zoneId');
+  return id;
+}
+
+/** Every ruleset of the zone, over all pages (procedure step 1). */
+export async function listZoneRulesets(ctx: PropertyContext): Promise<RulesetSummary[]> {
+  const all: RulesetSummary[] = [];
+  for (let page = 1; page <= 100; page++) {
+    const env = await succeed<RulesetSummary[]>(ctx, {
+      method: 'GET',
+      path: `/zones/${zoneId(ctx)}/rulesets`,
+      query: { page, per_page: 50 },
+    });
+    if (!Array.isArray(env.result)) violation('GET rulesets answered no result array');
+    all.push(...env.result);
+    const pages = env.result_info?.total_pages;
+    if (typeof pages !== 'number' || page >= pages || env.result.length === 0) break;
+  }
+  return all;
+}
+
+function isLogFields(r: RulesetSummary): boolean {
+  return r.kind === 'zone' && r.phase === LOG_FIELDS_PHASE;
+}
+
+/** Procedure steps 1 and 2: find the zone ruleset of the phase, or create it. */
+export async function openLogFieldsRuleset(ctx: PropertyContext): Promise<LogFieldsRuleset> {
+  const found = (await listZoneRulesets(ctx)).filter(isLogFields);
+  if (found.length > 0) {
+    const env = await succeed<{ rules?: RuleView[] }>(ctx, {
+      method: 'GET',
+      path: `/zones/${zoneId(ctx)}/rulesets/${found[0].id}`,
+    });
+    return { id: found[0].id, created: false, previousRules: env.result.rules ?? [], listed: found.length };
+  }
+  const env = await succeed<RulesetSummary>(ctx, {
+    method: 'POST',
+    path: `/zones/${zoneId(ctx)}/rulesets`,
+    body: {
+      name: `edgecheck-${ctx.runId}-log-fields`,
+      kind: 'zone',
+      description: `edgecheck run ${ctx.runId}`,
+      phase: LOG_FIELDS_PHASE,
+    },
+  });
+  if (typeof env.result?.id !== 'string') violation('creating the custom log fields ruleset answered no id');
+  if (env.result.kind !== 'zone' || env.result.phase !== LOG_FIELDS_PHASE) {
+    violation(`the created ruleset has kind ${env.result.kind} and phase ${env.result.phase}`);
+  }
+  return { id: env.result.id, created: true, previousRules: [], listed: 0 };
+}
+
+/** The rule fields a client sends; ids, versions and timestamps belong to the server. */
+function writable(rule: RuleView): RuleView {
+  const { action, expression, description, enabled, ref, action_parameters } = rule;
+  return { action, expression, description, enabled, ref, action_parameters };
+}
+
+/** Puts the zone back as it was: deletes the ruleset this run created, or restores the rules it had. */
+export async function restoreLogFieldsRuleset(ctx: PropertyContext, rs: LogFieldsRuleset): Promise<void> {
+  const path = `/zones/${zoneId(ctx)}/rulesets/${rs.id}`;
+  if (rs.created) {
+    const res = await ctx.api({ method: 'DELETE', path });
+    if (res.status < 400) return;
+  }
+  const env = await call(ctx, { method: 'PUT', path, body: { rules: rs.previousRules.map(writable) } });
+  if (!env.success) throw new Error(`could not restore the custom log fields ruleset ${rs.id}`);
+}
+
+/** Replaces the ruleset's rules with one log_custom_field rule (procedure step 3). */
+export function putLogFieldsRule(
+  ctx: PropertyContext,
+  rs: LogFieldsRuleset,
+  rule: Partial<RuleView>,
+): Promise<Envelope<{ rules?: RuleView[] }>> {
+  return call<{ rules?: RuleView[] }>(ctx, {
+    method: 'PUT',
+    path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
+    body: {
+      rules: [
+        { action: 'log_custom_field', expression: 'true', description: `edgecheck ${ctx.runId}`, ...rule },
+      ],
+    },
+  });
+}
+
+/** Runs `body` with the ruleset open, restoring the zone afterwards (also when `body` throws). */
+export async function withLogFieldsRuleset<T>(
+  ctx: PropertyContext,
+  body: (rs: LogFieldsRuleset) => Promise<T>,
+): Promise<T> {
+  const rs = await openLogFieldsRuleset(ctx);
+  try {
+    return await body(rs);
+  } finally {
+    // A failed restore is a teardown problem, reported as such, not a verdict on the clause.
+    await restoreLogFieldsRuleset(ctx, rs).catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      ctx.defer(() => Promise.reject(new Error(why)));
+    });
+  }
+}
