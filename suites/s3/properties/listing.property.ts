@@ -76,8 +76,15 @@ async function listAll(
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const show = (v: unknown) => JSON.stringify(v);
 
+interface Params {
+  prefix: string;
+  delimiter: string;
+  startAfter: string;
+  maxKeys: number;
+}
+
 /** Parameters drawn partly from the key set, so prefixes and start-after points actually hit keys. */
-function paramsFor(keys: string[]) {
+function paramsFor(keys: string[]): fc.Arbitrary<Params> {
   const fromKeys = keys.length ? fc.constantFrom(...keys) : fc.constant('');
   return fc.record({
     prefix: fc.oneof(
@@ -98,12 +105,7 @@ function property(
   id: string,
   title: string,
   clause: string,
-  check: (
-    ctx: PropertyContext,
-    bucket: string,
-    keys: string[],
-    p: fc.Infer<ReturnType<typeof paramsFor>>,
-  ) => Promise<void>,
+  check: (ctx: PropertyContext, bucket: string, keys: string[], p: Params) => Promise<void>,
 ): PropertyDef {
   return {
     id,

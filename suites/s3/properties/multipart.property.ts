@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import fc from 'fast-check';
+import { generateBuffer } from '../../../runner/data/generate.ts';
+import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { expectThat } from './support/wire.ts';
+
+// Amazon S3 and the service refuse non-last parts under 5 MiB, so equal parts are 5 MiB.
+const MIB5 = 5 * 1024 * 1024;
+
+const maxParts = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 3 : 6);
+// Each run moves several 5 MiB parts: few runs in quick.
+const runs = (ctx: PropertyContext) =>
+  ctx.profile === 'quick' ? Math.min(ctx.fc.numRuns, 3) : Math.min(ctx.fc.numRuns, 20);
+
+interface Part {
+  number: number;
+  size: number;
+  seed: number;
+  md5: string;
+  etag?: string;
+}
+
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+
+/** Multipart ETag: MD5 of the concatenated binary part MD5s, then -N. */
+function multipartEtag(parts: Part[]): string {
+  const h = createHash('md5');
+  for (const p of parts) h.update(Buffer.from(p.md5, 'hex'));
+  return `${h.digest('hex')}-${parts.length}`;
+}
+
+/** `sizes` become parts 1..n of generated data, uploaded in the given order. */
+async function uploadParts(
+  ctx: PropertyContext,
+  bucket: string,
+  key: string,
+  sizes: number[],
+  seed: number,
+): Promise<{ uploadId: string; parts: Part[] }> {
+  const created = await ctx.s3.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }), {
+    abortSignal: ctx.signal,
+  });
+  const uploadId = created.UploadId!;
+  const parts: Part[] = [];
+  for (const [i, size] of sizes.entries()) {
+    const body = generateBuffer(seed + i, 0, size);
+    const out = await ctx.s3.send(
+      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: i + 1, Body: body }),
+      { abortSignal: ctx.signal },
+    );
+    parts.push({ number: i + 1, size, seed: seed + i, md5: md5(body), etag: out.ETag });
+  }
+  return { uploadId, parts };
+}
+
+function completeXml(entries: { number: number; etag: string }[]): string {
+  const items = entries.map((e) => `<Part><PartNumber>${e.number}</PartNumber><ETag>${e.etag}</ETag></Part>`);
+  return `<CompleteMultipartUpload>${items.join('')}</CompleteMultipartUpload>`;
+}
+
+/** Sizes of n parts: n-1 of 5 MiB and a last one of `last` bytes (a single part may be small). */
+const partSizes = (n: number, last: number) => [...Array(n - 1).fill(MIB5), last];
+
+const properties: PropertyDef[] = [
+  {
+    id: 's3.prop.mpu-etag',
+    title: 'For any part count, the multipart ETag is the MD5 of the part MD5s with -N',
+    clauses: ['s3.mpu.etag-format'],
+    async run(ctx) {
+      const bucket = await ctx.bucket('mpu');
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: maxParts(ctx) }),
+          fc.integer({ min: 1, max: 4096 }),
+          fc.nat(1000),
+          async (n, last, seed) => {
+            const key = `etag-${n}-${last}-${seed}`;
+            const { uploadId, parts } = await uploadParts(ctx, bucket, key, partSizes(n, last), seed);
+            const done = await ctx.s3.send(
+              new CompleteMultipartUploadCommand({
+                Bucket: bucket,
+                Key: key,
+                UploadId: uploadId,
+                MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.number, ETag: p.etag })) },
+              }),
+              { abortSignal: ctx.signal },
+            );
+            const want = `"${multipartEtag(parts)}"`;
+            expectThat(
+              done.ETag === want,
+              `${n} parts: Complete returned ETag ${done.ETag}, expected ${want}`,
+            );
+            const head = await ctx.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), {
+              abortSignal: ctx.signal,
+            });
+            expectThat(head.ETag === want, `${n} parts: HeadObject ETag ${head.ETag}, expected ${want}`);
+          },
+        ),
+        { seed: ctx.fc.seed, numRuns: runs(ctx) },
+      );
+    },
+  },
+  {
+    id: 's3.prop.mpu-sorted',
+    title: 'Whatever order Complete lists the parts in, the object is the parts in ascending order',
+    clauses: ['s3.mpu.complete-sorts-parts'],
+    async run(ctx) {
+      const bucket = await ctx.bucket('mpu');
+      const arb = fc
+        .integer({ min: 2, max: maxParts(ctx) })
+        .chain((n) =>
+          fc.tuple(
+            fc.constant(n),
+            fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
+            fc.integer({ min: 1, max: 4096 }),
+            fc.nat(1000),
+          ),
+        );
+      await fc.assert(
+        fc.asyncProperty(arb, async ([n, order, last, seed]) => {
+          const key = `sorted-${n}-${seed}-${order.join('')}`;
+          const { uploadId, parts } = await uploadParts(ctx, bucket, key, partSizes(n, last), seed);
+          const res = await ctx.http({
+            method: 'POST',
+            bucket,
+            key,
+            query: { uploadId },
+            body: completeXml(order.map((i) => ({ number: parts[i].number, etag: parts[i].etag! }))),
+          });
+          expectThat(
+            res.status === 200,
+            `Complete with parts in order ${order.map((i) => i + 1)}: status ${res.status}: ${res.text().slice(0, 160)}`,
+          );
+          let offset = 0;
+          for (const p of parts) {
+            const span = Math.min(64, p.size);
+            const got = await ctx.http({
+              method: 'GET',
+              bucket,
+              key,
+              headers: { range: `bytes=${offset}-${offset + span - 1}` },
+            });
+            expectThat(
+              got.body.equals(generateBuffer(p.seed, 0, span)),
+              `parts listed as ${order.map((i) => i + 1)}: bytes at ${offset} are not the start of part ${p.number}`,
+            );
+            offset += p.size;
+          }
+        }),
+        { seed: ctx.fc.seed, numRuns: runs(ctx) },
+      );
+    },
+  },
+  {
+    id: 's3.prop.mpu-quotes',
+    title: 'Complete accepts part ETags bare, quoted, or with only a leading or trailing quote',
+    clauses: ['s3.mpu.etag-quotes-ignored'],
+    async run(ctx) {
+      const bucket = await ctx.bucket('mpu');
+      const quoting = fc.constantFrom('bare', 'quoted', 'leading', 'trailing');
+      const arb = fc
+        .integer({ min: 1, max: Math.min(2, maxParts(ctx)) })
+        .chain((n) =>
+          fc.tuple(fc.constant(n), fc.array(quoting, { minLength: n, maxLength: n }), fc.nat(1000)),
+        );
+      await fc.assert(
+        fc.asyncProperty(arb, async ([n, styles, seed]) => {
+          const key = `quotes-${n}-${seed}-${styles.join('-')}`;
+          const { uploadId, parts } = await uploadParts(ctx, bucket, key, partSizes(n, 100), seed);
+          const entries = parts.map((p, i) => {
+            const s = styles[i];
+            const etag =
+              s === 'bare'
+                ? p.md5
+                : s === 'quoted'
+                  ? `"${p.md5}"`
+                  : s === 'leading'
+                    ? `"${p.md5}`
+                    : `${p.md5}"`;
+            return { number: p.number, etag };
+          });
+          const res = await ctx.http({
+            method: 'POST',
+            bucket,
+            key,
+            query: { uploadId },
+            body: completeXml(entries),
+          });
+          expectThat(
+            res.status === 200,
+            `Complete with ETags ${styles.join(', ')}: status ${res.status}: ${res.text().slice(0, 160)}`,
+          );
+          const head = await ctx.http({ method: 'HEAD', bucket, key });
+          const size = parts.reduce((a, p) => a + p.size, 0);
+          expectThat(
+            head.status === 200 && head.headers['content-length'] === String(size),
+            `object after Complete: status ${head.status}, length ${head.headers['content-length']}`,
+          );
+        }),
+        { seed: ctx.fc.seed, numRuns: runs(ctx) },
+      );
+    },
+  },
+  {
+    id: 's3.prop.mpu-unequal',
+    title: 'Complete refuses any upload whose non-last parts differ in size',
+    clauses: ['s3.mpu.unequal-parts-rejected'],
+    async run(ctx) {
+      const bucket = await ctx.bucket('mpu');
+      const arb = fc
+        .tuple(fc.nat(4096), fc.nat(4096), fc.integer({ min: 1, max: 4096 }), fc.nat(1000))
+        .filter(([a, b]) => a !== b);
+      await fc.assert(
+        fc.asyncProperty(arb, async ([extra1, extra2, last, seed]) => {
+          const key = `unequal-${extra1}-${extra2}-${seed}`;
+          const sizes = [MIB5 + extra1, MIB5 + extra2, last];
+          const { uploadId, parts } = await uploadParts(ctx, bucket, key, sizes, seed);
+          ctx.defer(() => ctx.http({ method: 'DELETE', bucket, key, query: { uploadId } }));
+          const res = await ctx.http({
+            method: 'POST',
+            bucket,
+            key,
+            query: { uploadId },
+            body: completeXml(parts.map((p) => ({ number: p.number, etag: p.etag! }))),
+          });
+          expectThat(
+            res.status >= 400 && res.status < 500,
+            `parts of ${sizes.join(', ')} bytes: Complete answered ${res.status}`,
+          );
+          const head = await ctx.http({ method: 'HEAD', bucket, key });
+          expectThat(
+            head.status === 404,
+            `parts of ${sizes.join(', ')} bytes: the object exists after a refused Complete`,
+          );
+        }),
+        { seed: ctx.fc.seed, numRuns: runs(ctx) },
+      );
+    },
+  },
+];
+
+export default properties;
