@@ -1,0 +1,72 @@
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../runner/cli/main.ts';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(PROJECT_ROOT, 'bin', 'edgecheck.mjs');
+
+export interface CliOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment for a child edgecheck without any EDGECHECK_* variable of the parent. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('EDGECHECK_')) env[k] = v;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+/** Runs bin/edgecheck.mjs as a child process (the real exit code and streams). */
+export function runBin(args: string[], env: Record<string, string> = {}): CliOutcome {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: PROJECT_ROOT,
+    env: cleanEnv(env),
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Same as runBin, without blocking the event loop (for runs against an in-process server). */
+export function runBinAsync(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: cleanEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+/** Runs the CLI in this process (fast): the same `main` bin/edgecheck.mjs calls. */
+export async function runMain(args: string[]): Promise<CliOutcome> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (d) => {
+    stdout += d;
+  });
+  err.on('data', (d) => {
+    stderr += d;
+  });
+  const code = await main(args, out as unknown as NodeJS.WriteStream, err as unknown as NodeJS.WriteStream);
+  return { code, stdout, stderr };
+}
+
+/** A stack trace line, as Node prints them. */
+export const STACK_LINE = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
