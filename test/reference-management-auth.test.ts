@@ -67,7 +67,7 @@ describe('routing', () => {
       body: '{"type":',
     });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body: any = await res.json();
     expect(body.success).toBe(false);
     expect(body.errors[0].message).not.toMatch(/\n|at .*\.ts/);
   });

@@ -78,7 +78,7 @@ describe('DNS records through the official client', () => {
 
   it('reports invalid content as an API error with the root cause', async () => {
     const err = await cf.dns.records
-      .create({ zone_id, type: 'A', name: 'bad', content: 'not-an-ip' })
+      .create({ zone_id, type: 'A', name: 'bad', content: 'not-an-ip', ttl: 1 })
       .catch((e) => e);
     expect(err).toBeInstanceOf(Cloudflare.BadRequestError);
     expect(err.errors[0].code).toBe(9005);
@@ -87,7 +87,7 @@ describe('DNS records through the official client', () => {
 
 describe('rulesets through the official client', () => {
   it('creates, replaces, lists, adds and patches rules, and sets an entry point', async () => {
-    const rs = await cf.rulesets.create({
+    const rs: any = await cf.rulesets.create({
       zone_id,
       name: 'custom log fields',
       kind: 'zone',
@@ -97,7 +97,7 @@ describe('rulesets through the official client', () => {
     expect(rs.id).toBeTruthy();
     expect(rs.version).toBe('1');
 
-    const updated = await cf.rulesets.update(rs.id, {
+    const updated: any = await cf.rulesets.update(rs.id, {
       zone_id,
       rules: [
         {
@@ -126,19 +126,19 @@ describe('rulesets through the official client', () => {
       .catch((e) => e);
     expect(second).toBeInstanceOf(Cloudflare.BadRequestError);
 
-    const custom = await cf.rulesets.create({
+    const custom: any = await cf.rulesets.create({
       zone_id,
       name: 'waf',
       kind: 'zone',
       phase: 'http_request_firewall_custom',
     });
-    const withRule = await cf.rulesets.rules.create(custom.id, {
+    const withRule: any = await cf.rulesets.rules.create(custom.id, {
       zone_id,
       action: 'block',
       expression: 'ip.src eq 192.0.2.1',
     });
     const ruleId = withRule.rules[0].id!;
-    const edited = await cf.rulesets.rules.edit(ruleId, {
+    const edited: any = await cf.rulesets.rules.edit(ruleId, {
       zone_id,
       ruleset_id: custom.id,
       action: 'block',
@@ -147,7 +147,7 @@ describe('rulesets through the official client', () => {
     expect(edited.rules[0].enabled).toBe(false);
     expect(edited.rules[0].expression).toBe('ip.src eq 192.0.2.1');
 
-    const entry = await cf.rulesets.phases.update('http_request_dynamic_redirect', {
+    const entry: any = await cf.rulesets.phases.update('http_request_dynamic_redirect', {
       zone_id,
       rules: [
         {

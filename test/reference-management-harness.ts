@@ -1,8 +1,11 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { REFERENCE_CREDENTIALS, REFERENCE_IDS, type ReferenceContext } from '../reference/context.ts';
 import { FaultSet } from '../reference/faults.ts';
+import { DNS_SETTINGS_RETIREMENT } from '../reference/management/dns-settings.ts';
 import { createManagementHandler } from '../reference/management/index.ts';
+import { RETIRED_ENDPOINTS } from '../reference/management/retired-endpoints.ts';
+import type { Retirement } from '../reference/management/retirement.ts';
 
 export interface Answer {
   status: number;
@@ -70,4 +73,44 @@ export function dayBefore(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() - 1);
   return d.toISOString().slice(0, 10);
+}
+
+function fill(pattern: string): string {
+  return pattern
+    .replace(':zone_id', REFERENCE_IDS.zoneId)
+    .replace(':account_id', REFERENCE_IDS.accountId)
+    .replace(/:[a-z_]+/g, 'c0ffee00c0ffee00c0ffee00c0ffee00');
+}
+
+/** A request that exercises the retired subject: its first readable route, or its only action. */
+export function retirementProbe(r: Retirement): [string, string] {
+  const row = RETIRED_ENDPOINTS.find((e) => e.retirement === r);
+  if (row) {
+    const route = row.routes.find((x) => x.methods.includes('GET') && x.shape !== 'item') ?? row.routes[0];
+    return [route.methods.includes('GET') ? 'GET' : route.methods[0], fill(route.pattern)];
+  }
+  if (r === DNS_SETTINGS_RETIREMENT)
+    return ['GET', `/zones/${REFERENCE_IDS.zoneId}/dns_settings/use_apex_ns`];
+  const setting = r.subject.replaceAll('-', '_');
+  return ['GET', `/zones/${REFERENCE_IDS.zoneId}/settings/${setting}`];
+}
+
+/** Sends a raw request with both Transfer-Encoding and Content-Length; fetch would never send one. */
+export function rawTeCl(base: string): Promise<string> {
+  const url = new URL(base);
+  const body = JSON.stringify({ value: 'off' });
+  const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+  const request =
+    `PATCH ${url.pathname}/zones/${REFERENCE_IDS.zoneId}/settings/security_level HTTP/1.1\r\nHost: ${url.host}\r\n` +
+    `Authorization: Bearer ${REFERENCE_CREDENTIALS.token}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunked}`;
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(request));
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d;
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
 }
