@@ -1,21 +1,15 @@
-import { readSmallBody } from './body.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { invalidArgument, malformedXml, notImplemented, S3Error } from './errors.ts';
+import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
-import { parseXml, text } from './xml.ts';
+import { text } from './xml.ts';
 
 /** SPEC behaviour 2: `auto` (with its aliases) or a location hint. */
 const LOCATIONS = new Set(['auto', '', 'us-east-1']);
 const LOCATION_HINTS = new Set(['wnam', 'enam', 'weur', 'eeur', 'apac', 'oc']);
 
-async function optionalXml(call: S3Call): Promise<Record<string, unknown> | undefined> {
-  const body = await readSmallBody(call.req, call.payloadHash, 64 * 1024);
-  if (body.toString('utf8').trim() === '') return undefined;
-  try {
-    return parseXml(body.toString('utf8'));
-  } catch {
-    throw malformedXml();
-  }
+function optionalXml(call: S3Call): Promise<Record<string, unknown> | undefined> {
+  return readRequestXml(call, 64 * 1024);
 }
 
 export async function createBucket(call: S3Call): Promise<void> {
@@ -27,13 +21,16 @@ export async function createBucket(call: S3Call): Promise<void> {
   // SPEC behaviour 3: object lock `false` is accepted, `true` is not implemented.
   const lock = headerValue(call.req, 'x-amz-bucket-object-lock-enabled')?.toLowerCase();
   if (lock === 'true' && !call.ctx.faults.has('s3-object-lock-accepted')) throw notImplemented('Object lock');
+  if (lock === 'false' && call.ctx.faults.has('s3-object-lock-false-rejected'))
+    throw notImplemented('Object lock');
   const doc = await optionalXml(call);
   let hint: string | undefined;
   if (doc) {
     const config = doc.CreateBucketConfiguration as Record<string, unknown> | undefined;
     if (!config || typeof config !== 'object') throw malformedXml();
     const location = text(config.LocationConstraint)?.trim();
-    if (location !== undefined && !LOCATIONS.has(location) && !LOCATION_HINTS.has(location)) {
+    const anyLocation = call.ctx.faults.has('s3-location-constraint-any');
+    if (location !== undefined && !anyLocation && !LOCATIONS.has(location) && !LOCATION_HINTS.has(location)) {
       throw new S3Error(400, 'InvalidLocationConstraint', 'The specified location-constraint is not valid.');
     }
     if (location && LOCATION_HINTS.has(location)) hint = location;
@@ -161,7 +158,7 @@ export async function putBucketLifecycle(call: S3Call): Promise<void> {
   const root = doc?.LifecycleConfiguration as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object' || root.Rule === undefined) throw malformedXml();
   const { '#text': _ws, ...rest } = root;
-  bucket.lifecycle = stripWhitespace(rest);
+  if (!call.ctx.faults.has('s3-lifecycle-not-stored')) bucket.lifecycle = stripWhitespace(rest);
   sendEmpty(call.res, 200);
 }
 

@@ -1,17 +1,25 @@
 import { preconditionFailed, S3Error } from './errors.ts';
 
+/** The fault switches that bend ETag matching (a FaultSet, or nothing). */
+export type Faults = { has(name: string): boolean } | undefined;
+
 /**
  * SPEC behaviour 9: If-Match / If-None-Match take lists of ETags, weak ETags (W/"...") and `*`.
  * Comparison is by the opaque tag, so a weak and a strong form of the same tag match.
  */
-export function etagListMatches(header: string, etag: string | undefined): boolean {
+export function etagListMatches(header: string, etag: string | undefined, faults?: Faults): boolean {
   if (etag === undefined) return false;
   const want = etag.replace(/^"|"$/g, '');
-  return header
+  let tags = header
     .split(',')
     .map((t) => t.trim())
-    .filter(Boolean)
-    .some((t) => t === '*' || t.replace(/^W\//, '').replace(/^"|"$/g, '') === want);
+    .filter(Boolean);
+  if (faults?.has('s3-cond-etag-list-first-only')) tags = tags.slice(0, 1);
+  return tags.some((t) => {
+    if (t === '*') return !faults?.has('s3-cond-wildcard-ignored');
+    if (t.startsWith('W/') && faults?.has('s3-cond-weak-etag-unmatched')) return false;
+    return t.replace(/^W\//, '').replace(/^"|"$/g, '') === want;
+  });
 }
 
 export interface Conditions {
@@ -35,16 +43,16 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000) * 1000;
  * If-Unmodified-Since, and a false If-None-Match overrides a true If-Modified-Since.
  * Returns 304 when not modified; throws 412 when a precondition fails.
  */
-export function checkRead(c: Conditions, etag: string, lastModified: Date): 304 | undefined {
+export function checkRead(c: Conditions, etag: string, lastModified: Date, faults?: Faults): 304 | undefined {
   const modified = seconds(lastModified);
   if (c.ifMatch !== undefined) {
-    if (!etagListMatches(c.ifMatch, etag)) throw preconditionFailed();
+    if (!etagListMatches(c.ifMatch, etag, faults)) throw preconditionFailed();
   } else {
     const t = parseDate(c.ifUnmodifiedSince);
     if (t !== undefined && modified > t) throw preconditionFailed();
   }
   if (c.ifNoneMatch !== undefined) {
-    if (etagListMatches(c.ifNoneMatch, etag)) return 304;
+    if (etagListMatches(c.ifNoneMatch, etag, faults)) return 304;
   } else {
     const t = parseDate(c.ifModifiedSince);
     if (t !== undefined && modified <= t) return 304;
@@ -60,12 +68,13 @@ export function checkWrite(
   c: Conditions,
   existing: { etag: string; lastModified: Date } | undefined,
   key: string,
+  faults?: Faults,
 ): void {
   if (c.ifMatch !== undefined) {
     if (!existing) throw new S3Error(404, 'NoSuchKey', 'The specified key does not exist.', { Key: key });
-    if (!etagListMatches(c.ifMatch, existing.etag)) throw preconditionFailed();
+    if (!etagListMatches(c.ifMatch, existing.etag, faults)) throw preconditionFailed();
   }
-  if (c.ifNoneMatch !== undefined && existing && etagListMatches(c.ifNoneMatch, existing.etag)) {
+  if (c.ifNoneMatch !== undefined && existing && etagListMatches(c.ifNoneMatch, existing.etag, faults)) {
     throw preconditionFailed();
   }
   if (existing) {

@@ -1,6 +1,13 @@
 import { headerValue, type S3Call } from './call.ts';
 import { checkRead, checkWrite } from './conditionals.ts';
-import { invalidArgument, noSuchKey, preconditionFailed, S3Error } from './errors.ts';
+import {
+  invalidArgument,
+  noSuchBucket,
+  noSuchKey,
+  notImplemented,
+  preconditionFailed,
+  S3Error,
+} from './errors.ts';
 import { checkWriteConditions, newVersionId } from './objects.ts';
 import { sendResult } from './respond.ts';
 import type { ObjectRecord } from './store.ts';
@@ -41,6 +48,7 @@ export function copySource(call: S3Call): CopySource {
     throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
   }
   if (
+    !call.ctx.faults.has('s3-copy-source-conditions-ignored') &&
     checkRead(
       {
         ifMatch: headerValue(call.req, 'x-amz-copy-source-if-match'),
@@ -50,6 +58,7 @@ export function copySource(call: S3Call): CopySource {
       },
       obj.etag,
       obj.lastModified,
+      call.ctx.faults,
     ) === 304
   ) {
     throw preconditionFailed();
@@ -59,20 +68,27 @@ export function copySource(call: S3Call): CopySource {
 
 /** CopyObject (SPEC behaviour 9): shares the source's stored bytes; multipart sources keep their part layout. */
 export function copyObject(call: S3Call): void {
-  const bucket = call.store.bucket(call.bucket);
+  const f = call.ctx.faults;
+  const bucket = call.store.buckets.get(call.bucket);
+  if (!bucket)
+    throw f.has('s3-copy-missing-destination-nosuchkey') ? noSuchKey(call.key) : noSuchBucket(call.bucket);
   const src = copySource(call);
+  if (src.obj.partSizes && f.has('s3-multipart-copy-unsupported'))
+    throw notImplemented('Copying a multipart object');
   checkWriteConditions(call, bucket);
   // Service-specific conditions on the destination object (SPEC behaviour 9).
-  checkWrite(
-    {
-      ifMatch: headerValue(call.req, 'cf-copy-destination-if-match'),
-      ifNoneMatch: headerValue(call.req, 'cf-copy-destination-if-none-match'),
-      ifModifiedSince: headerValue(call.req, 'cf-copy-destination-if-modified-since'),
-      ifUnmodifiedSince: headerValue(call.req, 'cf-copy-destination-if-unmodified-since'),
-    },
-    bucket.objects.get(call.key),
-    call.key,
-  );
+  if (!f.has('s3-copy-destination-conditions-ignored'))
+    checkWrite(
+      {
+        ifMatch: headerValue(call.req, 'cf-copy-destination-if-match'),
+        ifNoneMatch: headerValue(call.req, 'cf-copy-destination-if-none-match'),
+        ifModifiedSince: headerValue(call.req, 'cf-copy-destination-if-modified-since'),
+        ifUnmodifiedSince: headerValue(call.req, 'cf-copy-destination-if-unmodified-since'),
+      },
+      bucket.objects.get(call.key),
+      call.key,
+      f,
+    );
   const directive = (headerValue(call.req, 'x-amz-metadata-directive') ?? 'COPY').toUpperCase();
   if (directive !== 'COPY' && directive !== 'REPLACE') invalidDirective();
   if (directive === 'COPY' && src.bucket === call.bucket && src.key === call.key) {

@@ -1,11 +1,11 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import { readSmallBody } from './body.ts';
 import type { S3Call } from './call.ts';
 import { invalidArgument, malformedXml, S3Error } from './errors.ts';
+import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
 import type { BucketRecord, CorsRule } from './store.ts';
-import { asArray, parseXml, text } from './xml.ts';
+import { asArray, text } from './xml.ts';
 
 const RULE_KEYS = new Set([
   'ID',
@@ -33,23 +33,21 @@ function childNames(el: unknown): string[] {
 }
 
 /** PutBucketCors (SPEC behaviour 14): valid origins only, no unknown keys, no empty AllowedHeader. */
-export function parseCorsConfiguration(xml: string, ctx: ReferenceContext): CorsRule[] {
-  let doc: Record<string, unknown>;
-  try {
-    doc = parseXml(xml);
-  } catch {
-    throw malformedXml();
-  }
-  const root = doc.CORSConfiguration;
+export function parseCorsConfiguration(
+  doc: Record<string, unknown> | undefined,
+  ctx: ReferenceContext,
+): CorsRule[] {
+  const root = doc?.CORSConfiguration;
   if (!root || typeof root !== 'object') throw malformedXml();
-  if (childNames(root).some((k) => k !== 'CORSRule'))
+  const strict = !ctx.faults.has('s3-cors-unknown-keys-accepted');
+  if (strict && childNames(root).some((k) => k !== 'CORSRule'))
     throw malformedXml('Unknown element in CORSConfiguration.');
   const rules = asArray((root as Record<string, unknown>).CORSRule as Record<string, unknown>[]);
   if (rules.length === 0 || rules.length > 100)
     throw malformedXml('A CORS configuration holds 1 to 100 rules.');
   return rules.map((r) => {
     const unknown = childNames(r).filter((k) => !RULE_KEYS.has(k));
-    if (unknown.length > 0) throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
+    if (strict && unknown.length > 0) throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
     const list = (name: string) => asArray(r[name] as unknown).map((v) => text(v) ?? '');
     const rule: CorsRule = {
       id: text(r.ID),
@@ -69,7 +67,7 @@ export function parseCorsConfiguration(xml: string, ctx: ReferenceContext): Cors
     const badMethod = rule.allowedMethods.find((m) => !METHODS.has(m));
     if (badMethod !== undefined)
       throw invalidArgument(`Found unsupported HTTP method in CORS config: ${badMethod}`);
-    if (rule.allowedHeaders.some((h) => h === ''))
+    if (rule.allowedHeaders.some((h) => h === '') && !ctx.faults.has('s3-cors-empty-header-accepted'))
       throw invalidArgument('AllowedHeader must not be an empty string.');
     if (
       rule.maxAgeSeconds !== undefined &&
@@ -83,8 +81,7 @@ export function parseCorsConfiguration(xml: string, ctx: ReferenceContext): Cors
 
 export async function putBucketCors(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
-  const body = await readSmallBody(call.req, call.payloadHash, 64 * 1024);
-  bucket.cors = parseCorsConfiguration(body.toString('utf8'), call.ctx);
+  bucket.cors = parseCorsConfiguration(await readRequestXml(call, 64 * 1024), call.ctx);
   sendEmpty(call.res, 200);
 }
 
@@ -139,9 +136,10 @@ export function matchCors(
   ctx: ReferenceContext,
 ): CorsRule | undefined {
   const insensitive = !ctx.faults.has('s3-cors-headers-case-sensitive');
+  const noWildcard = ctx.faults.has('s3-cors-wildcard-unmatched');
   return bucket.cors?.find(
     (r) =>
-      r.allowedOrigins.some((o) => wildcard(o, origin, false)) &&
+      r.allowedOrigins.some((o) => !(o === '*' && noWildcard) && wildcard(o, origin, false)) &&
       r.allowedMethods.includes(method) &&
       requestHeaders.every((h) => r.allowedHeaders.some((a) => wildcard(a, h, insensitive))),
   );
@@ -183,6 +181,9 @@ export function preflight(
   const rule = matchCors(bucket, origin, method, requested, ctx);
   const vary = { vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method' };
   if (!rule) {
+    if (ctx.faults.has('s3-cors-no-match-403')) {
+      throw new S3Error(403, 'AccessForbidden', 'CORSResponse: This CORS request is not allowed.');
+    }
     sendEmpty(res, 200, vary);
     return;
   }
@@ -203,7 +204,7 @@ export function corsHeaders(
   ctx: ReferenceContext,
 ): Record<string, string> {
   const origin = req.headers.origin;
-  if (!origin || !bucket?.cors) return {};
+  if (!origin || !bucket?.cors || ctx.faults.has('s3-cors-actual-headers-missing')) return {};
   const rule = matchCors(bucket, origin, req.method ?? 'GET', [], ctx);
   if (!rule) return {};
   return {

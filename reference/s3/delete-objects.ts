@@ -1,26 +1,23 @@
-import { readSmallBody } from './body.ts';
 import type { S3Call } from './call.ts';
 import { malformedXml } from './errors.ts';
+import { readRequestXml } from './request-xml.ts';
 import { sendResult } from './respond.ts';
-import { asArray, parseXml, text } from './xml.ts';
+import { asArray, text } from './xml.ts';
 
 /** SPEC behaviour 12 and Limits: at most 1000 keys per request; keys are taken exactly, spaces included. */
 export const DELETE_OBJECTS_MAX = 1000;
 
 export async function deleteObjects(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
-  const body = await readSmallBody(call.req, call.payloadHash);
-  let doc: Record<string, unknown>;
-  try {
-    doc = parseXml(body.toString('utf8'));
-  } catch {
-    throw malformedXml();
-  }
-  const del = doc.Delete as Record<string, unknown> | undefined;
+  const doc = await readRequestXml(call);
+  const del = doc?.Delete as Record<string, unknown> | undefined;
   if (!del || typeof del !== 'object') throw malformedXml();
   const objects = asArray(del.Object as Record<string, unknown> | Record<string, unknown>[]);
   if (objects.length === 0) throw malformedXml();
-  if (objects.length > DELETE_OBJECTS_MAX && !call.ctx.faults.has('s3-delete-objects-over-limit')) {
+  const limit = call.ctx.faults.has('s3-delete-objects-limit-999')
+    ? DELETE_OBJECTS_MAX - 1
+    : DELETE_OBJECTS_MAX;
+  if (objects.length > limit && !call.ctx.faults.has('s3-delete-objects-over-limit')) {
     throw malformedXml(`The request must contain at most ${DELETE_OBJECTS_MAX} keys.`);
   }
   const quiet = text(del.Quiet)?.trim().toLowerCase() === 'true';

@@ -1,3 +1,408 @@
 import type { FaultDef } from '../faults.ts';
 
-export const s3Faults: FaultDef[] = [];
+/** [name, description, clauses it breaks]: each fault bends one behaviour at the place it lives. */
+const CATALOG: [string, string, string[]][] = [
+  // Addressing and region
+  [
+    's3-virtual-hosted-off',
+    'Virtual-hosted requests (<bucket>.localhost) are read as path-style',
+    ['s3.addressing.virtual-hosted'],
+  ],
+  [
+    's3-region-alias-rejected',
+    'Signatures for region "" or us-east-1 are refused; only auto is accepted',
+    ['s3.region.aliases'],
+  ],
+  [
+    's3-region-us-east-1',
+    'GetBucketLocation and HeadBucket report us-east-1 instead of auto',
+    ['s3.region.get-bucket-location', 's3.region.head-bucket-header'],
+  ],
+  [
+    's3-location-constraint-any',
+    'CreateBucket accepts any LocationConstraint',
+    ['s3.region.create-location-constraint'],
+  ],
+  [
+    's3-create-bucket-no-location',
+    'CreateBucket answers without a Location header',
+    ['s3.region.create-location-header'],
+  ],
+  // Object lock, stand-ins, encryption
+  [
+    's3-object-lock-accepted',
+    'CreateBucket with object lock true is accepted',
+    ['s3.lock.create-enabled-not-implemented'],
+  ],
+  [
+    's3-object-lock-false-rejected',
+    'CreateBucket with object lock false is rejected',
+    ['s3.lock.create-disabled-accepted'],
+  ],
+  [
+    's3-standin-not-implemented',
+    'The read-only stand-in operations answer 501',
+    [
+      's3.standin.get-bucket-acl',
+      's3.standin.get-bucket-versioning',
+      's3.standin.get-bucket-lifecycle',
+      's3.standin.get-bucket-replication',
+      's3.standin.get-bucket-tagging',
+      's3.standin.get-object-lock',
+    ],
+  ],
+  [
+    's3-encryption-not-implemented',
+    'Bucket encryption operations answer 501',
+    ['s3.encryption.get', 's3.encryption.put-aes256', 's3.encryption.delete'],
+  ],
+  [
+    's3-encryption-any-algorithm',
+    'PutBucketEncryption accepts algorithms other than AES256',
+    ['s3.encryption.put-other-rejected'],
+  ],
+  // Unsupported operations and parameters
+  [
+    's3-unsupported-500',
+    'Unsupported operations answer 500 InternalError instead of 501 NotImplemented',
+    ['s3.unsupported.not-implemented', 's3.error.not-implemented'],
+  ],
+  [
+    's3-unsupported-converted',
+    'An unsupported subresource is carried out as the plain operation of its method',
+    ['s3.unsupported.not-converted'],
+  ],
+  [
+    's3-list-unknown-params-ignored',
+    'Unknown ListObjects parameters are ignored instead of answered 501',
+    ['s3.unsupported.list-params'],
+  ],
+  [
+    's3-x-id-honored',
+    'x-id=DeleteObject turns an object request into DeleteObject',
+    ['s3.params.x-id-ignored'],
+  ],
+  ['s3-x-purpose-rejected', 'A request carrying x-purpose is rejected', ['s3.params.x-purpose-ignored']],
+  // PutObject
+  ['s3-put-post-rejected', 'PutObject by POST is not implemented', ['s3.put.post']],
+  [
+    's3-checksum-headers-rejected',
+    'PutObject with x-amz-checksum-sha256 or -sha1 is not implemented',
+    ['s3.put.checksum-sha256', 's3.put.checksum-sha1'],
+  ],
+  [
+    's3-put-checksum-unverified',
+    'Checksums sent with a body are stored without being verified',
+    ['s3.put.checksum-mismatch'],
+  ],
+  [
+    's3-content-type-not-inferred',
+    'PutObject without Content-Type stores application/octet-stream',
+    ['s3.put.content-type-inferred'],
+  ],
+  [
+    's3-put-conditions-ignored',
+    'If-Match / If-None-Match are ignored on PutObject, CreateMultipartUpload and CompleteMultipartUpload',
+    [
+      's3.put.conditional-412',
+      's3.put.create-multipart-conditional-412',
+      's3.mpu.conditional-complete-aborts',
+      's3.error.precondition-failed',
+    ],
+  ],
+  [
+    's3-create-bucket-if-missing-ignored',
+    'cf-create-bucket-if-missing is ignored',
+    ['s3.put.create-bucket-if-missing'],
+  ],
+  // Conditionals
+  [
+    's3-cond-etag-list-first-only',
+    'Only the first ETag of an If-Match / If-None-Match list is compared',
+    ['s3.cond.etag-list'],
+  ],
+  ['s3-cond-weak-etag-unmatched', 'Weak ETags (W/"...") never match', ['s3.cond.weak-etag']],
+  ['s3-cond-wildcard-ignored', 'The wildcard * never matches', ['s3.cond.wildcard']],
+  [
+    's3-cond-get-304-ignored',
+    'GET and HEAD answer 200 where If-None-Match matches',
+    ['s3.cond.get-not-modified'],
+  ],
+  [
+    's3-precondition-status-400',
+    'A failing precondition answers 400 InvalidRequest instead of 412',
+    [
+      's3.error.precondition-failed',
+      's3.put.conditional-412',
+      's3.put.create-multipart-conditional-412',
+      's3.cond.get-not-modified',
+      's3.cond.copy-source',
+      's3.copy.destination-conditional',
+      's3.mpu.conditional-complete-aborts',
+    ],
+  ],
+  // CopyObject
+  [
+    's3-copy-source-conditions-ignored',
+    'x-amz-copy-source-if-* headers are ignored',
+    ['s3.cond.copy-source'],
+  ],
+  [
+    's3-copy-destination-conditions-ignored',
+    'cf-copy-destination-if-* headers are ignored',
+    ['s3.copy.destination-conditional'],
+  ],
+  [
+    's3-copy-source-slash-optional',
+    'A copy source without a leading slash is accepted',
+    ['s3.copy.source-leading-slash'],
+  ],
+  [
+    's3-copy-missing-destination-nosuchkey',
+    'CopyObject into a missing bucket answers NoSuchKey',
+    ['s3.copy.missing-destination-bucket'],
+  ],
+  [
+    's3-copy-no-version-headers',
+    'CopyObject answers without x-amz-version-id and x-amz-copy-source-version-id',
+    ['s3.copy.version-headers'],
+  ],
+  [
+    's3-multipart-copy-unsupported',
+    'Copying a multipart object is not implemented',
+    ['s3.copy.multipart-object'],
+  ],
+  ['s3-upload-part-copy-not-implemented', 'UploadPartCopy is not implemented', ['s3.copy.upload-part-copy']],
+  // GetObject and ranges
+  [
+    's3-range-off-by-one',
+    'A range bytes=a-b returns bytes a..b-1 (end treated as exclusive)',
+    ['s3.get.range-inclusive', 's3.get.range-206', 's3.get.range-forms'],
+  ],
+  ['s3-range-status-200', 'A ranged GET answers 200 instead of 206', ['s3.get.range-206']],
+  [
+    's3-content-range-on-full',
+    'A full (unranged) GET carries Content-Range',
+    ['s3.get.content-range-partial-only'],
+  ],
+  ['s3-range-suffix-from-start', 'A suffix range bytes=-N returns the first N bytes', ['s3.get.range-forms']],
+  [
+    's3-range-unsatisfiable-200',
+    'A range beyond the object answers 200 with the whole object instead of 416',
+    ['s3.get.range-unsatisfiable'],
+  ],
+  [
+    's3-public-gzip-no-content-encoding',
+    'Public buckets serve gzip content without Content-Encoding',
+    ['s3.get.public-gzip-encoding'],
+  ],
+  // Multipart
+  ['s3-list-parts-empty', 'ListParts lists no parts', ['s3.mpu.list-parts']],
+  ['s3-list-uploads-empty', 'ListMultipartUploads lists no uploads', ['s3.mpu.list-uploads']],
+  ['s3-zero-length-part-rejected', 'UploadPart rejects a 0-length part', ['s3.mpu.zero-length-part']],
+  [
+    's3-multipart-unequal-parts',
+    'CompleteMultipartUpload accepts non-last parts of unequal size',
+    ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size'],
+  ],
+  [
+    's3-part-size-checked-at-upload',
+    'UploadPart rejects parts under 5 MiB at upload time',
+    ['s3.mpu.size-checked-at-complete'],
+  ],
+  [
+    's3-complete-unsorted-rejected',
+    'CompleteMultipartUpload rejects parts not listed in ascending order',
+    ['s3.mpu.complete-sorts-parts'],
+  ],
+  [
+    's3-complete-etag-quotes-strict',
+    'CompleteMultipartUpload compares part ETags with their quotes',
+    ['s3.mpu.etag-quotes-ignored'],
+  ],
+  ['s3-multipart-etag-no-suffix', 'Multipart ETags lack the -N suffix', ['s3.mpu.etag-format']],
+  [
+    's3-list-uploads-encoding-ignored',
+    'ListMultipartUploads ignores encoding-type',
+    ['s3.mpu.list-uploads-encoding'],
+  ],
+  [
+    's3-complete-condition-keeps-upload',
+    'A complete request whose condition fails leaves the upload open',
+    ['s3.mpu.conditional-complete-aborts'],
+  ],
+  [
+    's3-abort-repeat-error',
+    'Aborting an already aborted upload answers NoSuchUpload',
+    ['s3.mpu.abort-repeatable'],
+  ],
+  // DeleteObjects
+  [
+    's3-delete-objects-over-limit',
+    'DeleteObjects accepts more than 1000 keys',
+    ['s3.error.delete-over-limit', 's3.limit.delete-objects-keys'],
+  ],
+  [
+    's3-delete-objects-limit-999',
+    'DeleteObjects rejects a request of exactly 1000 keys',
+    ['s3.delete.max-keys', 's3.limit.delete-objects-keys'],
+  ],
+  ['s3-delete-objects-trims-keys', 'DeleteObjects trims spaces around keys', ['s3.delete.no-trim']],
+  // Listing
+  ['s3-list-prefix-ignored', 'Listings ignore prefix', ['s3.list.prefix']],
+  [
+    's3-list-delimiter-ignored',
+    'Listings ignore delimiter',
+    ['s3.list.delimiter', 's3.list.empty-folder', 's3.list.key-count'],
+  ],
+  ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
+  ['s3-list-max-keys-ignored', 'Listings ignore max-keys', ['s3.list.max-keys', 's3.list.pagination']],
+  [
+    's3-list-pagination-repeats-last',
+    'A continuation token resumes at the last key already returned',
+    ['s3.list.pagination'],
+  ],
+  ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
+  [
+    's3-list-keycount-without-prefixes',
+    'KeyCount counts keys but not common prefixes',
+    ['s3.list.key-count'],
+  ],
+  [
+    's3-list-empty-folder-as-key',
+    'An empty folder key is listed as a key, not a common prefix',
+    ['s3.list.empty-folder', 's3.list.delimiter'],
+  ],
+  [
+    's3-list-next-marker-always',
+    'ListObjects sets NextMarker also when not truncated',
+    ['s3.list.next-marker'],
+  ],
+  [
+    's3-list-cursor-at-max-keys',
+    'A cursor is returned when the key count equals MaxKeys even if nothing follows',
+    ['s3.list.no-cursor-at-max-keys'],
+  ],
+  ['s3-list-continuation-not-echoed', 'ContinuationToken is not echoed', ['s3.list.continuation-echo']],
+  [
+    's3-list-bad-cursor-internal-error',
+    'An invalid continuation token answers 500 InternalError',
+    ['s3.list.invalid-cursor'],
+  ],
+  ['s3-list-max-keys-zero-rejected', 'max-keys 0 is rejected', ['s3.list.max-keys-zero']],
+  [
+    's3-list-buckets-cf-headers-ignored',
+    'ListBuckets ignores the cf-max-keys, cf-start-after and cf-continuation-token headers',
+    ['s3.list.buckets-cf-headers'],
+  ],
+  // CORS
+  ['s3-cors-invalid-origin-accepted', 'PutBucketCors accepts invalid origins', ['s3.cors.valid-origins']],
+  ['s3-cors-unknown-keys-accepted', 'PutBucketCors accepts unknown XML elements', ['s3.cors.unknown-keys']],
+  [
+    's3-cors-empty-header-accepted',
+    'PutBucketCors accepts an empty AllowedHeader',
+    ['s3.cors.empty-allowed-header'],
+  ],
+  [
+    's3-cors-headers-case-sensitive',
+    'AllowedHeaders match request headers case-sensitively',
+    ['s3.cors.allowed-headers-case'],
+  ],
+  ['s3-cors-wildcard-unmatched', 'AllowedOrigin * matches no origin', ['s3.cors.wildcard']],
+  [
+    's3-cors-actual-headers-missing',
+    'Actual (non-preflight) requests with Origin get no CORS headers',
+    ['s3.cors.presigned'],
+  ],
+  [
+    's3-preflight-s3-forbidden',
+    'Preflight requests to the S3 interface answer 403',
+    ['s3.cors.preflight-s3'],
+  ],
+  [
+    's3-preflight-public-no-cors',
+    'Preflight requests to public buckets get no CORS headers',
+    ['s3.cors.preflight-public'],
+  ],
+  [
+    's3-cors-expose-headers-always',
+    'Access-Control-Expose-Headers is rendered (empty) without ExposeHeader',
+    ['s3.cors.expose-headers'],
+  ],
+  [
+    's3-public-options-401',
+    'OPTIONS to the public entry point without Origin answers 401',
+    ['s3.cors.public-options-no-origin', 's3.error.public-options-not-401'],
+  ],
+  [
+    's3-cors-no-match-403',
+    'A preflight matching no CORS rule answers 403',
+    ['s3.error.cors-no-match-not-403'],
+  ],
+  // Lifecycle and XML
+  [
+    's3-lifecycle-not-stored',
+    'PutBucketLifecycleConfiguration is accepted but the rules are not kept',
+    ['s3.lifecycle.rules'],
+  ],
+  [
+    's3-xml-declaration-rejected',
+    'Request documents with an XML declaration are rejected as MalformedXML',
+    ['s3.xml.declaration-accepted'],
+  ],
+  ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
+  ['s3-xml-text-content-type', 'XML answers carry Content-Type text/xml', ['s3.xml.content-type']],
+  [
+    's3-malformed-xml-500',
+    'A malformed request document answers 500 InternalError',
+    ['s3.error.malformed-xml'],
+  ],
+  // Presigned URLs and authentication
+  ['s3-presign-object-rejected', 'Presigned GetObject and PutObject are refused', ['s3.presign.object']],
+  [
+    's3-presign-list-rejected',
+    'Presigned ListBuckets and ListObjects are refused',
+    ['s3.presign.list-buckets', 's3.presign.list-objects'],
+  ],
+  [
+    's3-signed-payload-rejected',
+    'Requests with a signed payload hash are refused as SignatureDoesNotMatch',
+    ['s3.presign.signed-payload'],
+  ],
+  [
+    's3-accept-encoding-unsigned',
+    'Accept-Encoding is left out when the signature is computed',
+    ['s3.presign.accept-encoding-signed'],
+  ],
+  ['s3-presign-expiry-unchecked', 'Expired presigned URLs are accepted', ['s3.presign.expired']],
+  ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4']],
+  ['s3-signature-unchecked', 'The signature is not checked', ['s3.auth.signature-mismatch']],
+  [
+    's3-signature-echoed',
+    'SignatureDoesNotMatch errors echo the signature provided',
+    ['s3.auth.secret-not-echoed'],
+  ],
+  // Error codes
+  [
+    's3-missing-bucket-403',
+    'A missing bucket answers 403 AccessDenied instead of 404 NoSuchBucket',
+    ['s3.error.missing-bucket-404', 's3.copy.missing-source'],
+  ],
+  [
+    's3-no-such-key-generic',
+    'A missing key answers the code NotFound instead of NoSuchKey',
+    ['s3.error.no-such-key', 's3.copy.missing-source'],
+  ],
+  [
+    's3-no-such-upload-generic',
+    'A missing upload answers the code NotFound instead of NoSuchUpload',
+    ['s3.error.no-such-upload'],
+  ],
+];
+
+export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({
+  name,
+  area: 's3',
+  description,
+  breaks,
+}));

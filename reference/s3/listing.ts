@@ -32,7 +32,14 @@ export interface Page<T> {
  */
 export function paginate<T>(
   sorted: [string, T][],
-  opts: { prefix: string; delimiter: string; after: string; max: number; cursorAtMax: boolean },
+  opts: {
+    prefix: string;
+    delimiter: string;
+    after: string;
+    max: number;
+    cursorAtMax: boolean;
+    emptyFolderAsKey?: boolean;
+  },
 ): Page<T> {
   const items: T[] = [];
   const prefixes: string[] = [];
@@ -45,7 +52,8 @@ export function paginate<T>(
   };
   for (const [key, value] of sorted) {
     if (!key.startsWith(opts.prefix) || key <= opts.after) continue;
-    const group = rollUp(key);
+    let group = rollUp(key);
+    if (opts.emptyFolderAsKey && group === key) group = undefined;
     // Keys under a common prefix already returned (on this page or an earlier one) are skipped.
     if (group !== undefined && (group === last || group === opts.after)) continue;
     if (items.length + prefixes.length >= opts.max) {
@@ -89,22 +97,32 @@ export function listObjects(call: S3Call): void {
     encodingType === 'url' && !call.ctx.faults.has('s3-list-encoding-ignored')
       ? urlEncodeKey
       : (s: string) => s;
+  const f = call.ctx.faults;
   const prefix = q.get('prefix') ?? '';
   const delimiter = q.get('delimiter') ?? '';
   const maxKeys = boundedInt(q.get('max-keys'), 1000, 'max-keys');
+  if (maxKeys === 0 && f.has('s3-list-max-keys-zero-rejected'))
+    throw invalidArgument('max-keys must be at least 1.');
   const token = q.get('continuation-token');
-  let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
+  let after = f.has('s3-list-start-after-ignored')
+    ? ''
+    : v2
+      ? (q.get('start-after') ?? '')
+      : (q.get('marker') ?? '');
   if (v2 && token !== null) {
-    const cursor = decodeCursor(token, call.ctx.faults.has('s3-list-bad-cursor-internal-error'));
-    if (cursor.after > after) after = cursor.after;
+    const cursor = decodeCursor(token, f.has('s3-list-bad-cursor-internal-error'));
+    // Under a fault, the page restarts at the last key already returned.
+    const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
+    if (resume > after) after = resume;
   }
   const sorted = [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const page = paginate(sorted, {
-    prefix,
-    delimiter,
+    prefix: f.has('s3-list-prefix-ignored') ? '' : prefix,
+    delimiter: f.has('s3-list-delimiter-ignored') ? '' : delimiter,
     after,
-    max: maxKeys,
-    cursorAtMax: call.ctx.faults.has('s3-list-cursor-at-max-keys'),
+    max: f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
+    cursorAtMax: f.has('s3-list-cursor-at-max-keys'),
+    emptyFolderAsKey: f.has('s3-list-empty-folder-as-key'),
   });
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const contents = page.items.map((o) => ({
@@ -131,7 +149,7 @@ export function listObjects(call: S3Call): void {
     ? {
         ...shared,
         KeyCount: keyCount,
-        ...(token !== null ? { ContinuationToken: token } : {}),
+        ...(token !== null && !f.has('s3-list-continuation-not-echoed') ? { ContinuationToken: token } : {}),
         ...(page.truncated && page.last !== undefined
           ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
           : {}),
@@ -155,8 +173,13 @@ export function listObjects(call: S3Call): void {
 /** ListBuckets: URL parameters or the equivalent cf-* headers (SPEC behaviour 13). */
 export function listBuckets(call: S3Call): void {
   const q = call.query;
-  const param = (name: string) => q.get(name) ?? headerValue(call.req, `cf-${name}`) ?? null;
+  const useHeaders = !call.ctx.faults.has('s3-list-buckets-cf-headers-ignored');
+  const param = (name: string) =>
+    q.get(name) ?? (useHeaders ? headerValue(call.req, `cf-${name}`) : undefined) ?? null;
   const maxKeys = boundedInt(q.get('max-buckets') ?? param('max-keys'), 1000, 'max-keys', 1000);
+  if (maxKeys === 0 && call.ctx.faults.has('s3-list-max-keys-zero-rejected')) {
+    throw invalidArgument('max-keys must be at least 1.');
+  }
   const token = param('continuation-token');
   let after = param('start-after') ?? '';
   if (token !== null) {

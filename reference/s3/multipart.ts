@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readSmallBody } from './body.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { checkWrite } from './conditionals.ts';
 import { copySource } from './copy.ts';
 import { invalidArgument, malformedXml, noSuchUpload, S3Error } from './errors.ts';
 import { bucketForWrite, checkWriteConditions, newVersionId, writeConditions } from './objects.ts';
 import { parseRange } from './ranges.ts';
+import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, UploadRecord } from './store.ts';
 import { storeBody, storedHeaders } from './write-body.ts';
-import { asArray, parseXml, text } from './xml.ts';
+import { asArray, text } from './xml.ts';
 
 /** Limits: at most 10,000 parts; every part but the last at least 5 MiB and all of the same size. */
 export const MAX_PARTS = 10000;
@@ -68,6 +68,18 @@ export async function uploadPart(call: S3Call): Promise<void> {
   const n = partNumber(call);
   const u = upload(call, bucket);
   const { blob, digest } = await storeBody(call);
+  const f = call.ctx.faults;
+  if (
+    (f.has('s3-zero-length-part-rejected') && digest.size === 0) ||
+    (f.has('s3-part-size-checked-at-upload') && digest.size < MIN_PART_SIZE)
+  ) {
+    call.store.blobs.release(blob);
+    throw new S3Error(
+      400,
+      'EntityTooSmall',
+      'Your proposed upload is smaller than the minimum allowed size.',
+    );
+  }
   if (bucket.uploads.get(u.uploadId) !== u) {
     call.store.blobs.release(blob);
     throw noSuchUpload(u.uploadId);
@@ -128,18 +140,14 @@ function stripQuotes(etag: string): string {
 export async function completeMultipartUpload(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
   const u = upload(call, bucket);
-  const body = await readSmallBody(call.req, call.payloadHash);
-  let doc: Record<string, unknown>;
-  try {
-    doc = parseXml(body.toString('utf8'));
-  } catch {
-    throw malformedXml();
-  }
-  const root = doc.CompleteMultipartUpload as Record<string, unknown> | undefined;
+  const doc = await readRequestXml(call);
+  const root = doc?.CompleteMultipartUpload as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object') throw malformedXml();
   const listed = asArray(root.Part as Record<string, unknown> | Record<string, unknown>[]).map((p) => ({
     partNumber: Number(text(p?.PartNumber)?.trim()),
-    etag: stripQuotes(text(p?.ETag) ?? ''),
+    etag: call.ctx.faults.has('s3-complete-etag-quotes-strict')
+      ? (text(p?.ETag) ?? '').replace(/^"|"$/g, '')
+      : stripQuotes(text(p?.ETag) ?? ''),
   }));
   if (listed.length === 0) throw malformedXml('You must specify at least one part.');
   if (listed.length > MAX_PARTS) throw invalidArgument(`At most ${MAX_PARTS} parts are allowed.`);
@@ -147,13 +155,17 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   // States and transitions: a failing condition aborts the upload.
   if (!call.ctx.faults.has('s3-put-conditions-ignored')) {
     try {
-      checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key);
+      checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key, call.ctx.faults);
     } catch (err) {
-      call.store.dropUpload(bucket, u);
+      if (!call.ctx.faults.has('s3-complete-condition-keeps-upload')) call.store.dropUpload(bucket, u);
       throw err;
     }
   }
 
+  const ascending = listed.every((p, i) => i === 0 || listed[i - 1].partNumber < p.partNumber);
+  if (!ascending && call.ctx.faults.has('s3-complete-unsorted-rejected')) {
+    throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
+  }
   // SPEC behaviour 11: parts are sorted ascending whatever the input order.
   listed.sort((a, b) => a.partNumber - b.partNumber);
   const parts: PartRecord[] = [];
@@ -210,10 +222,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
 
 function checkPartSizes(call: S3Call, parts: PartRecord[]): void {
   const nonTrailing = parts.slice(0, -1);
-  if (
-    nonTrailing.some((p) => p.blob.size < MIN_PART_SIZE) &&
-    !call.ctx.faults.has('s3-multipart-small-parts')
-  ) {
+  if (nonTrailing.some((p) => p.blob.size < MIN_PART_SIZE)) {
     throw new S3Error(
       400,
       'EntityTooSmall',
@@ -232,7 +241,8 @@ export function abortMultipartUpload(call: S3Call): void {
   const id = call.query.get('uploadId') ?? '';
   const u = bucket.uploads.get(id);
   if (u && u.key === call.key) call.store.dropUpload(bucket, u);
-  else if (!bucket.finishedUploads.has(id)) throw noSuchUpload(id);
+  else if (!bucket.finishedUploads.has(id) || call.ctx.faults.has('s3-abort-repeat-error'))
+    throw noSuchUpload(id);
   sendEmpty(call.res, 204);
 }
 
@@ -241,7 +251,7 @@ export function listParts(call: S3Call): void {
   const u = upload(call, bucket);
   const maxParts = boundedInt(call.query.get('max-parts'), 1000, 'max-parts');
   const marker = boundedInt(call.query.get('part-number-marker'), 0, 'part-number-marker', MAX_PARTS);
-  const all = [...u.parts.values()]
+  const all = [...(call.ctx.faults.has('s3-list-parts-empty') ? [] : u.parts.values())]
     .sort((a, b) => a.partNumber - b.partNumber)
     .filter((p) => p.partNumber > marker);
   const page = all.slice(0, maxParts);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
 import { type Conditions, checkWrite } from './conditionals.ts';
 import { sniffContentType } from './content-type.ts';
-import { invalidArgument, noSuchBucket, noSuchKey, S3Error } from './errors.ts';
+import { invalidArgument, noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
 import type { BucketRecord, ObjectRecord } from './store.ts';
@@ -14,7 +14,8 @@ export const newVersionId = () => randomBytes(16).toString('hex');
 export function bucketForWrite(call: S3Call): BucketRecord {
   const existing = call.store.buckets.get(call.bucket);
   if (existing) return existing;
-  if (headerValue(call.req, 'cf-create-bucket-if-missing')?.toLowerCase() === 'true') {
+  const ignored = call.ctx.faults.has('s3-create-bucket-if-missing-ignored');
+  if (!ignored && headerValue(call.req, 'cf-create-bucket-if-missing')?.toLowerCase() === 'true') {
     return call.store.createBucket(call.bucket);
   }
   throw noSuchBucket(call.bucket);
@@ -32,7 +33,7 @@ export function writeConditions(call: S3Call): Conditions {
 /** Conditional writes against an existing object (SPEC behaviour 8). */
 export function checkWriteConditions(call: S3Call, bucket: BucketRecord): void {
   if (call.ctx.faults.has('s3-put-conditions-ignored')) return;
-  checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key);
+  checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key, call.ctx.faults);
 }
 
 function checkKey(key: string): void {
@@ -43,6 +44,13 @@ function checkKey(key: string): void {
 export async function putObject(call: S3Call): Promise<void> {
   checkKey(call.key);
   const bucket = bucketForWrite(call);
+  if (
+    call.ctx.faults.has('s3-checksum-headers-rejected') &&
+    (call.req.headers['x-amz-checksum-sha256'] !== undefined ||
+      call.req.headers['x-amz-checksum-sha1'] !== undefined)
+  ) {
+    throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
+  }
   checkWriteConditions(call, bucket);
   const { blob, digest } = await storeBody(call);
   try {

@@ -38,6 +38,7 @@ async function handle(
         if (ctx.faults.has('s3-public-options-401')) throw new S3Error(401, 'Unauthorized', 'Unauthorized.');
         throw new S3Error(400, 'BadRequest', 'An OPTIONS request needs an Origin header.');
       }
+      if (ctx.faults.has('s3-preflight-public-no-cors')) return void res.writeHead(200).end();
       return preflight(req, res, store.bucket(bucket), ctx);
     }
     if (method !== 'GET' && method !== 'HEAD') {

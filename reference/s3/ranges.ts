@@ -10,7 +10,11 @@ export interface ByteRange {
  * Parses a single `bytes=` range against an object size. Returns undefined when the header is absent or not a
  * single byte range (then the whole object is served, as Amazon S3 does); throws InvalidRange when unsatisfiable.
  */
-export function parseRange(header: string | undefined, size: number): ByteRange | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+  suffixFromStart = false,
+): ByteRange | undefined {
   if (header === undefined) return undefined;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
   if (!m || (m[1] === '' && m[2] === '')) return undefined;
@@ -19,8 +23,8 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   if (m[1] === '') {
     const suffix = Number(m[2]);
     if (suffix === 0 || size === 0) throw invalidRange(size);
-    start = Math.max(0, size - suffix);
-    end = size - 1;
+    start = suffixFromStart ? 0 : Math.max(0, size - suffix);
+    end = suffixFromStart ? Math.min(suffix, size) - 1 : size - 1;
   } else {
     start = Number(m[1]);
     end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);

@@ -53,10 +53,12 @@ export function sendError(
   method: string,
   resource: string,
 ): void {
-  const e =
+  const e = faultyError(
     err instanceof S3Error
       ? err
-      : new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+      : new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.'),
+    ctx,
+  );
   if (!(err instanceof S3Error)) logInternal(err);
   if (res.headersSent) {
     res.destroy();
@@ -74,6 +76,20 @@ export function sendError(
     ? { Error: { '@xmlns': S3_XMLNS, ...inner } }
     : { Error: inner };
   sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid }, ctx);
+}
+
+/** Faults that answer a known condition with the wrong status or code. */
+function faultyError(e: S3Error, ctx: ReferenceContext): S3Error {
+  const f = ctx.faults;
+  if (e.code === 'NoSuchBucket' && f.has('s3-missing-bucket-403'))
+    return new S3Error(403, 'AccessDenied', 'Access Denied');
+  if (e.code === 'NoSuchKey' && f.has('s3-no-such-key-generic'))
+    return new S3Error(404, 'NotFound', 'Not Found');
+  if (e.code === 'NoSuchUpload' && f.has('s3-no-such-upload-generic'))
+    return new S3Error(404, 'NotFound', 'Not Found');
+  if (e.status === 412 && f.has('s3-precondition-status-400'))
+    return new S3Error(400, 'InvalidRequest', e.message);
+  return e;
 }
 
 function logInternal(err: unknown): void {

@@ -106,12 +106,20 @@ function subresource(query: URLSearchParams): string {
  */
 export async function dispatch(call: S3Call): Promise<void> {
   if (!call.bucket) {
+    if (call.ctx.faults.has('s3-presign-list-rejected') && call.query.has('X-Amz-Signature')) {
+      throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
+    }
     if (call.method === 'GET') return listBuckets(call);
     throw unsupported(call, `${call.method} on the service`);
   }
   const sub = subresource(call.query);
   const table = call.key ? OBJECT_OPS : BUCKET_OPS;
-  const op = table[call.method]?.[sub];
+  let op = table[call.method]?.[sub];
+  if (!op && call.ctx.faults.has('s3-unsupported-converted')) op = table[call.method]?.[''];
+  if (call.key && call.query.get('x-id') === 'DeleteObject' && call.ctx.faults.has('s3-x-id-honored')) {
+    op = OBJECT_OPS.DELETE[''];
+  }
+  faultyRejections(call, sub);
   if (!op)
     throw unsupported(call, `${call.method} ${call.key ? 'object' : 'bucket'}${sub ? ` ?${sub}` : ''}`);
   if (call.key) requireKey(call);
@@ -122,6 +130,48 @@ export async function dispatch(call: S3Call): Promise<void> {
     throw new S3Error(400, 'InvalidRequest', 'UploadPart needs partNumber and uploadId.');
   }
   await op(call);
+}
+
+const STAND_INS = new Set(['acl', 'versioning', 'lifecycle', 'replication', 'tagging', 'object-lock']);
+
+/** Faults that refuse an operation the reference otherwise supports. */
+function faultyRejections(call: S3Call, sub: string): void {
+  const f = call.ctx.faults;
+  const bucketOnly = !call.key;
+  if (
+    f.has('s3-x-purpose-rejected') &&
+    (call.query.has('x-purpose') || call.req.headers['x-purpose'] !== undefined)
+  ) {
+    throw new S3Error(400, 'InvalidArgument', 'Unknown parameter x-purpose.');
+  }
+  if (f.has('s3-standin-not-implemented') && bucketOnly && call.method === 'GET' && STAND_INS.has(sub)) {
+    if (sub !== 'lifecycle' || !call.store.buckets.get(call.bucket)?.lifecycle)
+      throw notImplemented(`GET ?${sub}`);
+  }
+  if (f.has('s3-encryption-not-implemented') && bucketOnly && sub === 'encryption')
+    throw notImplemented('Bucket encryption');
+  if (f.has('s3-put-post-rejected') && !bucketOnly && call.method === 'POST' && sub === '')
+    throw notImplemented('POST object');
+  if (
+    f.has('s3-presign-list-rejected') &&
+    call.query.has('X-Amz-Signature') &&
+    call.method === 'GET' &&
+    bucketOnly &&
+    sub === ''
+  ) {
+    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
+  }
+  if (f.has('s3-presign-object-rejected') && call.query.has('X-Amz-Signature') && !bucketOnly && sub === '') {
+    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
+  }
+  if (
+    f.has('s3-upload-part-copy-not-implemented') &&
+    sub === 'uploadId' &&
+    call.method === 'PUT' &&
+    call.req.headers['x-amz-copy-source'] !== undefined
+  ) {
+    throw notImplemented('UploadPartCopy');
+  }
 }
 
 function unsupported(call: S3Call, what: string): S3Error {

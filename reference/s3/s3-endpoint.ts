@@ -29,7 +29,8 @@ async function handle(
   const resourceOf = (bucket: string, key: string) => `/${bucket}${key ? `/${key}` : ''}`;
   let address: ReturnType<typeof parseAddress>;
   try {
-    address = parseAddress(req.url ?? '/', req.headers.host);
+    const host = ctx.faults.has('s3-virtual-hosted-off') ? undefined : req.headers.host;
+    address = parseAddress(req.url ?? '/', host);
   } catch (err) {
     req.resume();
     throw err;
@@ -42,6 +43,9 @@ async function handle(
       req.resume();
       if (!req.headers.origin) {
         throw new S3Error(400, 'BadRequest', 'Insufficient information. Origin request header needed.');
+      }
+      if (ctx.faults.has('s3-preflight-s3-forbidden')) {
+        throw new S3Error(403, 'AccessDenied', 'CORS preflight is not served here.');
       }
       return preflight(req, res, store.bucket(bucket), ctx);
     }

@@ -64,8 +64,9 @@ export async function serveObject(
     },
     obj.etag,
     obj.lastModified,
+    ctx.faults,
   );
-  if (notModified) {
+  if (notModified && !ctx.faults.has('s3-cond-get-304-ignored')) {
     res.writeHead(304, { etag: obj.etag, 'last-modified': obj.lastModified.toUTCString() });
     res.end();
     return;
@@ -80,7 +81,12 @@ export async function serveObject(
   if (partNumber !== null && partNumber !== undefined) {
     range = partRange(obj, partNumber);
   } else {
-    range = parseRange(header(req, 'range'), obj.blob.size);
+    try {
+      range = parseRange(header(req, 'range'), obj.blob.size, ctx.faults.has('s3-range-suffix-from-start'));
+    } catch (err) {
+      if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
+      range = undefined;
+    }
   }
 
   const gzipped = /(^|,)\s*gzip\s*($|,)/i.test(obj.headers['content-encoding'] ?? '');

@@ -24,11 +24,12 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
 const MAX_EXPIRES_S = 7 * 24 * 3600;
 
 const accessDenied = (message: string) => new S3Error(403, 'AccessDenied', message);
-const mismatch = () =>
+const mismatch = (ctx: ReferenceContext, provided: string) =>
   new S3Error(
     403,
     'SignatureDoesNotMatch',
     'The request signature we calculated does not match the signature you provided. Check your secret access key and signing method.',
+    ctx.faults.has('s3-signature-echoed') ? { SignatureProvided: provided } : {},
   );
 
 /** Verifies SigV4 (Authorization header or presigned query); the expected signature comes from AWS's signer. */
@@ -37,6 +38,7 @@ export async function authenticate(parts: SignedRequestParts, ctx: ReferenceCont
   if (auth !== undefined) return verifyHeader(parts, auth, ctx);
   if (parts.query.has('X-Amz-Signature') || parts.query.has('X-Amz-Credential'))
     return verifyPresigned(parts, ctx);
+  if (ctx.faults.has('s3-unsigned-accepted')) return { payloadHash: 'UNSIGNED-PAYLOAD' };
   throw accessDenied('Access Denied: the request is not signed.');
 }
 
@@ -67,7 +69,7 @@ function parseCredential(credential: string, ctx: ReferenceContext): Scope {
       'The access key ID you provided does not exist in our records.',
     );
   }
-  if (!REGIONS.has(region)) {
+  if (!REGIONS.has(region) || (region !== 'auto' && ctx.faults.has('s3-region-alias-rejected'))) {
     throw new S3Error(
       400,
       'AuthorizationHeaderMalformed',
@@ -167,7 +169,9 @@ async function verifyHeader(
   }
   const payloadHash = header(parts.headers, 'x-amz-content-sha256') ?? 'UNSIGNED-PAYLOAD';
   if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash };
-  const headers = signedHeaderValues(parts, signedNames);
+  if (ctx.faults.has('s3-signed-payload-rejected') && /^[0-9a-f]{64}$/i.test(payloadHash))
+    throw mismatch(ctx, given);
+  const headers = signedHeaderValues(parts, dropAcceptEncoding(signedNames, ctx));
   headers['x-amz-content-sha256'] = payloadHash;
   const unsignable = signedNames.includes('x-amz-content-sha256')
     ? undefined
@@ -183,13 +187,18 @@ async function verifyHeader(
     });
     const signed = await signer(scope, ctx).sign(request, {
       signingDate: date,
-      signableHeaders: new Set(signedNames),
+      signableHeaders: new Set(dropAcceptEncoding(signedNames, ctx)),
       unsignableHeaders: unsignable,
     });
     const expected = /Signature=([0-9a-f]+)/.exec(String(signed.headers.authorization))?.[1] ?? '';
     if (equalSignatures(expected, given)) return { payloadHash };
   }
-  throw mismatch();
+  throw mismatch(ctx, given);
+}
+
+/** Under a fault, Accept-Encoding is left out of the signature as if it were unsignable (SPEC behaviour 17). */
+function dropAcceptEncoding(names: string[], ctx: ReferenceContext): string[] {
+  return ctx.faults.has('s3-accept-encoding-unsigned') ? names.filter((n) => n !== 'accept-encoding') : names;
 }
 
 async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext): Promise<Authenticated> {
@@ -207,11 +216,15 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
       'X-Amz-Expires must be between 1 and 604800 seconds.',
     );
   }
-  if (Date.now() > date.getTime() + expires * 1000) throw accessDenied('Request has expired.');
+  if (Date.now() > date.getTime() + expires * 1000 && !ctx.faults.has('s3-presign-expiry-unchecked'))
+    throw accessDenied('Request has expired.');
   const given = q.get('X-Amz-Signature') ?? '';
   const payloadHash = q.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
   if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash };
-  const signedNames = (q.get('X-Amz-SignedHeaders') ?? '').split(';').filter(Boolean);
+  const signedNames = dropAcceptEncoding(
+    (q.get('X-Amz-SignedHeaders') ?? '').split(';').filter(Boolean),
+    ctx,
+  );
   const headers = signedHeaderValues(parts, signedNames);
   if (!signedNames.includes('x-amz-content-sha256')) headers['x-amz-content-sha256'] = payloadHash;
   const keep = [
@@ -241,5 +254,5 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
     const expected = String(presigned.query?.['X-Amz-Signature'] ?? '');
     if (equalSignatures(expected, given)) return { payloadHash };
   }
-  throw mismatch();
+  throw mismatch(ctx, given);
 }

@@ -24,9 +24,10 @@ export function renderXml(doc: Record<string, unknown>): string {
 }
 
 /** Parses a request document; throws on anything that is not well-formed XML. */
-export function parseXml(text: string): Record<string, unknown> {
+export function parseXml(text: string, rejectDeclaration = false): Record<string, unknown> {
   const trimmed = text.trim();
   if (!trimmed.startsWith('<')) throw new Error('not XML');
+  if (rejectDeclaration && trimmed.startsWith('<?xml')) throw new Error('XML declaration');
   const valid = XMLValidator.validate(trimmed);
   if (valid !== true) throw new Error('not well-formed');
   return parser.parse(trimmed) as Record<string, unknown>;

@@ -1,0 +1,24 @@
+import { readSmallBody } from './body.ts';
+import type { S3Call } from './call.ts';
+import { malformedXml, S3Error } from './errors.ts';
+import { parseXml } from './xml.ts';
+
+/**
+ * Reads and parses a request document. SPEC behaviour 16: a leading XML declaration is accepted; anything
+ * that is not well-formed is 400 MalformedXML. Undefined for an empty body.
+ */
+export async function readRequestXml(
+  call: S3Call,
+  limit?: number,
+): Promise<Record<string, unknown> | undefined> {
+  const body = (await readSmallBody(call.req, call.payloadHash, limit)).toString('utf8');
+  if (body.trim() === '') return undefined;
+  try {
+    return parseXml(body, call.ctx.faults.has('s3-xml-declaration-rejected'));
+  } catch {
+    if (call.ctx.faults.has('s3-malformed-xml-500')) {
+      throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+    }
+    throw malformedXml();
+  }
+}
