@@ -1,0 +1,256 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REFERENCE_IDS } from '../reference/context.ts';
+import { FAULTS } from '../reference/faults.ts';
+import { DNS_SETTINGS_RETIREMENT } from '../reference/management/dns-settings.ts';
+import { managementFaults } from '../reference/management/faults.ts';
+import { RETIRED_ENDPOINTS } from '../reference/management/retired-endpoints.ts';
+import { serveFaultName } from '../reference/management/retirement.ts';
+import { RETIRED_SETTINGS } from '../reference/management/zone-settings.ts';
+import { type Api, rawTeCl, retirementProbe, startManagement } from './reference-management-harness.ts';
+
+const Z = `/zones/${REFERENCE_IDS.zoneId}`;
+const ACC = `/accounts/${REFERENCE_IDS.accountId}`;
+const NOW = '2025-06-01';
+const EARLY = '2023-01-01';
+
+/** What a probe saw, with what differs between any two servers anyway (ids, clocks) left out. */
+function normalise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalise);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !['id', 'ref', 'created_on', 'modified_on', 'last_updated'].includes(k))
+        .map(([k, v]) => [k, normalise(v)]),
+    );
+  }
+  return value;
+}
+
+type Probe = { asOf: string; run: (api: Api, base: string) => Promise<unknown> };
+const get =
+  (path: string, headers?: Record<string, string>): Probe['run'] =>
+  (api) =>
+    api('GET', path, undefined, headers);
+const send =
+  (method: string, path: string, body: unknown): Probe['run'] =>
+  (api) =>
+    api(method, path, body);
+const at = (asOf: string, run: Probe['run']): Probe => ({ asOf, run });
+const now = (run: Probe['run']): Probe => at(NOW, run);
+
+const badA = { type: 'A', name: 'bad', content: 'not-an-ip' };
+const srvRecord = {
+  type: 'SRV',
+  name: '_sip._tcp',
+  data: { priority: 1, weight: 2, port: 3, target: 't.example.com' },
+};
+const lcf = (params: unknown, expression = 'true') => ({
+  name: 'lcf',
+  kind: 'zone',
+  phase: 'http_log_custom_fields',
+  rules: [{ action: 'log_custom_field', expression, action_parameters: params }],
+});
+const job = (extra: object) => ({ destination_conf: 'r2://logs/x', dataset: 'http_requests', ...extra });
+const entrypoint = (phase: string, rule: object) =>
+  send('PUT', `${Z}/rulesets/phases/${phase}/entrypoint`, { rules: [rule] });
+
+async function rulesetThen(api: Api, rules: object[], then: (id: string, rs: any) => Promise<unknown>) {
+  const rs = await api('POST', `${Z}/rulesets`, {
+    name: 'p',
+    kind: 'zone',
+    phase: 'http_request_firewall_custom',
+    rules,
+  });
+  return then(rs.body.result.id, rs.body.result);
+}
+const rule = (n: number) => ({ action: 'block', expression: `ip.src eq 192.0.2.${n}` });
+
+/** For every fault, a short request sequence whose answers it must change. */
+const PROBES: Record<string, Probe> = {
+  'drop-result-info': now(get(`${Z}/dns_records`)),
+  'ignore-direction': now(get(`${Z}/dns_records?order=name&direction=desc`)),
+  'error-past-last-page': now(get(`${Z}/dns_records?page=50`)),
+  'failure-result-not-null': now(get('/zones/0000')),
+  'no-route-html': now(get('/no/such/route')),
+  'accept-missing-auth': now(get(Z, {})),
+  'accept-wrong-credentials': now(get(Z, { authorization: 'Bearer wrong' })),
+  'reject-legacy-auth': now(
+    get(Z, { 'x-auth-email': 'admin@example.com', 'x-auth-key': 'edgecheck-reference-key' }),
+  ),
+  'auth-error-status-200': now(get(Z, {})),
+  'zone-drop-name': now(get(Z)),
+  'zone-id-mismatch': now(async (api) => (await api('GET', Z)).body.result.id),
+  'relative-record-name': now(
+    send('POST', `${Z}/dns_records`, { type: 'A', name: 'www2', content: '192.0.2.2' }),
+  ),
+  'patch-replaces-record': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'p', content: '192.0.2.3', ttl: 300 });
+    return api('PATCH', `${Z}/dns_records/${r.body.result.id}`, { comment: 'x' });
+  }),
+  'put-merges-record': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, {
+      type: 'A',
+      name: 'p',
+      content: '192.0.2.3',
+      comment: 'c',
+    });
+    return api('PUT', `${Z}/dns_records/${r.body.result.id}`, { type: 'A', name: 'p', content: '192.0.2.4' });
+  }),
+  'srv-data-drops-port': now(send('POST', `${Z}/dns_records`, srvRecord)),
+  'accept-invalid-dns-content': now(send('POST', `${Z}/dns_records`, badA)),
+  'allow-second-zone-ruleset': now(async (api) => {
+    await api('POST', `${Z}/rulesets`, { name: 'a', kind: 'zone', phase: 'http_request_firewall_custom' });
+    return api('POST', `${Z}/rulesets`, { name: 'b', kind: 'zone', phase: 'http_request_firewall_custom' });
+  }),
+  'rulesets-list-without-phase': now(async (api) => rulesetThen(api, [], () => api('GET', `${Z}/rulesets`))),
+  'put-appends-rules': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id) => api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(2)] })),
+  ),
+  'static-ruleset-version': now(async (api) =>
+    rulesetThen(api, [], (id) => api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(1)] })),
+  ),
+  'static-ruleset-last-updated': now(async (api) =>
+    rulesetThen(api, [], async (id, rs) => {
+      await new Promise((r) => setTimeout(r, 5));
+      const put = await api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(1)] });
+      return put.body.result.last_updated === rs.last_updated;
+    }),
+  ),
+  'rule-patch-ignored': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id, rs) =>
+      api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, { expression: 'ip.src eq 192.0.2.9' }),
+    ),
+  ),
+  'ignore-rule-enabled': now(async (api) =>
+    rulesetThen(api, [], (id) =>
+      api('PUT', `${Z}/rulesets/${id}`, { rules: [{ ...rule(1), enabled: false }] }),
+    ),
+  ),
+  'no-entrypoint': now(entrypoint('http_request_firewall_custom', rule(1))),
+  'no-account-rulesets': now(get(`${ACC}/rulesets`)),
+  'accept-custom-field-expression': now(
+    send('POST', `${Z}/rulesets`, lcf({ request_fields: [{ name: 'a' }] }, 'false')),
+  ),
+  'accept-empty-custom-fields': now(send('POST', `${Z}/rulesets`, lcf({}))),
+  'rewrite-header-field-names': now(
+    send('POST', `${Z}/rulesets`, lcf({ request_fields: [{ name: 'x-request-id' }] })),
+  ),
+  'lowercase-cookie-fields': now(send('POST', `${Z}/rulesets`, lcf({ cookie_fields: [{ name: 'SessId' }] }))),
+  'no-custom-field-limit': now(
+    send(
+      'POST',
+      `${Z}/rulesets`,
+      lcf({ request_fields: Array.from({ length: 41 }, (_, i) => ({ name: `h${i}` })) }),
+    ),
+  ),
+  'reject-custom-field-carriers': now(
+    send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID,Cookies&timestamps=rfc3339' })),
+  ),
+  'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
+  'drop-pack-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'drop-certificate-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'reject-invite-accept': now(
+    send('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' }),
+  ),
+  'invite-status-not-saved': now(async (api) => {
+    await api('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' });
+    return api('GET', `/user/invites/${REFERENCE_IDS.inviteId}`);
+  }),
+  'reject-security-level-off': now(send('PATCH', `${Z}/settings/security_level`, { value: 'off' })),
+  'ignore-dns-settings-fields': now(send('PATCH', `${Z}/dns_settings`, { multi_provider: true })),
+  'dns-settings-string-booleans': now(get(`${Z}/dns_settings`)),
+  'no-migration-routes': now(get(`${ACC}/r2/buckets/bkt/migration`)),
+  'keep-error-chain': now(send('POST', `${Z}/dns_records`, badA)),
+  'drop-error-chain-early': at(EARLY, send('POST', `${Z}/dns_records`, badA)),
+  'accept-security-level-high': now(send('PATCH', `${Z}/settings/security_level`, { value: 'high' })),
+  'reject-under-attack': now(send('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' })),
+  'restrict-security-level-early': at(
+    EARLY,
+    send('PATCH', `${Z}/settings/security_level`, { value: 'high' }),
+  ),
+  'accept-rule-security-level': now(
+    entrypoint('http_config_settings', {
+      action: 'set_config',
+      expression: 'true',
+      action_parameters: { security_level: 'high' },
+    }),
+  ),
+  'accept-threat-score-expression': now(
+    entrypoint('http_request_firewall_custom', { action: 'block', expression: 'cf.threat_score gt 5' }),
+  ),
+  'keep-locked-field': now(get(`${Z}/dns_records`)),
+  'drop-locked-field-early': at(EARLY, get(`${Z}/dns_records`)),
+  'honor-locked-input': at(
+    EARLY,
+    send('POST', `${Z}/dns_records`, { type: 'A', name: 'l', content: '192.0.2.5', locked: true }),
+  ),
+  'accept-srv-name-fields': now(
+    send('POST', `${Z}/dns_records`, { ...srvRecord, data: { ...srvRecord.data, service: '_sip' } }),
+  ),
+  'produce-srv-name-fields': now(get(`${Z}/dns_records?type=SRV`)),
+  'srv-name-fields-gone-early': at(EARLY, get(`${Z}/dns_records?type=SRV`)),
+  'accept-te-with-cl': now((_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
+  'decline-te-with-cl-early': at('2023-06-01', (_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
+  'no-page-shield-route': now(get(`${Z}/page_shield/scripts`)),
+  'no-direct-upload-v2': now(send('POST', `${ACC}/images/v2/direct_upload`, {})),
+  'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
+};
+for (const r of [
+  ...RETIRED_ENDPOINTS.map((e) => e.retirement),
+  ...RETIRED_SETTINGS,
+  DNS_SETTINGS_RETIREMENT,
+]) {
+  const [method, path] = retirementProbe(r);
+  PROBES[serveFaultName(r.subject)] = at(r.eol, send(method, path, method === 'GET' ? undefined : {}));
+}
+
+async function observe(fault: string | undefined, probe: Probe): Promise<string> {
+  const srv = await startManagement(probe.asOf, fault ? [fault] : []);
+  try {
+    return JSON.stringify(normalise(await probe.run(srv.api, srv.base)));
+  } finally {
+    await srv.close();
+  }
+}
+
+describe('management fault catalogue', () => {
+  it('names every fault once, in the management area, with a description and the clauses it breaks', () => {
+    const names = managementFaults.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(FAULTS.filter((f) => names.includes(f.name))).toHaveLength(names.length);
+    for (const f of managementFaults) {
+      expect(f.area).toBe('management');
+      expect(f.description.length).toBeGreaterThan(10);
+      expect(f.breaks.length).toBeGreaterThan(0);
+      for (const id of f.breaks) expect(id).toMatch(/^(mgmt|dep)\.[a-z0-9-]+\.[a-z0-9-]+$/);
+    }
+  });
+
+  it('cites only clauses the management and deprecation suites define, and none marked untestable', () => {
+    const known = new Map<string, { untestable?: string }>();
+    for (const area of ['management', 'deprecations']) {
+      const doc = parse(readFileSync(new URL(`../suites/${area}/clauses.yaml`, import.meta.url), 'utf8'));
+      for (const c of doc.clauses) known.set(c.id, c);
+    }
+    for (const f of managementFaults) {
+      for (const id of f.breaks) {
+        expect(known.has(id), `${f.name} breaks unknown clause ${id}`).toBe(true);
+        expect(known.get(id)?.untestable, `${f.name} breaks untestable clause ${id}`).toBeUndefined();
+      }
+    }
+  });
+
+  for (const fault of managementFaults) {
+    it(`${fault.name} changes an answer`, async () => {
+      const probe = PROBES[fault.name];
+      expect(probe, `no probe for fault ${fault.name}`).toBeDefined();
+      const clean = await observe(undefined, probe);
+      // The probe must be repeatable, or any difference would prove nothing.
+      expect(await observe(undefined, probe)).toBe(clean);
+      const broken = await observe(fault.name, probe);
+      expect(broken).not.toBe(clean);
+    });
+  }
+});
