@@ -1,0 +1,295 @@
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import fc from 'fast-check';
+import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import type { S3Target } from '../../../runner/model/target.ts';
+import { buildS3Request } from '../../../runner/transports/s3-raw.ts';
+import { keyArb, utf8Compare } from './support/keys.ts';
+import { sendRaw } from './support/raw-socket.ts';
+import { expectThat, ownAgent, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
+import { parseXml } from './support/xml.ts';
+
+/** The target addressed virtual-hosted; a loopback IP becomes `localhost` so `<bucket>.localhost` resolves. */
+function virtualTarget(t: S3Target): S3Target {
+  const url = new URL(t.endpoint);
+  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
+  return { ...t, endpoint: url.origin, addressing: 'virtual' };
+}
+
+const pathTarget = (t: S3Target): S3Target => ({ ...t, addressing: 'path' });
+
+// The first bytes of a PNG file: content sniffing anywhere recognises them.
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+
+const properties: PropertyDef[] = [
+  {
+    id: 's3.prop.virtual-hosted',
+    title: 'Objects written through <bucket>.<host> are the ones read path-style, and back',
+    clauses: ['s3.addressing.virtual-hosted'],
+    features: ['virtual-hosted'],
+    async run(ctx) {
+      const t = s3Target(ctx);
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('vh');
+      const runs = Math.min(ctx.fc.numRuns, 6);
+      await fc.assert(
+        fc.asyncProperty(keyArb, fc.boolean(), async (key, writeVirtual) => {
+          const [writer, reader] = writeVirtual
+            ? [virtualTarget(t), pathTarget(t)]
+            : [pathTarget(t), virtualTarget(t)];
+          const body = `vh:${key}`;
+          const put = await sendS3(ctx, agent, writer, { method: 'PUT', bucket, key, body });
+          expectThat(
+            put.status === 200,
+            `PUT ${JSON.stringify(key)} ${writeVirtual ? 'virtual-hosted' : 'path-style'}`,
+            put,
+          );
+          const get = await sendS3(ctx, agent, reader, { method: 'GET', bucket, key });
+          expectThat(
+            get.status === 200 && get.text === body,
+            `GET ${JSON.stringify(key)} ${writeVirtual ? 'path-style' : 'virtual-hosted'}`,
+            get,
+          );
+          const list = await sendS3(ctx, agent, virtualTarget(t), {
+            method: 'GET',
+            bucket,
+            query: { 'list-type': '2', prefix: key },
+          });
+          expectThat(
+            list.status === 200 && list.text.includes('<ListBucketResult'),
+            'ListObjectsV2 virtual-hosted',
+            list,
+          );
+        }),
+        { seed: ctx.fc.seed, numRuns: runs },
+      );
+    },
+  },
+  {
+    id: 's3.prop.region-auto',
+    title: 'Requests signed for region auto are accepted',
+    clauses: ['s3.region.auto'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('region');
+      const t = { ...s3Target(ctx), region: 'auto' };
+      const put = await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'auto.txt', body: 'auto' });
+      expectThat(put.status === 200, 'PUT signed for region auto', put);
+      const get = await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 'auto.txt' });
+      expectThat(get.status === 200 && get.text === 'auto', 'GET signed for region auto', get);
+    },
+  },
+  {
+    id: 's3.prop.region-aliases',
+    title: 'Requests signed for us-east-1 or an empty region are accepted as auto',
+    clauses: ['s3.region.aliases'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('region');
+      for (const region of ['us-east-1', '']) {
+        const t = { ...s3Target(ctx), region };
+        const put = await sendS3(ctx, agent, t, {
+          method: 'PUT',
+          bucket,
+          key: `r-${region}.txt`,
+          body: region,
+        });
+        expectThat(put.status === 200, `PUT signed for region ${JSON.stringify(region)}`, put);
+        const list = await sendS3(ctx, agent, t, { method: 'GET', bucket, query: { 'list-type': '2' } });
+        expectThat(list.status === 200, `ListObjectsV2 signed for region ${JSON.stringify(region)}`, list);
+      }
+    },
+  },
+  {
+    id: 's3.prop.content-type-inferred',
+    title: 'PutObject without Content-Type infers it from the body',
+    clauses: ['s3.put.content-type-inferred'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('ctype');
+      const t = s3Target(ctx);
+      const out = await buildS3Request(t, { method: 'PUT', bucket, key: 'pixel', body: PNG as any });
+      expectThat(
+        !Object.keys(out.headers).some((h) => h.toLowerCase() === 'content-type'),
+        'the request would carry a Content-Type',
+      );
+      const put = await sendOutgoing(agent, out, ctx.signal);
+      expectThat(put.status === 200, 'PUT of PNG bytes without Content-Type', put);
+      const get = await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 'pixel' });
+      const type = get.headers['content-type'] ?? '';
+      expectThat(
+        type.startsWith('image/png'),
+        `PNG bytes stored without Content-Type are served as ${JSON.stringify(type)}, expected image/png`,
+      );
+    },
+  },
+  {
+    id: 's3.prop.accept-encoding-signed',
+    title: 'A request with Accept-Encoding among its SignedHeaders is accepted',
+    clauses: ['s3.presign.accept-encoding-signed'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('ae');
+      const t = s3Target(ctx);
+      await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'ae.txt', body: 'accept-encoding' });
+      for (const value of ['identity', 'gzip, deflate, br']) {
+        const out = await buildS3Request(t, {
+          method: 'GET',
+          bucket,
+          key: 'ae.txt',
+          headers: { 'accept-encoding': value },
+        });
+        const signedHeaders = /SignedHeaders=([^,]+)/.exec(out.headers.authorization ?? '')?.[1] ?? '';
+        if (!signedHeaders.split(';').includes('accept-encoding'))
+          ctx.unjudgeable('the signer left accept-encoding out of SignedHeaders');
+        const res = await sendOutgoing(agent, out, ctx.signal);
+        expectThat(res.status === 200, `GET with Accept-Encoding: ${value} signed`, res);
+      }
+    },
+  },
+  {
+    id: 's3.prop.presign-expired',
+    title: 'A presigned URL past its expiry is refused with 403 (Amazon S3)',
+    clauses: ['s3.presign.expired'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('exp');
+      const t = s3Target(ctx);
+      await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'old.txt', body: 'old' });
+      const url = new URL(`${t.endpoint.replace(/\/+$/, '')}/${bucket}/old.txt`);
+      const signer = new SignatureV4({
+        service: 's3',
+        region: t.region,
+        credentials: { accessKeyId: t.accessKeyId, secretAccessKey: t.secretAccessKey },
+        sha256: Sha256,
+        uriEscapePath: false,
+      });
+      const signingDate = new Date(Date.now() - 2 * 3600_000);
+      const fresh = new Date(Date.now() - 10_000);
+      const request = () =>
+        new HttpRequest({
+          method: 'GET',
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port ? Number(url.port) : undefined,
+          path: url.pathname,
+          query: {},
+          // Hoisted into the query by presign: S3 presigned URLs sign UNSIGNED-PAYLOAD.
+          headers: { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+        });
+      const toUrl = (q: Record<string, unknown> = {}) => {
+        const u = new URL(url.toString());
+        for (const [k, v] of Object.entries(q)) u.searchParams.set(k, String(v));
+        return u.toString().replace(/\+/g, '%20');
+      };
+      const valid = await signer.presign(request(), { expiresIn: 300, signingDate: fresh });
+      const ok = await sendOutgoing(
+        agent,
+        { method: 'GET', url: toUrl(valid.query), headers: {} },
+        ctx.signal,
+      );
+      if (ok.status !== 200) ctx.unjudgeable(`a fresh presigned URL was refused (status ${ok.status})`);
+      const old = await signer.presign(request(), { expiresIn: 60, signingDate });
+      const res = await sendOutgoing(
+        agent,
+        { method: 'GET', url: toUrl(old.query), headers: {} },
+        ctx.signal,
+      );
+      expectThat(res.status === 403, 'presigned URL that expired an hour ago', res);
+    },
+  },
+  {
+    id: 's3.prop.secret-not-echoed',
+    title: 'No answer, successful or not, carries the secret access key',
+    clauses: ['s3.auth.secret-not-echoed'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const bucket = await ctx.bucket('secret');
+      const t = s3Target(ctx);
+      const secret = t.secretAccessKey;
+      const answers = [
+        await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 's.txt', body: 'x' }),
+        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 's.txt' }),
+        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 'absent.txt' }),
+        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 's.txt', sign: 'bad-signature' }),
+        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 's.txt', sign: 'presign', expires: 60 }),
+        await sendS3(ctx, agent, t, { method: 'GET', bucket, query: { 'list-type': '2' } }),
+      ];
+      for (const [i, a] of answers.entries()) {
+        const everything = `${JSON.stringify(a.headers)}\n${a.text}`;
+        // Never print the secret itself: only which answer carried it.
+        expectThat(
+          !everything.includes(secret),
+          `answer ${i + 1} (status ${a.status}) contains the secret access key`,
+        );
+      }
+    },
+  },
+  {
+    id: 's3.prop.te-with-cl',
+    title: 'An S3 request with both Transfer-Encoding and Content-Length is declined and stores nothing',
+    clauses: ['s3.auth.te-cl-declined'],
+    async run(ctx) {
+      const bucket = await ctx.bucket('tecl');
+      const t = s3Target(ctx);
+      const raw = async (key: string, withTe: boolean) => {
+        const out = await buildS3Request(t, {
+          method: 'PUT',
+          bucket,
+          key,
+          headers: { 'content-length': '5' },
+        });
+        const url = new URL(out.url);
+        const lines = [`PUT ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
+        for (const [k, v] of Object.entries(out.headers))
+          if (k !== 'content-length') lines.push(`${k}: ${v}`);
+        lines.push('Content-Length: 5');
+        if (withTe) lines.push('Transfer-Encoding: chunked');
+        lines.push('Connection: close', '', '');
+        return sendRaw(url, lines.join('\r\n'), withTe ? '5\r\nhello\r\n0\r\n\r\n' : 'hello');
+      };
+      const control = await raw('control.txt', false);
+      if (control !== 200)
+        ctx.unjudgeable(`the same request without Transfer-Encoding was refused (status ${control})`);
+      const status = await raw('both.txt', true);
+      expectThat(
+        status >= 400 && status < 500,
+        `PUT with Transfer-Encoding and Content-Length answered ${status}`,
+      );
+      const get = await ctx.http({ method: 'GET', bucket, key: 'both.txt' });
+      expectThat(get.status === 404, `the declined PUT stored an object (GET answered ${get.status})`);
+    },
+  },
+  {
+    id: 's3.prop.list-buckets-headers',
+    title: 'ListBuckets honours cf-max-keys and cf-start-after like the URL parameters',
+    clauses: ['s3.list.buckets-cf-headers'],
+    async run(ctx) {
+      const agent = ownAgent(ctx);
+      const t = s3Target(ctx);
+      const mine = [await ctx.bucket('lb'), await ctx.bucket('lb'), await ctx.bucket('lb')].sort(utf8Compare);
+      const names = (text: string): string[] => {
+        const doc = parseXml(text).ListAllMyBucketsResult;
+        const list = doc?.Buckets?.Bucket ?? [];
+        return list.map((b: { Name: string }) => String(b.Name));
+      };
+      for (const via of ['query', 'header'] as const) {
+        const args =
+          via === 'query'
+            ? { query: { 'start-after': mine[0], 'max-keys': '1' } }
+            : { headers: { 'cf-start-after': mine[0], 'cf-max-keys': '1' } };
+        const res = await sendS3(ctx, agent, t, { method: 'GET', path: '/', ...args });
+        expectThat(res.status === 200, `ListBuckets with start-after and max-keys 1 by ${via}`, res);
+        const got = names(res.text);
+        // Other buckets may come and go meanwhile; the first one after mine[0] is at most mine[1].
+        expectThat(
+          got.length === 1 && utf8Compare(got[0], mine[0]) > 0 && utf8Compare(got[0], mine[1]) <= 0,
+          `ListBuckets by ${via} after ${mine[0]} with max-keys 1 listed ${JSON.stringify(got)}`,
+        );
+      }
+    },
+  },
+];
+
+export default properties;
