@@ -36,7 +36,9 @@ export function loadCaseFile(file: string, area: string): CaseDef[] {
     const base = prefix.length ? [...prefix, i] : [];
     if (!validate(raw)) {
       const e = pickError(validate.errors ?? []);
-      throw new InputError(src.where([...base, ...pointerToPath(e.instancePath)]), explain(e));
+      // An unknown key is reported where the key stands, not where its object starts.
+      const key = e.keyword === 'additionalProperties' ? [e.params.additionalProperty as string] : [];
+      throw new InputError(src.where([...base, ...pointerToPath(e.instancePath), ...key]), explain(e));
     }
     return toCase(raw as Record<string, any>, src, base, area);
   });
