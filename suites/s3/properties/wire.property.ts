@@ -2,7 +2,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import fc from 'fast-check';
-import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import type { PropertyDef } from '../../../runner/model/property.ts';
 import type { S3Target } from '../../../runner/model/target.ts';
 import { buildS3Request } from '../../../runner/transports/s3-raw.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
