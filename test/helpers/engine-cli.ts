@@ -64,7 +64,7 @@ export async function runMain(args: string[]): Promise<CliOutcome> {
   err.on('data', (d) => {
     stderr += d;
   });
-  const code = await main(args, out as unknown as NodeJS.WriteStream, err as unknown as NodeJS.WriteStream);
+  const code = await main(args, out as any, err as any);
   return { code, stdout, stderr };
 }
 

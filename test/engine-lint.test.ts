@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { runBin, runMain, STACK_LINE } from './helpers/engine-cli.ts';
+
+/** Fixture suites, one per problem: test/fixtures/engine/lint/<problem>/mgmt/. */
+const dir = (problem: string) => `test/fixtures/engine/lint/${problem}`;
+const file = (problem: string, name: string) => `${dir(problem)}/mgmt/${name}`;
+
+async function lint(problem: string, ...flags: string[]) {
+  return runMain(['lint', '--suites-dir', dir(problem), ...flags]);
+}
+
+/** Problems are written to stderr, one line each; the summary line goes to stdout. */
+function problemLines(stderr: string): string[] {
+  return stderr.split('\n').filter((l) => l !== '');
+}
+
+const CASES: { problem: string; line: string }[] = [
+  {
+    problem: 'yaml-syntax',
+    line: `${file('yaml-syntax', 'bad.case.yaml')}:5:5: error: YAML syntax: Flow map in block collection must be sufficiently indented and end with a }`,
+  },
+  {
+    problem: 'unknown-key',
+    line: `${file('unknown-key', 'extra.case.yaml')}:8:17: error: /steps/0/expect/0: unknown key 'statsu'; see schemas/case.schema.json`,
+  },
+  {
+    problem: 'unknown-clause',
+    line: `${file('unknown-clause', 'cites.case.yaml')}:8:9: error: unknown clause 'mgmt.lint.nope'; add it to a clauses.yaml or fix the id`,
+  },
+  {
+    problem: 'duplicate-clause',
+    line: `${file('duplicate-clause', 'clauses.yaml')}:9:9: error: duplicate clause id 'mgmt.lint.one' (first at ${file('duplicate-clause', 'clauses.yaml')}:3:9); give it a new id`,
+  },
+  {
+    problem: 'duplicate-case',
+    line: `${file('duplicate-case', 'b.case.yaml')}:2:5: error: duplicate case id 'lint.same' (first at ${file('duplicate-case', 'a.case.yaml')}:1:5); give it a new id`,
+  },
+  {
+    problem: 'unresolvable-placeholder',
+    line: `${file('unresolvable-placeholder', 'placeholder.case.yaml')}:9:5: error: unresolvable placeholder \${record.id}: capture 'record' in an earlier step, or use run/case/target/asOf`,
+  },
+  {
+    problem: 'missing-schema',
+    line: `${file('missing-schema', 'schema.case.yaml')}:6:9: error: schema 'no-such-resource.json' not found in schemas/; add the file or fix the $ref`,
+  },
+  {
+    problem: 'no-matcher',
+    line: `${file('no-matcher', 'nomatcher.case.yaml')}:8:9: error: a check without a matcher cannot fail; add status, headers, json, xml, body, output or error`,
+  },
+  {
+    problem: 'untestable-cited',
+    line: `${file('untestable-cited', 'untestable.case.yaml')}:6:9: error: clause 'mgmt.lint.hidden' is marked untestable, yet a check cites it`,
+  },
+  {
+    problem: 'unknown-s3-command',
+    line: `${file('unknown-s3-command', 's3.case.yaml')}:4:5: error: unknown S3 command 'PutObjekt': use an @aws-sdk/client-s3 command name without 'Command'`,
+  },
+  {
+    problem: 'unknown-operator',
+    line: `${file('unknown-operator', 'operator.case.yaml')}:6:9: error: unknown matcher '$regex'; known: $equals $matches $present $exists $absent $contains $oneOf $length $gt $gte $lt $lte $type $schema $not $anyOrder $each $sorted`,
+  },
+];
+
+describe('lint errors: exactly one line at file:line:column, exit 2', () => {
+  for (const { problem, line } of CASES) {
+    it(`reports ${problem}`, async () => {
+      const r = await lint(problem);
+      expect(problemLines(r.stderr)).toEqual([line]);
+      expect(r.stdout).toMatch(/; 1 error\(s\), 0 warning\(s\)\n$/);
+      expect(r.code).toBe(2);
+    });
+  }
+});
+
+describe('the uncited-clause warning', () => {
+  const warning = `${file('uncited-clause', 'clauses.yaml')}:6:9: warning: clause 'mgmt.lint.forgotten' is cited by no check (untested)`;
+
+  it('is a warning: listed, exit 0', async () => {
+    const r = await lint('uncited-clause');
+    expect(problemLines(r.stderr)).toEqual([warning]);
+    expect(r.stdout).toBe(
+      'edgecheck lint: 2 clauses, 1 cases, 0 properties, 1 checks; 0 error(s), 1 warning(s)\n',
+    );
+    expect(r.code).toBe(0);
+  });
+
+  it('is an error under --strict: exit 2', async () => {
+    const r = await lint('uncited-clause', '--strict');
+    expect(problemLines(r.stderr)).toEqual([warning.replace(': warning: ', ': error: ')]);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('bin/edgecheck.mjs lint as a process', () => {
+  it('exits 2 with one line per problem and no stack trace (YAML syntax error)', () => {
+    const r = runBin(['lint', '--suites-dir', dir('yaml-syntax')]);
+    expect(r.code).toBe(2);
+    expect(problemLines(r.stderr)).toEqual([CASES[0].line]);
+    expect(r.stderr + r.stdout).not.toMatch(STACK_LINE);
+  });
+
+  it('exits 2 under --strict for an uncited clause, without a stack trace', () => {
+    const strict = runBin(['lint', '--strict', '--suites-dir', dir('uncited-clause')]);
+    expect(strict.code).toBe(2);
+    expect(problemLines(strict.stderr)).toHaveLength(1);
+    expect(strict.stderr + strict.stdout).not.toMatch(STACK_LINE);
+  });
+  it('exits 2 with one line for a suites folder that does not exist', async () => {
+    const r = await runMain(['lint', '--suites-dir', 'test/fixtures/engine/no-such-dir']);
+    expect(r.code).toBe(2);
+    expect(problemLines(r.stderr)).toEqual([
+      'edgecheck: test/fixtures/engine/no-such-dir: no such suites folder',
+    ]);
+  });
+});
