@@ -69,8 +69,8 @@ export async function presign(
   expiresIn: number,
 ): Promise<{ url: URL; headers: Record<string, string> }> {
   const smithy = toSmithy(req);
-  // A presigned URL carries no x-amz-content-sha256 header: the payload is unsigned by definition.
-  delete smithy.headers['x-amz-content-sha256'];
+  // S3 presigned URLs sign UNSIGNED-PAYLOAD; presign hoists the header into the query, as AWS's presigner does.
+  smithy.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
   const signed = await signer.presign(smithy, { expiresIn });
   const headers = { ...signed.headers };
   delete headers.host;
