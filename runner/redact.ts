@@ -24,10 +24,10 @@ function maskAuthorization(_: string, head: string, value: string): string {
 
 const PATTERNS: [RegExp, string][] = [
   [/(x-auth-key\s*[:=]\s*"?)(?!\$)[^\s"',]+/gi, `$1${MASK}`],
-  [/(x-amz-security-token\s*[:=]\s*"?)[^\s"',]+/gi, `$1${MASK}`],
+  [/(x-amz-security-token\s*[:=]\s*"?)[^\s"',&]+/gi, `$1${MASK}`],
   [/([?&]X-Amz-(?:Signature|Credential|Security-Token)=)[^&\s"']+/gi, `$1${MASK}`],
   [/(Signature=)[0-9a-f]{64}/gi, `$1${MASK}`],
-  [/(Credential=)[^,\s"']+/gi, `$1${MASK}`],
+  [/(Credential=)[^,&\s"']+/gi, `$1${MASK}`], // & ends a query parameter
 ];
 
 export function redactText(text: string): string {
