@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { startReference } from '../reference/server.ts';
@@ -75,6 +76,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const agent = createAgent(concurrency, timeoutMs);
   let s3: S3Client | undefined;
   const controller = new AbortController();
+  // Every in-flight request listens on the run's signal.
+  setMaxListeners(0, controller.signal);
   const onAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const reporters = options.reporters ?? [];
@@ -117,18 +120,25 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       clauses: work.clauses.length,
     });
     const limit = pLimit(concurrency);
-    let n = 0;
-    const slug = () => (n++).toString(36);
-    const jobs: Promise<CaseResult>[] = [
-      ...work.cases.map((c) => {
-        const s = slug();
-        return limit(() => runCase(c, s, ctx));
-      }),
-      ...work.properties.map((p) => {
-        const s = slug();
-        return limit(() => runProperty(p.def, p.file, p.area, s, ctx));
-      }),
+    // Longest chains start first, so a run's wall time approaches its critical path.
+    type Job = { weight: number; run: () => Promise<CaseResult> };
+    const work_: Job[] = [
+      ...work.cases.map(
+        (c, i): Job => ({
+          weight: c.given.length + c.steps.length,
+          run: () => runCase(c, i.toString(36), ctx),
+        }),
+      ),
+      ...work.properties.map(
+        (p, i): Job => ({
+          weight: 1000,
+          run: () => runProperty(p.def, p.file, p.area, (work.cases.length + i).toString(36), ctx),
+        }),
+      ),
     ];
+    const order = work_.map((_, i) => i).sort((a, b) => work_[b].weight - work_[a].weight);
+    const jobs: Promise<CaseResult>[] = new Array(work_.length);
+    for (const i of order) jobs[i] = limit(work_[i].run);
     const cases = await Promise.all(jobs);
     const clauses = clauseResults(work.clauses, cases, asOf, target.features);
     const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;

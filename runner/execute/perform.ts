@@ -14,7 +14,8 @@ import type { TeardownLedger } from './teardown.ts';
 
 export interface Performed {
   response: StepResponse;
-  repro?: string;
+  /** Built only when a check fails: most steps pass, and the command is not free to build. */
+  repro?: () => string;
   /** Whether the step did what it asked (status < 400, no SDK error): prerequisites need this. */
   ok: boolean;
 }
@@ -35,7 +36,7 @@ export async function performStep(
     const api = resolve(step.api, scope) as ApiRequest;
     const req = buildApiRequest(target.management, api);
     const response = await sendHttp(ctx.agent, req, signal);
-    return { response, repro: curlFor(req, 'management'), ok: response.status < 400 };
+    return { response, repro: () => curlFor(req, 'management'), ok: response.status < 400 };
   }
   if (step.http) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
@@ -50,13 +51,14 @@ export async function performStep(
         : http.sign === 'presign'
           ? 'presigned'
           : 'sigv4';
-    return { response, repro: curlFor(req, mode, target.s3.region), ok: response.status < 400 };
+    const region = target.s3.region;
+    return { response, repro: () => curlFor(req, mode, region), ok: response.status < 400 };
   }
   if (step.s3) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
     const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
     const response = await sendS3Command(ctx.s3(), step.s3, input, signal);
-    return { response, repro: awsCliFor(step.s3, input, target.s3.endpoint), ok: !response.error };
+    return { response, repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint), ok: !response.error };
   }
   if (step.wire) {
     const wire = resolve(step.wire, scope) as WireRequest;

@@ -95,7 +95,7 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
   const planned = plan(c, ctx);
   const results: CheckResult[] = [];
   const record = (p: PlannedCheck, verdict: Verdict, extra: Partial<CheckResult> = {}) => {
-    const r: CheckResult = redactDeep({
+    const plain: CheckResult = {
       caseId: c.id,
       step: p.step,
       index: p.index,
@@ -104,7 +104,9 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
       verdict,
       origin: p.def.origin,
       ...extra,
-    });
+    };
+    // Only messages, values and reproductions can carry a secret; a bare pass has none.
+    const r = verdict === 'pass' ? plain : redactDeep(plain);
     results.push(r);
     ctx.emit({ type: 'check', result: r });
   };
@@ -205,11 +207,16 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         } catch (err) {
           stepFailed = true;
           if (err instanceof CheckFailure) {
-            record(p, 'fail', { message: err.message, expected: err.expected, actual: err.actual, repro });
+            record(p, 'fail', {
+              message: err.message,
+              expected: err.expected,
+              actual: err.actual,
+              repro: repro?.(),
+            });
           } else if (err instanceof MissingValue) {
             record(p, 'blocked', { message: err.message });
           } else {
-            record(p, 'error', { message: errorMessage(err), repro });
+            record(p, 'error', { message: errorMessage(err), repro: repro?.() });
           }
         }
       }

@@ -40,11 +40,23 @@ function resolveString(s: string, scope: Scope): unknown {
   });
 }
 
-/** Resolves placeholders and value operators ($generate, $repeat, $profile) in a request template. */
+/**
+ * Resolves placeholders and value operators ($generate, $repeat, $profile) in a request template.
+ * Parts without any come back as the same object (templates are never mutated), so a
+ * static step costs a walk, not a copy.
+ */
 export function resolve(value: unknown, scope: Scope): unknown {
-  if (typeof value === 'string') return resolveString(value, scope);
-  if (Array.isArray(value)) return value.map((v) => resolve(v, scope));
-  if (value && typeof value === 'object') {
+  if (typeof value === 'string') return value.includes('${') ? resolveString(value, scope) : value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const r = resolve(value[i], scope);
+      if (r !== value[i]) out ??= value.slice();
+      if (out) out[i] = r;
+    }
+    return out ?? value;
+  }
+  if (value && typeof value === 'object' && !(value instanceof GeneratedBody)) {
     const obj = value as Record<string, unknown>;
     if ('$generate' in obj) {
       const g = resolve(obj.$generate, scope) as { size: number | string; seed?: number };
@@ -59,9 +71,14 @@ export function resolve(value: unknown, scope: Scope): unknown {
       const p = obj.$profile as Record<string, unknown>;
       return resolve(p[String(scope.profile)], scope);
     }
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(obj)) out[k] = resolve(v, scope);
-    return out;
+    let out: Record<string, unknown> | undefined;
+    for (const k in obj) {
+      const v = obj[k];
+      const r = resolve(v, scope);
+      if (r !== v) out ??= { ...obj };
+      if (out) out[k] = r;
+    }
+    return out ?? obj;
   }
   return value;
 }

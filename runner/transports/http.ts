@@ -3,7 +3,9 @@ import { type Agent, request, errors as undiciErrors } from 'undici';
 import { generateStream } from '../data/generate.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, TargetError } from '../util/errors.ts';
-import { collectBody, emptyBody, flattenHeaders, StepResponse } from './response.ts';
+import { bufferBody, collectBody, emptyBody, flattenHeaders, StepResponse } from './response.ts';
+
+const SMALL_BODY = 1024 * 1024;
 
 export type RequestBody = string | Buffer | GeneratedBody | undefined;
 
@@ -41,7 +43,10 @@ export async function sendHttp(
       signal,
     });
     let body = emptyBody();
+    const length = Number(res.headers['content-length'] ?? Number.NaN);
     if (req.method === 'HEAD') await res.body.dump();
+    // A small body of known length is read in one go: cheaper than iterating the stream.
+    else if (length <= SMALL_BODY) body = bufferBody(Buffer.from(await res.body.arrayBuffer()));
     else body = await collectBody(res.body);
     return new StepResponse(res.statusCode, flattenHeaders(res.headers as any), body);
   } catch (err) {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { parseXml } from '../match/xml.ts';
 import { TargetError } from '../util/errors.ts';
@@ -8,49 +8,80 @@ const KEEP_BYTES = 8 * 1024 * 1024;
 
 export interface CollectedBody {
   size: number;
-  sha256: string;
-  md5: string;
   /** The body when it is at most KEEP_BYTES long, else its first KEEP_BYTES. */
   bytes: Buffer;
   truncated: boolean;
+  readonly sha256: string;
+  readonly md5: string;
+}
+
+/**
+ * Small bodies are hashed only if a check asks (most never do); a body too large to keep is
+ * hashed while it streams, since its bytes are gone afterwards.
+ */
+class Collected implements CollectedBody {
+  private digests?: { sha256: string; md5: string };
+  constructor(
+    readonly size: number,
+    readonly bytes: Buffer,
+    readonly truncated: boolean,
+    streamed?: { sha256: string; md5: string },
+  ) {
+    this.digests = streamed;
+  }
+  private digest() {
+    this.digests ??= {
+      sha256: createHash('sha256').update(this.bytes).digest('hex'),
+      md5: createHash('md5').update(this.bytes).digest('hex'),
+    };
+    return this.digests;
+  }
+  get sha256() {
+    return this.digest().sha256;
+  }
+  get md5() {
+    return this.digest().md5;
+  }
 }
 
 export async function collectBody(
   stream: AsyncIterable<Buffer | Uint8Array> | Readable,
 ): Promise<CollectedBody> {
-  const sha = createHash('sha256');
-  const md5 = createHash('md5');
   const kept: Buffer[] = [];
-  let keptSize = 0;
   let size = 0;
+  let hashes: { sha: Hash; md5: Hash } | undefined;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    sha.update(buf);
-    md5.update(buf);
-    size += buf.length;
-    if (keptSize < KEEP_BYTES) {
-      const piece = buf.subarray(0, KEEP_BYTES - keptSize);
-      kept.push(piece);
-      keptSize += piece.length;
+    if (!hashes && size + buf.length > KEEP_BYTES) {
+      hashes = { sha: createHash('sha256'), md5: createHash('md5') };
+      for (const k of kept) {
+        hashes.sha.update(k);
+        hashes.md5.update(k);
+      }
     }
+    if (hashes) {
+      hashes.sha.update(buf);
+      hashes.md5.update(buf);
+    }
+    if (size < KEEP_BYTES) kept.push(buf.subarray(0, KEEP_BYTES - size));
+    size += buf.length;
   }
-  return {
+  const bytes = kept.length === 1 ? kept[0] : Buffer.concat(kept);
+  return new Collected(
     size,
-    sha256: sha.digest('hex'),
-    md5: md5.digest('hex'),
-    bytes: Buffer.concat(kept),
-    truncated: size > keptSize,
-  };
+    bytes,
+    size > bytes.length,
+    hashes && { sha256: hashes.sha.digest('hex'), md5: hashes.md5.digest('hex') },
+  );
+}
+
+/** A body already in memory (at most KEEP_BYTES). */
+export function bufferBody(bytes: Buffer): CollectedBody {
+  return new Collected(bytes.length, bytes, false);
 }
 
 export function emptyBody(): CollectedBody {
-  return {
-    size: 0,
-    sha256: createHash('sha256').digest('hex'),
-    md5: createHash('md5').digest('hex'),
-    bytes: Buffer.alloc(0),
-    truncated: false,
-  };
+  return new Collected(0, Buffer.alloc(0), false);
 }
 
 /** What any step kind produced, in the one shape the matchers read. */

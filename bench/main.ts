@@ -1,0 +1,58 @@
+import { measureGib } from './gib-memory.ts';
+import { measureLatency } from './latency.ts';
+import { measureOverhead } from './overhead.ts';
+import { measureSuites } from './suites-time.ts';
+
+/**
+ * `npm run bench`: prints the numbers behind the project's targets. It measures and prints;
+ * it asserts nothing, so a busy machine never fails a build. `--skip-gib` leaves out the 1 GiB run.
+ */
+const skipGib = process.argv.includes('--skip-gib');
+const f = (n: number, d = 1) => n.toFixed(d);
+const row = (...cells: string[]) =>
+  console.log(cells.map((c, i) => (i ? c.padStart(14) : c.padEnd(34))).join(''));
+
+console.log('edgecheck benchmark (targets in brackets)\n');
+
+const suites = await measureSuites();
+row('every suite, quick, embedded reference', 'wall s', 'cases', 'exit');
+row(
+  '  process start to exit [<= 15 s]',
+  f(suites.wallMs / 1000, 2),
+  String(suites.cases),
+  String(suites.exitCode),
+);
+console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}\n`);
+
+const o = await measureOverhead();
+row('runner overhead per request', 'raw undici us', 'runner us', 'ratio');
+row('  sequential, loopback [<= 1.3x]', f(o.rawUs), f(o.runnerUs), `${f(o.ratio, 2)}x`);
+console.log('');
+
+row('50 ms latency per request', 'wall ms', 'crit. path ms', 'wall/path');
+for (const r of await measureLatency()) {
+  row(
+    `  concurrency ${r.concurrency}, ${r.requests} requests`,
+    f(r.wallMs, 0),
+    String(r.criticalPathMs),
+    `${f(r.wallMs / r.criticalPathMs, 2)}x`,
+  );
+  if (r.boundMs > r.criticalPathMs) {
+    console.log(
+      `${''.padEnd(34)}(bound by concurrency: work/concurrency = ${r.boundMs} ms; wall/bound ${f(r.wallMs / r.boundMs, 2)}x)`,
+    );
+  }
+}
+console.log('  [target: wall <= 1.5x critical path where concurrency is not the bound]\n');
+
+if (!skipGib) {
+  const g = await measureGib();
+  row('1 GiB object (PUT + multipart, GET)', 'runner MiB', 'reference MiB', 'wall s');
+  row(
+    '  peak resident memory [<= 300 MB]',
+    f(g.runnerPeakMiB, 0),
+    f(g.referencePeakMiB, 0),
+    f(g.wallMs / 1000, 1),
+  );
+  if (g.exitCode !== 0) console.log(`  the 1 GiB run exited ${g.exitCode}: see its output above`);
+}

@@ -1,0 +1,54 @@
+import { Agent, request } from 'undici';
+import { runEdgecheck } from '../runner/api.ts';
+import { startEchoServer } from './echo-server.ts';
+import { syntheticSuites } from './synthetic.ts';
+
+const TOKEN = 'bench-token';
+
+/**
+ * Per-request time of raw undici and of a run's steps (each a request with a status and a JSON
+ * check), both sequential on loopback. Rounds alternate and the best of each counts, so a
+ * neighbour's burst of CPU does not land on one side only.
+ */
+export async function measureOverhead(
+  requests = 2000,
+  rounds = 3,
+): Promise<{ rawUs: number; runnerUs: number; ratio: number }> {
+  const server = await startEchoServer(0);
+  const perCase = 20;
+  const dir = syntheticSuites(Array.from({ length: requests / perCase }, () => perCase));
+  const target = { name: 'echo', features: [], management: { baseUrl: server.url, token: TOKEN, ids: {} } };
+  const agent = new Agent({ connections: 1 });
+  const raw = async (n: number) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) {
+      const res = await request(`${server.url}/client/v4/echo/${i}`, {
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' },
+      });
+      JSON.parse(await res.body.text());
+    }
+    return ((performance.now() - t) * 1000) / n;
+  };
+  const runner = async () => {
+    const results = await runEdgecheck({ suitesDir: dir, target, concurrency: 1 });
+    if (results.summary.checks.pass !== requests)
+      throw new Error(`bench run did not pass: ${JSON.stringify(results.summary)}`);
+    // The run's own clock starts after loading and linting the suites: per-request work only.
+    return (results.durationMs * 1000) / requests;
+  };
+  try {
+    await raw(200);
+    await runner(); // warm-up: module loading, schema compilation, JIT
+    let rawUs = Number.POSITIVE_INFINITY;
+    let runnerUs = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < rounds; r++) {
+      rawUs = Math.min(rawUs, await raw(requests));
+      runnerUs = Math.min(runnerUs, await runner());
+    }
+    return { rawUs, runnerUs, ratio: runnerUs / rawUs };
+  } finally {
+    await agent.close();
+    await server.close();
+  }
+}
