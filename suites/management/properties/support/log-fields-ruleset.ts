@@ -99,21 +99,35 @@ export async function restoreLogFieldsRuleset(ctx: PropertyContext, rs: LogField
   if (!env.success) throw new Error(`could not restore the custom log fields ruleset ${rs.id}`);
 }
 
+let sent = 0;
+
+/** What a PUT of one log_custom_field rule answered, and the description that tells the rule apart. */
+export interface PutAnswer {
+  env: Envelope<{ rules?: RuleView[] } | null>;
+  description: string;
+}
+
 /** Replaces the ruleset's rules with one log_custom_field rule (procedure step 3). */
-export function putLogFieldsRule(
+export async function putLogFieldsRule(
   ctx: PropertyContext,
   rs: LogFieldsRuleset,
   rule: Partial<RuleView>,
-): Promise<Envelope<{ rules?: RuleView[] }>> {
-  return call<{ rules?: RuleView[] }>(ctx, {
+): Promise<PutAnswer> {
+  const description = `edgecheck ${ctx.runId} #${sent++}`;
+  const env = await call<{ rules?: RuleView[] } | null>(ctx, {
     method: 'PUT',
     path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
-    body: {
-      rules: [
-        { action: 'log_custom_field', expression: 'true', description: `edgecheck ${ctx.runId}`, ...rule },
-      ],
-    },
+    body: { rules: [{ action: 'log_custom_field', expression: 'true', description, ...rule }] },
   });
+  return { env, description };
+}
+
+/** The rule a successful PUT answered for what was sent (found by its description). */
+export function sentRule({ env, description }: PutAnswer, what: string): RuleView {
+  if (!env.success) violation(`${what} was refused: ${JSON.stringify(env.errors)}`);
+  const matches = (env.result?.rules ?? []).filter((r) => r.description === description);
+  if (matches.length !== 1) violation(`${what}: the answer holds ${matches.length} rules for the one sent`);
+  return matches[0];
 }
 
 /** Runs `body` with the ruleset open, restoring the zone afterwards (also when `body` throws). */
