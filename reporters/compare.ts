@@ -1,5 +1,6 @@
 import type { RunResults } from '../runner/model/results.ts';
 import type { ClauseVerdict } from '../runner/model/verdict.ts';
+import { InputError } from '../runner/util/errors.ts';
 import { closingLine } from './console.ts';
 import { padEnd } from './text.ts';
 
@@ -9,7 +10,9 @@ export interface CompareOptions {
 }
 
 /** Bad input to compare; the message is one line. */
-export class CompareInputError extends Error {}
+export class CompareInputError extends InputError {
+  override name = 'CompareInputError';
+}
 
 const ORDER: readonly ClauseVerdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped', 'untested'];
 /** A clause a run did not include (another suite selection, an older catalog). */
@@ -23,11 +26,12 @@ export function compareResults(
   docs: { label: string; results: RunResults }[],
   options: CompareOptions = {},
 ): string {
-  if (docs.length < 2) throw new CompareInputError('compare needs at least two results documents');
+  if (docs.length < 2)
+    throw new CompareInputError('compare', 'give two or more results documents (--reporter json=PATH)');
   const labels = docs.map((d) => d.label);
   const dup = labels.find((l, i) => labels.indexOf(l) !== i);
   if (dup !== undefined)
-    throw new CompareInputError(`compare: the label '${dup}' is used twice; labels must differ`);
+    throw new CompareInputError('compare', `the label '${dup}' is used twice; name columns with label=path`);
 
   const verdicts = docs.map((d) => new Map(d.results.clauses.map((c) => [c.id, c.verdict])));
   const ids: string[] = [];

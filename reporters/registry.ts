@@ -1,4 +1,5 @@
 import type { Reporter, ReporterOptions } from '../runner/model/results.ts';
+import { InputError } from '../runner/util/errors.ts';
 import { ConsoleReporter } from './console.ts';
 import { JsonReporter } from './json.ts';
 import { JunitReporter } from './junit.ts';
@@ -14,7 +15,9 @@ const REPORTERS: Record<string, Factory> = {
 export const REPORTER_NAMES: readonly string[] = Object.keys(REPORTERS);
 
 /** Bad `--reporter` value; the message is one line that says what to write instead. */
-export class ReporterSpecError extends Error {}
+export class ReporterSpecError extends InputError {
+  override name = 'ReporterSpecError';
+}
 
 /**
  * `console`, `json`, `json=out/results.json`, `junit`, `junit=out/junit.xml`: a file reporter
@@ -25,20 +28,21 @@ export function createReporter(spec: string, options: ReporterOptions = {}): Rep
   const name = (eq < 0 ? spec : spec.slice(0, eq)).trim();
   const dest = eq < 0 ? undefined : spec.slice(eq + 1).trim();
   const factory = Object.hasOwn(REPORTERS, name) ? REPORTERS[name] : undefined;
+  const where = `--reporter ${spec}`;
   if (!factory) {
     throw new ReporterSpecError(
-      `unknown reporter '${name}' in --reporter ${spec}: use one of ${REPORTER_NAMES.join(', ')} ` +
+      where,
+      `unknown reporter '${name}': use one of ${REPORTER_NAMES.join(', ')} ` +
         `(json and junit take an optional =path, e.g. junit=out/junit.xml)`,
     );
   }
   if (dest !== undefined && !dest) {
-    throw new ReporterSpecError(
-      `--reporter ${spec}: the path after '=' is empty; write ${name}=path or ${name}`,
-    );
+    throw new ReporterSpecError(where, `the path after '=' is empty; write ${name}=path or ${name}`);
   }
   if (name === 'console' && dest) {
     throw new ReporterSpecError(
-      `--reporter ${spec}: console writes to the terminal; use json=path or junit=path for files`,
+      where,
+      'console writes to the terminal; use json=path or junit=path for files',
     );
   }
   return factory({ ...options, dest: dest ?? options.dest });

@@ -1,14 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RunResults } from '../runner/model/results.ts';
+import { InputError } from '../runner/util/errors.ts';
 
 // ajv-formats is CommonJS: under NodeNext its callable is the `default` of the namespace.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
 
 /** A results file that cannot be read or is not a results document; the message is one line. */
-export class ResultsDocumentError extends Error {}
+export class ResultsDocumentError extends InputError {
+  override name = 'ResultsDocumentError';
+}
 
 let validator: ValidateFunction | undefined;
 
@@ -35,32 +38,40 @@ export function readResultsDocument(path: string): RunResults {
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
-    throw new ResultsDocumentError(`${path}: ${why}; give a file written by --reporter json=PATH`);
+    throw new ResultsDocumentError(path, `${why}; give a file written by --reporter json=PATH`);
   }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new ResultsDocumentError(`${path}: not JSON (${(err as Error).message.split('\n')[0]})`);
+    throw new ResultsDocumentError(path, `not JSON (${(err as Error).message.split('\n')[0]})`);
   }
   const problem = validate(doc);
   if (problem) {
     throw new ResultsDocumentError(
-      `${path}: not an edgecheck results document (${problem}); write one with --reporter json=PATH`,
+      path,
+      `not an edgecheck results document (${problem}); write one with --reporter json=PATH`,
     );
   }
   return doc as RunResults;
 }
 
 /**
- * Documents labelled for compare: the target name, or the file name where two runs share a
- * target name (two builds both called "staging", the same target on two dates).
+ * Documents labelled for compare. `label=path` names a column; otherwise the label is the
+ * target name, or the file name where two runs share a target name (two builds both called
+ * "staging", the same target on two dates).
  */
-export function readForCompare(paths: string[]): { label: string; results: RunResults }[] {
-  const docs = paths.map((path) => ({ path, results: readResultsDocument(path) }));
+export function readForCompare(args: string[]): { label: string; results: RunResults }[] {
+  const docs = args.map((arg) => {
+    const named = /^([^=/\\]+)=(.+)$/.exec(arg);
+    // A file whose name holds '=' still reads as a path.
+    const [label, path] = named && !existsSync(arg) ? [named[1], named[2]] : [undefined, arg];
+    return { label, path, results: readResultsDocument(path) };
+  });
   const names = docs.map((d) => d.results.target.name);
   return docs.map((d, i) => {
     const shared = names.filter((n) => n === names[i]).length > 1;
-    return { label: shared ? basename(d.path).replace(/\.json$/, '') : names[i], results: d.results };
+    const label = d.label ?? (shared ? basename(d.path).replace(/\.json$/, '') : names[i]);
+    return { label, results: d.results };
   });
 }

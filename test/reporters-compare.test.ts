@@ -96,7 +96,7 @@ describe('compareResults', () => {
         { label: 'a', results: reference },
         { label: 'a', results: staging },
       ]),
-    ).toThrow("compare: the label 'a' is used twice; labels must differ");
+    ).toThrow("compare: the label 'a' is used twice; name columns with label=path");
   });
 });
 
@@ -119,6 +119,9 @@ describe('reading results documents for compare', () => {
       target: { name: 'staging', embedded: false },
     });
     expect(readForCompare([a, b, c]).map((d) => d.label)).toEqual(['reference', 'staging-1', 'staging-2']);
+    expect(readForCompare([`before=${b}`, `after=${c}`]).map((d) => d.label)).toEqual(['before', 'after']);
+    const odd = await write('x=y.json', sampleResults());
+    expect(readForCompare([odd, a])[0].results.runId).toBe('r-test01');
     expect(readResultsDocument(a)).toEqual(sampleResults());
 
     const cases: [string, RegExp][] = [
