@@ -1,0 +1,134 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runEdgecheck } from '../runner/api.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { BIN, cleanEnv, PROJECT_ROOT, STACK_LINE } from './helpers/engine-cli.ts';
+import { failure, ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
+import { CANARY_TOKEN, fixtureDir, managementTarget } from './helpers/engine-target.ts';
+
+const SUITES = fixtureDir('teardown');
+
+/** A store of things: POST creates, GET reads, DELETE deletes (refused for `keep-me`); /hang never answers. */
+async function thingServer(): Promise<TestServer> {
+  const things = new Map<string, string>();
+  let next = 1;
+  return startServer((req, res) => {
+    const path = req.url.split('?')[0];
+    const id = /^\/client\/v4\/things\/([^/]+)$/.exec(path)?.[1];
+    if (req.method === 'POST' && path === '/client/v4/things') {
+      const thing = `t${next++}`;
+      things.set(thing, JSON.parse(req.body).name);
+      return sendJson(res, 200, ok({ id: thing }));
+    }
+    if (id && req.method === 'GET') {
+      return things.has(id)
+        ? sendJson(res, 200, ok({ id, name: things.get(id) }))
+        : sendJson(res, 404, failure(1001, 'no such thing'));
+    }
+    if (id && req.method === 'DELETE') {
+      if (things.get(id) === 'keep-me') return sendJson(res, 403, failure(9109, 'not allowed'));
+      things.delete(id);
+      return sendJson(res, 200, ok({ id }));
+    }
+    if (path === '/client/v4/hang') return; // never answers
+    sendJson(res, 404, failure(7003, 'no route'));
+  });
+}
+
+describe('teardown after a failing step', () => {
+  let server: TestServer;
+  let results: RunResults;
+
+  beforeAll(async () => {
+    server = await thingServer();
+    results = await runEdgecheck({
+      suitesDir: SUITES,
+      target: managementTarget(server.url),
+      cases: ['teardown.after-fail', 'teardown.delete-refused'],
+      asOf: '2024-06-01',
+      concurrency: 1,
+    });
+  }, 20_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('the failing check fails, and the thing the prerequisite created is deleted afterwards', () => {
+    const c = results.cases.find((x) => x.id === 'teardown.after-fail')!;
+    expect(c.checks[0]).toMatchObject({ verdict: 'fail', message: 'status: expected 404, got 200' });
+    expect(c.teardown).toBeUndefined();
+    const created = server.seen.find((r) => r.method === 'POST' && r.body.includes(results.runId));
+    expect(created).toBeDefined();
+    const createdAt = server.seen.indexOf(created!);
+    const deleted = server.seen.findIndex((r) => r.method === 'DELETE' && r.url === '/client/v4/things/t1');
+    const read = server.seen.findIndex((r) => r.method === 'GET' && r.url === '/client/v4/things/t1');
+    // create, then the failing read, then the delete, in that order.
+    expect(createdAt).toBeGreaterThanOrEqual(0);
+    expect(read).toBeGreaterThan(createdAt);
+    expect(deleted).toBeGreaterThan(read);
+    expect(server.seen[deleted].headers.authorization).toBe(`Bearer ${CANARY_TOKEN}`);
+  });
+
+  it('a teardown the target refuses is reported on the case, the case verdict unchanged', () => {
+    const c = results.cases.find((x) => x.id === 'teardown.delete-refused')!;
+    expect(c.verdict).toBe('pass');
+    expect(c.teardown).toEqual(['teardown of create: status 403']);
+    expect(server.seen.some((r) => r.method === 'DELETE' && r.url === '/client/v4/things/t2')).toBe(true);
+  });
+});
+
+describe('teardown on SIGINT', () => {
+  let server: TestServer | undefined;
+  let child: ChildProcess | undefined;
+
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await server?.close();
+  });
+
+  it('a run interrupted while a step hangs deletes what it created, exits 130, prints no stack trace', async () => {
+    server = await thingServer();
+    const args = [
+      BIN,
+      'run',
+      '--suites-dir',
+      SUITES,
+      '--case',
+      'teardown.sigint',
+      '--management-url',
+      server.url,
+      '--timeout',
+      '15000',
+      '--reporter',
+      'console',
+    ];
+    child = spawn(process.execPath, args, {
+      cwd: PROJECT_ROOT,
+      env: cleanEnv({ EDGECHECK_API_TOKEN: CANARY_TOKEN }),
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => {
+      output += d;
+    });
+    child.stderr!.on('data', (d) => {
+      output += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    // The hanging step is sent only after the create succeeded and registered its teardown.
+    await server.waitFor((r) => r.method === 'POST' && r.url === '/client/v4/things', 15_000);
+    await server.waitFor((r) => r.url === '/client/v4/hang', 15_000);
+    child.kill('SIGINT');
+    const deleted = await server.waitFor((r) => r.method === 'DELETE', 5_000).catch(() => undefined);
+    expect(
+      deleted,
+      `no teardown DELETE reached the server after SIGINT; the run printed:\n${output}`,
+    ).toBeDefined();
+    expect(deleted!.url).toBe('/client/v4/things/t1');
+    expect(deleted!.headers.authorization).toBe(`Bearer ${CANARY_TOKEN}`);
+    expect(await exited).toBe(130);
+    expect(output).not.toMatch(STACK_LINE);
+    expect(output).not.toContain(CANARY_TOKEN);
+    expect(output).toContain('SIGINT');
+  }, 30_000);
+});
