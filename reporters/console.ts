@@ -152,6 +152,11 @@ export class ConsoleReporter implements Reporter {
       lines.push('', this.p.bold(`Failures (${failures.length} checks)`));
       for (const [i, check] of failures.entries()) lines.push('', ...this.failure(check, i + 1));
     }
+    const leftovers = results.cases.filter((c) => c.teardown?.length);
+    if (leftovers.length) {
+      lines.push('', this.p.yellow(this.p.bold('Teardown failed: something may be left on the target')));
+      for (const c of leftovers) for (const t of c.teardown ?? []) lines.push(`  ${c.id}: ${oneLine(t)}`);
+    }
     if (results.baseline) lines.push('', ...this.baseline(results.baseline));
     lines.push('', this.p.bold('Totals'));
     if (complete) lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);

@@ -94,6 +94,8 @@ export function renderJunit(results: RunResults, complete = true): string {
 
 function suite(name: string, testcases: Node[], cases: CaseResult[], startedAt: string): Node {
   const has = (key: string) => testcases.filter((t) => key in t).length;
+  // Failed teardowns belong to no clause, yet someone has to clean up: the suite's error log.
+  const leftovers = cases.flatMap((c) => (c.teardown ?? []).map((t) => `${c.id}: ${t}`));
   return {
     '@_name': xmlAttr(name),
     '@_tests': testcases.length,
@@ -103,6 +105,13 @@ function suite(name: string, testcases: Node[], cases: CaseResult[], startedAt: 
     '@_time': seconds(cases.reduce((ms, c) => ms + c.durationMs, 0)),
     '@_timestamp': timestamp(startedAt),
     testcase: testcases,
+    ...(leftovers.length
+      ? {
+          'system-err': xmlSafe(
+            `teardown failed, something may be left on the target:\n${leftovers.join('\n')}`,
+          ),
+        }
+      : {}),
   };
 }
 

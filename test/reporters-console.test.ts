@@ -93,6 +93,13 @@ describe('console reporter summary', () => {
     );
   });
 
+  it('lists failed teardowns, since something may be left on the target', async () => {
+    const out = await consoleOutput(sampleResults());
+    expect(out).toContain(
+      'Teardown failed: something may be left on the target\n  s3.get.ranges: teardown of bucket b: DeleteBucket returned 409',
+    );
+  });
+
   it('shows baseline differences', async () => {
     const results = {
       ...sampleResults(),

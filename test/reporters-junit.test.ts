@@ -111,6 +111,14 @@ describe('junit reporter', () => {
     expect(byId('s3.list.key-count').failure ?? byId('s3.list.key-count').skipped).toBeUndefined();
   });
 
+  it('puts failed teardowns in the system-err of their suite', () => {
+    const s3 = root.testsuite.find((s) => s.name === 's3')!;
+    expect(s3['system-err']).toBe(
+      'teardown failed, something may be left on the target:\ns3.get.ranges: teardown of bucket b: DeleteBucket returned 409',
+    );
+    expect(root.testsuite.find((s) => s.name === 'management')!['system-err']).toBeUndefined();
+  });
+
   it('lists the checks of each clause in system-out', () => {
     const out = byId('mgmt.envelope.success')['system-out']!;
     expect(out).toContain('[pass] mgmt.zones.get, get-zone (suites/management/zones.case.yaml:12)');

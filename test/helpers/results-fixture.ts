@@ -164,7 +164,10 @@ export function sampleResults(): RunResults {
           origin: 'suites/s3/get.case.yaml:9',
         },
       ],
-      { reason: 'given 2 failed: PutObject returned 500' },
+      {
+        reason: 'given 2 failed: PutObject returned 500',
+        teardown: ['teardown of bucket b: DeleteBucket returned 409'],
+      },
     ),
     caseResult('s3.list.basic', 's3', [
       { step: 'list', clauses: ['s3.list.key-count'], verdict: 'pass', origin: 'suites/s3/list.case.yaml:5' },
