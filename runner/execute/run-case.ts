@@ -188,7 +188,9 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         const td = step.teardown;
         const tdScope = scope;
         ledger.add(`teardown of ${label}`, async () => {
-          const r = await performStep(td, tdScope, ctx, slug, ledger);
+          // Teardown also runs after an interrupt, so it cannot listen on the run's aborted signal.
+          const tdCtx = { ...ctx, signal: AbortSignal.timeout(ctx.timeoutMs) };
+          const r = await performStep(td, tdScope, tdCtx, slug, ledger);
           if (!r.ok)
             throw new Error(
               `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
