@@ -22,6 +22,8 @@ export function createS3Client(target: S3Target, connections: number, timeoutMs:
     forcePathStyle: target.addressing === 'path',
     credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretAccessKey },
     maxAttempts: 1,
+    // What the SDK would print (advice to use lib-storage, ...) is not the run's output; outcomes are in the results.
+    logger: { debug() {}, info() {}, warn() {}, error() {}, trace() {} },
     // Checksums only when an operation requires them, as most S3-compatible services expect.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
