@@ -143,11 +143,10 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   const doc = await readRequestXml(call);
   const root = doc?.CompleteMultipartUpload as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object') throw malformedXml();
+  const strictTags = call.ctx.faults.has('s3-complete-etag-quotes-strict');
   const listed = asArray(root.Part as Record<string, unknown> | Record<string, unknown>[]).map((p) => ({
     partNumber: Number(text(p?.PartNumber)?.trim()),
-    etag: call.ctx.faults.has('s3-complete-etag-quotes-strict')
-      ? (text(p?.ETag) ?? '').replace(/^"|"$/g, '')
-      : stripQuotes(text(p?.ETag) ?? ''),
+    etag: strictTags ? (text(p?.ETag) ?? '').trim() : stripQuotes(text(p?.ETag) ?? ''),
   }));
   if (listed.length === 0) throw malformedXml('You must specify at least one part.');
   if (listed.length > MAX_PARTS) throw invalidArgument(`At most ${MAX_PARTS} parts are allowed.`);
@@ -178,7 +177,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
       );
     }
     const stored = u.parts.get(p.partNumber);
-    if (!stored || stripQuotes(stored.etag) !== p.etag) {
+    if (!stored || (strictTags ? stored.etag : stripQuotes(stored.etag)) !== p.etag) {
       throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.', {
         PartNumber: String(p.partNumber),
       });
@@ -210,7 +209,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     call.res,
     'CompleteMultipartUploadResult',
     {
-      Location: `${call.ctx.urls.s3}/${encodeURIComponent(call.bucket)}/${encodeURIComponent(call.key)}`,
+      Location: `${call.ctx.urls.s3}/${encodeURIComponent(call.bucket)}/${encodeURIComponent(call.key).replace(/%2F/g, '/')}`,
       Bucket: call.bucket,
       Key: call.key,
       ETag: etag,
