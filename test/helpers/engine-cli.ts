@@ -69,4 +69,4 @@ export async function runMain(args: string[]): Promise<CliOutcome> {
 }
 
 /** A stack trace line, as Node prints them. */
-export const STACK_LINE = /^\s+at .+\(?.*:\d+:\d+\)?$/m;
+export const STACK_LINE = /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/).*:\d+:\d+\)?$/m;
