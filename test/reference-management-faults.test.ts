@@ -89,15 +89,6 @@ const PROBES: Record<string, Probe> = {
     const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'p', content: '192.0.2.3', ttl: 300 });
     return api('PATCH', `${Z}/dns_records/${r.body.result.id}`, { comment: 'x' });
   }),
-  'put-merges-record': now(async (api) => {
-    const r = await api('POST', `${Z}/dns_records`, {
-      type: 'A',
-      name: 'p',
-      content: '192.0.2.3',
-      comment: 'c',
-    });
-    return api('PUT', `${Z}/dns_records/${r.body.result.id}`, { type: 'A', name: 'p', content: '192.0.2.4' });
-  }),
   'srv-data-drops-port': now(send('POST', `${Z}/dns_records`, srvRecord)),
   'accept-invalid-dns-content': now(send('POST', `${Z}/dns_records`, badA)),
   'allow-second-zone-ruleset': now(async (api) => {
@@ -190,7 +181,11 @@ const PROBES: Record<string, Probe> = {
     send('POST', `${Z}/dns_records`, { ...srvRecord, data: { ...srvRecord.data, service: '_sip' } }),
   ),
   'produce-srv-name-fields': now(get(`${Z}/dns_records?type=SRV`)),
-  'srv-name-fields-gone-early': at(EARLY, get(`${Z}/dns_records?type=SRV`)),
+  'reject-srv-name-fields-early': at(
+    EARLY,
+    send('POST', `${Z}/dns_records`, { ...srvRecord, data: { ...srvRecord.data, service: '_sip' } }),
+  ),
+  'hide-srv-name-fields-early': at(EARLY, get(`${Z}/dns_records?type=SRV`)),
   'accept-te-with-cl': now((_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
   'decline-te-with-cl-early': at('2023-06-01', (_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
   'no-page-shield-route': now(get(`${Z}/page_shield/scripts`)),

@@ -26,7 +26,8 @@ export function authenticate(ctx: ReferenceContext, headers: http.IncomingHttpHe
 
   if (authorization === undefined && email === undefined && key === undefined) {
     if (ctx.faults.has('accept-missing-auth')) return;
-    throw ApiError.of(400, CODES.missingAuth, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers');
+    const status = ctx.faults.has('auth-error-status-200') ? 200 : 400;
+    throw ApiError.of(status, CODES.missingAuth, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers');
   }
   if (ctx.faults.has('accept-wrong-credentials')) return;
   if (authorization !== undefined) {

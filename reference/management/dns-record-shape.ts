@@ -53,7 +53,7 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
     const data: Json = { ...rec.data };
     const produceSrvNames = since(ctx, EOL.srvNameFields)
       ? ctx.faults.has('produce-srv-name-fields')
-      : !ctx.faults.has('srv-name-fields-gone-early');
+      : !ctx.faults.has('hide-srv-name-fields-early');
     if (rec.type === 'SRV' && produceSrvNames) Object.assign(data, srvNameFields(rec.name));
     if (rec.type === 'SRV' && ctx.faults.has('srv-data-drops-port')) delete data.port;
     out.data = data;
@@ -62,6 +62,8 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
     ? ctx.faults.has('keep-locked-field')
     : !ctx.faults.has('drop-locked-field-early');
   if (lockedLive) out.locked = rec.locked ?? false;
+  // Under the fault a stored lock shows whatever the date.
+  if (rec.locked) out.locked = true;
   return out;
 }
 

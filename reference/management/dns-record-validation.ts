@@ -105,7 +105,7 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
     if (legacy.length > 0) {
       const retired = since(ctx, EOL.srvNameFields)
         ? !ctx.faults.has('accept-srv-name-fields')
-        : ctx.faults.has('srv-name-fields-gone-early');
+        : ctx.faults.has('reject-srv-name-fields-early');
       if (retired) {
         throw new RootCause(
           9105,

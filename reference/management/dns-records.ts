@@ -109,9 +109,8 @@ export function registerDnsRecords(router: Router): void {
   router.on('PUT', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
     const rec = find(req);
     const body = objectBody(req);
-    // PUT replaces the record: fields not sent return to their defaults; the fault keeps the old ones.
-    const full = req.ctx.faults.has('put-merges-record') ? { ...asBody(rec), ...body } : body;
-    apply(rec, validateRecord(req.ctx, rec.zone_name, full));
+    // PUT replaces the record: fields not sent return to their defaults.
+    apply(rec, validateRecord(req.ctx, rec.zone_name, body));
     const locked = lockedInput(req.ctx, body);
     if (locked) rec.locked = locked;
     return { result: toResponse(req.ctx, rec) };

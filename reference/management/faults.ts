@@ -40,8 +40,8 @@ const ENTRIES: Entry[] = [
   ['reject-legacy-auth', 'X-Auth-Email + X-Auth-Key is refused', ['mgmt.auth.legacy']],
   [
     'auth-error-status-200',
-    'authentication failures answer HTTP 200 (with success false)',
-    ['mgmt.auth.missing', 'mgmt.auth.wrong'],
+    'requests without any credentials answer HTTP 200 (with success false)',
+    ['mgmt.auth.missing'],
   ],
   // zones
   ['zone-drop-name', 'the zone object has no name', ['mgmt.zones.get']],
@@ -53,8 +53,8 @@ const ENTRIES: Entry[] = [
     ['mgmt.dns.name'],
   ],
   ['patch-replaces-record', 'PATCH resets the fields it was not sent', ['mgmt.dns.patch']],
-  ['put-merges-record', 'PUT keeps the old values of fields it was not sent', ['mgmt.dns.put']],
-  ['srv-data-drops-port', 'SRV data is answered without port', ['mgmt.dns.srv-data-fields', 'mgmt.dns.data']],
+
+  ['srv-data-drops-port', 'SRV data is answered without port', ['mgmt.dns.srv-data-fields']],
   [
     'accept-invalid-dns-content',
     'records with invalid content (an A record that is no IPv4 address) are accepted',
@@ -116,14 +116,14 @@ const ENTRIES: Entry[] = [
   [
     'reject-ownership-challenge',
     'job creation refuses the ownership_challenge field',
-    ['mgmt.logpush.create'],
+    ['mgmt.logpush.create', 'mgmt.lcf.procedure'],
   ],
   // certificate packs
   ['drop-pack-fields', 'certificate packs are answered without validity_days', ['mgmt.certpacks.schema']],
   [
     'drop-certificate-fields',
     'certificates are answered without signature',
-    ['mgmt.certpacks.certificate-schema'],
+    ['mgmt.certpacks.certificate-schema', 'mgmt.certpacks.schema'],
   ],
   // invitations
   [
@@ -146,7 +146,7 @@ const ENTRIES: Entry[] = [
   [
     'dns-settings-string-booleans',
     'multi_provider and secondary_overrides are answered as strings',
-    ['mgmt.dns-settings.types', 'mgmt.dns-settings.show'],
+    ['mgmt.dns-settings.types'],
   ],
   // object storage management
   [
@@ -192,7 +192,11 @@ const ENTRIES: Entry[] = [
   ],
   ['keep-locked-field', 'DNS records carry locked from 2024-07-14', ['dep.dns-locked.omitted']],
   ['drop-locked-field-early', 'DNS records omit locked before 2024-07-14', ['dep.dns-locked.false']],
-  ['honor-locked-input', 'locked: true sent by a client is stored and answered', ['dep.dns-locked.ignored']],
+  [
+    'honor-locked-input',
+    'locked: true sent by a client is stored and answered, whatever the date',
+    ['dep.dns-locked.ignored', 'dep.dns-locked.false', 'dep.dns-locked.omitted'],
+  ],
   [
     'accept-srv-name-fields',
     'SRV data service, proto and name are accepted from 2024-05-31',
@@ -204,9 +208,14 @@ const ENTRIES: Entry[] = [
     ['dep.srv-name-fields.not-produced'],
   ],
   [
-    'srv-name-fields-gone-early',
-    'SRV data service, proto and name are refused and not produced before 2024-05-31',
-    ['dep.srv-name-fields.accepted', 'dep.srv-name-fields.produced'],
+    'reject-srv-name-fields-early',
+    'SRV data service, proto and name are refused before 2024-05-31',
+    ['dep.srv-name-fields.accepted'],
+  ],
+  [
+    'hide-srv-name-fields-early',
+    'SRV data in responses lacks service, proto and name before 2024-05-31',
+    ['dep.srv-name-fields.produced'],
   ],
   [
     'accept-te-with-cl',

@@ -116,11 +116,9 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
     res.end('<html><body><h1>404 Not Found</h1></body></html>');
     return;
   }
-  const auth = err.errors.some((e) => e.code === CODES.missingAuth || e.code === CODES.badAuth);
-  const status = auth && ctx.faults.has('auth-error-status-200') ? 200 : err.status;
   const body = failure(err.errors);
   if (ctx.faults.has('failure-result-not-null')) body.result = {};
-  sendJson(res, status, body);
+  sendJson(res, err.status, body);
 }
 
 /** Unexpected failures answer a generic envelope; the cause goes to stderr in one line, never to the client. */
