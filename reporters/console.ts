@@ -24,7 +24,7 @@ const PAST: Record<ClauseVerdict, string> = {
   untested: 'untested',
 };
 /** Expected and actual values longer than this are cut: the JSON document keeps them whole. */
-const VALUE_LIMIT = 1500;
+const VALUE_LIMIT = 600;
 
 /**
  * Human-readable output: live progress while cases finish, then every clause grouped by SPEC
