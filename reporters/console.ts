@@ -149,7 +149,10 @@ export class ConsoleReporter implements Reporter {
       c.checks.filter((k) => k.verdict === 'fail' || k.verdict === 'error'),
     );
     if (failures.length) {
-      lines.push('', this.p.bold(`Failures (${failures.length} checks)`));
+      lines.push(
+        '',
+        this.p.bold(`Failures (${failures.length} ${failures.length === 1 ? 'check' : 'checks'})`),
+      );
       for (const [i, check] of failures.entries()) lines.push('', ...this.failure(check, i + 1));
     }
     const leftovers = results.cases.filter((c) => c.teardown?.length);
