@@ -40,7 +40,7 @@ function collection(req: ApiRequest, pattern: string, seed?: LegacyRoute['seed']
   const key = concrete(pattern, req.params);
   let items = req.state.legacy.get(key);
   if (!items) {
-    items = new Map((seed?.(req.params) ?? []).map((i) => [String(i.id), i]));
+    items = new Map((seed?.(req.params) ?? []).map((i) => [String(i.id), structuredClone(i)]));
     req.state.legacy.set(key, items);
   }
   return items;
@@ -61,7 +61,7 @@ function handle(req: ApiRequest, route: LegacyRoute, siblings: LegacyRoute[]): A
   switch (route.shape) {
     case 'singleton': {
       const items = collection(req, route.pattern, route.seed);
-      const current = items.get('self') ?? { ...(route.seed?.(req.params)[0] ?? {}) };
+      const current = items.get('self') ?? structuredClone(route.seed?.(req.params)[0] ?? {});
       if (req.method !== 'GET') Object.assign(current, bodyItems(req)[0] ?? {}, { modified_on: now });
       items.set('self', current);
       return { result: current };

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from './api-error.ts';
+import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
 import { nowIso } from './ids.ts';
 import { guardRetired, type Retirement } from './retirement.ts';
 import type { ApiRequest, Router } from './router.ts';
@@ -116,6 +116,9 @@ export function registerZoneSettings(router: Router): void {
 
   router.on(['GET', 'PATCH'], '/zones/:zone_id/settings/:setting_id', (req) => {
     requireZone(req);
+    if (req.params.setting_id in SETTINGS) {
+      throw ApiError.of(405, CODES.methodNotAllowed, `Method ${req.method} not available for that URI`);
+    }
     throw notFound(`zone setting ${req.params.setting_id}`);
   });
 }
