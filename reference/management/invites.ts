@@ -1,9 +1,16 @@
 import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
+import { type ListSpec, paginate } from './pagination.ts';
 import type { ApiRequest, Router } from './router.ts';
 import { objectBody } from './scope.ts';
 import type { Json } from './store.ts';
 
 const STATUSES = new Set(['accepted', 'rejected']);
+const LIST: ListSpec<Json> = {
+  orderBy: { invited_on: (i) => String(i.invited_on), status: (i) => String(i.status) },
+  defaultOrder: 'invited_on',
+  defaultPerPage: 20,
+  maxPerPage: 1000,
+};
 
 function find(req: ApiRequest): Json {
   const invite = req.state.invites.get(req.params.invite_id);
@@ -12,9 +19,10 @@ function find(req: ApiRequest): Json {
 }
 
 export function registerInvites(router: Router): void {
-  router.on('GET', '/user/invites', (req) => ({
-    result: [...req.state.invites.values()].map((i) => ({ ...i })),
-  }));
+  router.on('GET', '/user/invites', (req) => {
+    const page = paginate(req.ctx, [...req.state.invites.values()], req.query, LIST);
+    return { result: page.items.map((i) => ({ ...i })), resultInfo: page.info };
+  });
 
   router.on('GET', '/user/invites/:invite_id', (req) => ({ result: { ...find(req) } }));
 

@@ -1,4 +1,5 @@
 import { badRequest, notFound } from './api-error.ts';
+import { type ListSpec, paginate } from './pagination.ts';
 import type { ApiRequest, Router } from './router.ts';
 import { objectBody, requireZone } from './scope.ts';
 import type { Json } from './store.ts';
@@ -11,6 +12,12 @@ const ZONE_DATASETS = new Set([
   'spectrum_events',
   'page_shield_events',
 ]);
+const LIST: ListSpec<Json> = {
+  orderBy: { id: (j) => j.id as number, name: (j) => String(j.name), dataset: (j) => String(j.dataset) },
+  defaultOrder: 'id',
+  defaultPerPage: 100,
+  maxPerPage: 1000,
+};
 const TIMESTAMP_FORMATS = new Set(['rfc3339', 'unix', 'unixnano']);
 const OPTION_KEYS = new Set(['fields', 'timestamps', 'sample', 'CVE-2021-44228']);
 /** Fields that carry the custom log fields (SPEC: Log-push job). */
@@ -81,7 +88,8 @@ function view(job: Json): Json {
 export function registerLogpush(router: Router): void {
   router.on('GET', '/zones/:zone_id/logpush/jobs', (req) => {
     requireZone(req);
-    return { result: [...req.state.logpushJobs.values()].map(view) };
+    const page = paginate(req.ctx, [...req.state.logpushJobs.values()], req.query, LIST);
+    return { result: page.items.map(view), resultInfo: page.info };
   });
 
   router.on('POST', '/zones/:zone_id/logpush/jobs', (req) => {

@@ -1,5 +1,6 @@
 import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
 import { nowIso } from './ids.ts';
+import { type ListSpec, paginate } from './pagination.ts';
 import { guardRetired, type Retirement } from './retirement.ts';
 import type { ApiRequest, Router } from './router.ts';
 import { EOL, since } from './schedule.ts';
@@ -14,6 +15,12 @@ interface SettingDef {
   writeMethods?: string[];
 }
 
+const LIST: ListSpec<{ id: string }> = {
+  orderBy: { id: (s) => s.id },
+  defaultOrder: 'id',
+  defaultPerPage: 100,
+  maxPerPage: 1000,
+};
 const SECURITY_LEVELS = ['off', 'essentially_off', 'low', 'medium', 'high', 'under_attack'];
 const onOff = (v: unknown) => (v === 'on' || v === 'off' ? undefined : "value must be 'on' or 'off'");
 const oneOf = (values: string[]) => (v: unknown) =>
@@ -92,7 +99,13 @@ export function registerZoneSettings(router: Router): void {
     const live = Object.entries(SETTINGS).filter(
       ([, def]) => !def.retired || !since(req.ctx, def.retired.eol),
     );
-    return { result: live.map(([id]) => read(req, id)) };
+    const page = paginate(
+      req.ctx,
+      live.map(([id]) => read(req, id)),
+      req.query,
+      LIST,
+    );
+    return { result: page.items, resultInfo: page.info };
   });
 
   for (const [id, def] of Object.entries(SETTINGS)) {
