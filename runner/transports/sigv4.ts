@@ -1,4 +1,4 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
+import { NodeSha256 } from './sha256.ts';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { S3Target } from '../model/target.ts';
@@ -12,7 +12,7 @@ export function signerFor(target: S3Target, secretOverride?: string): SignatureV
       accessKeyId: target.accessKeyId,
       secretAccessKey: secretOverride ?? target.secretAccessKey,
     },
-    sha256: Sha256,
+    sha256: NodeSha256,
     uriEscapePath: false,
     applyChecksum: false,
   });
