@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { startReference } from '../reference/server.ts';
+import { startReferenceWorker } from '../reference/worker.ts';
 import type { RunContext } from './execute/context.ts';
 import { runCase } from './execute/run-case.ts';
 import { runProperty } from './execute/run-property.ts';
@@ -65,7 +65,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
 
   const reference = options.target
     ? undefined
-    : await startReference({ asOf, faults: options.reference?.faults });
+    : await startReferenceWorker({ asOf, faults: options.reference?.faults });
   const target = options.target ?? reference!.target();
   registerSecret(target.management?.token);
   registerSecret(target.management?.legacy?.key);
@@ -88,7 +88,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     management: target.management?.baseUrl,
     s3: target.s3?.endpoint,
     embedded: Boolean(target.embedded),
-    faults: reference?.context.faults.names,
+    faults: reference?.faults,
   };
   const ctx: RunContext = {
     runId,

@@ -1,0 +1,46 @@
+import { Worker } from 'node:worker_threads';
+import type { Target } from '../runner/model/target.ts';
+import { UnknownFaultError } from './faults.ts';
+import type { ReferenceOptions } from './server.ts';
+
+export interface WorkerReference {
+  urls: { management: string; s3: string; public: string };
+  faults: string[];
+  target(): Target;
+  close(): Promise<void>;
+}
+
+/**
+ * The reference on its own thread: a run against the embedded reference then uses both cores,
+ * one for the runner and one for the server, as it would against a remote target.
+ */
+export async function startReferenceWorker(options: ReferenceOptions): Promise<WorkerReference> {
+  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: options });
+  const first = await new Promise<any>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`reference worker exited (${code}) before it started`)));
+  });
+  if (!first.ok) {
+    await worker.terminate();
+    throw first.name === 'UnknownFaultError'
+      ? new UnknownFaultError(first.message)
+      : new Error(first.message);
+  }
+  worker.removeAllListeners('exit');
+  worker.removeAllListeners('error');
+  return {
+    urls: first.urls,
+    faults: first.faults,
+    target: () => structuredClone(first.target),
+    close: async () => {
+      const closed = new Promise<void>((resolve) => {
+        worker.once('message', () => resolve());
+        worker.once('exit', () => resolve());
+      });
+      worker.postMessage('close');
+      await closed;
+      await worker.terminate();
+    },
+  };
+}
