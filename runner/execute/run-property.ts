@@ -104,9 +104,11 @@ export async function runProperty(
     } catch (err) {
       const target = targetCause(err);
       const message = redactText(errorMessage(err));
-      check = target
-        ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
-        : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
+      check = ctx.signal.aborted
+        ? { ...base, verdict: 'error', message: 'the run was interrupted before the property finished' }
+        : target
+          ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
+          : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
     }
   }
   const teardown = await ledger.drain();
