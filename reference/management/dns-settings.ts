@@ -6,7 +6,7 @@ import { objectBody, requireZone } from './scope.ts';
 import type { Json } from './store.ts';
 
 const BOOLEAN_FIELDS = ['flatten_all_cnames', 'foundation_dns', 'multi_provider', 'secondary_overrides'];
-const LEGACY_DNS_SETTINGS: Retirement = {
+export const DNS_SETTINGS_RETIREMENT: Retirement = {
   subject: 'dns-settings-legacy',
   eol: EOL.legacyDnsSettings,
   replacement: 'the multi_provider and secondary_overrides fields of /zones/{zone_id}/dns_settings',
@@ -67,12 +67,12 @@ export function registerDnsSettings(router: Router): void {
     const path = `/zones/:zone_id/dns_settings/${endpoint}`;
     router.on('GET', path, (req) => {
       requireZone(req);
-      guardRetired(req.ctx, LEGACY_DNS_SETTINGS);
+      guardRetired(req.ctx, DNS_SETTINGS_RETIREMENT);
       return { result: { id: endpoint, value: req.state.dnsSettings[field] } };
     });
     router.on('PATCH', path, (req) => {
       requireZone(req);
-      guardRetired(req.ctx, LEGACY_DNS_SETTINGS);
+      guardRetired(req.ctx, DNS_SETTINGS_RETIREMENT);
       const value = objectBody(req).value;
       if (typeof value !== 'boolean') throw badRequest(`body must be {"value": true|false} for ${endpoint}`);
       req.state.dnsSettings[field] = value;
@@ -80,5 +80,3 @@ export function registerDnsSettings(router: Router): void {
     });
   }
 }
-
-export const DNS_SETTINGS_RETIREMENT = LEGACY_DNS_SETTINGS;

@@ -16,7 +16,6 @@ export interface ListSpec<T> {
   /** Attribute used when `direction` comes without `order`. */
   defaultOrder: string;
   defaultPerPage: number;
-  minPerPage?: number;
   maxPerPage: number;
 }
 
@@ -50,9 +49,8 @@ export function paginate<T>(
   const page = positiveInt(query, 'page') ?? 1;
   if (page < 1) throw badRequest(`page must be 1 or more, got ${page}`);
   const perPage = positiveInt(query, 'per_page') ?? spec.defaultPerPage;
-  const min = spec.minPerPage ?? 1;
-  if (perPage < min || perPage > spec.maxPerPage) {
-    throw badRequest(`per_page must be between ${min} and ${spec.maxPerPage}, got ${perPage}`);
+  if (perPage < 1 || perPage > spec.maxPerPage) {
+    throw badRequest(`per_page must be between 1 and ${spec.maxPerPage}, got ${perPage}`);
   }
   const order = query.get('order');
   if (order !== null && !(order in spec.orderBy)) {
