@@ -1,8 +1,41 @@
-import { describe, expect, it } from 'vitest';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runBin, runMain, STACK_LINE } from './helpers/engine-cli.ts';
 
-/** Fixture suites, one per problem: test/fixtures/engine/lint/<problem>/mgmt/. */
-const dir = (problem: string) => `test/fixtures/engine/lint/${problem}`;
+/**
+ * Fixture suites, one per problem: test/fixtures/engine/lint/<problem>/mgmt/. The YAML syntax
+ * error is written at run time, so that no broken YAML file sits in the repository.
+ */
+const SYNTAX_DIR = mkdtempSync(path.join(tmpdir(), 'edgecheck-lint-'));
+cpSync(
+  'test/fixtures/engine/lint/uncited-clause/mgmt/clauses.yaml',
+  path.join(SYNTAX_DIR, 'mgmt/clauses.yaml'),
+  {
+    recursive: true,
+  },
+);
+writeFileSync(
+  path.join(SYNTAX_DIR, 'mgmt/bad.case.yaml'),
+  [
+    'id: lint.yaml-syntax',
+    'title: A flow mapping that is never closed',
+    'steps:',
+    '  - api: { method: GET, path: /zones',
+    '    expect:',
+    '      - clauses: [mgmt.lint.one]',
+    '        status: 200',
+    '',
+  ].join('\n'),
+);
+
+afterAll(() => {
+  rmSync(SYNTAX_DIR, { recursive: true, force: true });
+});
+
+const dir = (problem: string) =>
+  problem === 'yaml-syntax' ? SYNTAX_DIR : `test/fixtures/engine/lint/${problem}`;
 const file = (problem: string, name: string) => `${dir(problem)}/mgmt/${name}`;
 
 async function lint(problem: string, ...flags: string[]) {
