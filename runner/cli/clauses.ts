@@ -1,13 +1,16 @@
+import { existsSync } from 'node:fs';
 import { readResultsDocument } from '../../reporters/results-document.ts';
 import { listAreas } from '../load/clauses.ts';
 import { loadSuites } from '../load/suite.ts';
 import type { ClauseVerdict } from '../model/verdict.ts';
 import { parse } from './args.ts';
+import { LAST_RUN } from './run.ts';
 
 export const CLAUSES_HELP = `Usage: edgecheck clauses [--json] [--results FILE] [--suite NAME]...
 
-Lists every clause: id, SPEC section, how many checks cite it, dates, feature, and (with
---results, a JSON results document of a run) its verdict. Clauses no check cites show
+Lists every clause: id, SPEC section, how many checks cite it, dates, feature, and its
+verdict in a run: the results document given with --results (--reporter json=FILE), else the
+last run in this folder (.edgecheck/last-run.json), if any. Clauses no check cites show
 'untested'; clauses no API call can observe show 'untestable' with the reason.
 `;
 
@@ -74,5 +77,6 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
   out.write(
     `${rows.length} clauses: ${count('checked')} checked, ${count('untested')} untested, ${count('untestable')} untestable\n`,
   );
+  if (resultsFile) out.write(`verdicts from ${resultsFile}\n`);
   return 0;
 }

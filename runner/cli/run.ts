@@ -6,6 +6,8 @@ import { drainAll } from '../execute/teardown.ts';
 import { InputError } from '../util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 
+export const LAST_RUN = '.edgecheck/last-run.json';
+
 export const RUN_HELP = `Usage: edgecheck run [options]
 
 Runs the suites against a target and reports a verdict for each spec clause.
@@ -52,6 +54,8 @@ Output
   --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
   --verbose                console: a line per case
   --suites-dir DIR         read suites from DIR instead of the project's suites/
+
+Every run also writes its results to ${LAST_RUN} (in the current folder) for 'edgecheck clauses'.
 
 Exit code: 0 when no clause fails or errors (or the run matches --baseline), 1 when some do,
 2 for bad input, 130 when interrupted.
@@ -116,6 +120,8 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   }
   const specs = v.reporter?.length ? v.reporter : ['console'];
   const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
+  // The last run's results, so `edgecheck clauses` can show verdicts without flags.
+  reporters.push(createReporter(`json=${LAST_RUN}`));
   const controller = new AbortController();
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,7 +1,7 @@
-import { NodeSha256 } from './sha256.ts';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { S3Target } from '../model/target.ts';
+import { NodeSha256 } from './sha256.ts';
 
 /** AWS's own SigV4 signer, for raw S3 requests. */
 export function signerFor(target: S3Target, secretOverride?: string): SignatureV4 {
