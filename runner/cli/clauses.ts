@@ -36,8 +36,8 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
     for (const s of [...c.given, ...c.steps]) for (const k of s.expect ?? []) k.clauses.forEach(cite);
   for (const p of loaded.properties) p.def.clauses.forEach(cite);
   const verdicts = new Map<string, ClauseVerdict>();
-  if (values.results)
-    for (const c of readResultsDocument(values.results).clauses) verdicts.set(c.id, c.verdict);
+  const resultsFile = values.results ?? (existsSync(LAST_RUN) ? LAST_RUN : undefined);
+  if (resultsFile) for (const c of readResultsDocument(resultsFile).clauses) verdicts.set(c.id, c.verdict);
   const rows = [...loaded.clauses.values()]
     .filter((c) => areas.includes(c.area))
     .map((c) => ({
