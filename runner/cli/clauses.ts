@@ -61,8 +61,9 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
   const width = Math.max(...rows.map((r) => r.id.length), 10);
   for (const r of rows) {
     const dates = [r.since && `since ${r.since}`, r.until && `until ${r.until}`].filter(Boolean).join(', ');
-    const status =
-      r.verdict ?? (r.status === 'checked' ? `${r.checks} check${r.checks === 1 ? '' : 's'}` : r.status);
+    const status = r.untestable
+      ? 'untestable'
+      : (r.verdict ?? (r.status === 'checked' ? `${r.checks} check${r.checks === 1 ? '' : 's'}` : r.status));
     const extra = [
       dates,
       r.feature && `feature ${r.feature}`,
