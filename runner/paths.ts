@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMAS_DIR = path.join(ROOT, 'schemas');
 export const SUITES_DIR = path.join(ROOT, 'suites');
+export const FIXTURES_DIR = path.join(ROOT, 'fixtures');
 
 /** Paths in messages are relative to the cwd when inside it, so they are clickable. */
 export function displayPath(file: string): string {

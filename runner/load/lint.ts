@@ -2,7 +2,7 @@ import { isOperatorObject, OPERATORS } from '../match/value.ts';
 import type { CaseDef, CheckDef, StepDef } from '../model/case.ts';
 import type { Clause } from '../model/clause.ts';
 import { schemas } from '../schema/registry.ts';
-import { placeholdersIn } from '../template/resolve.ts';
+import { fixtureText, placeholdersIn } from '../template/resolve.ts';
 import { commandFor } from '../transports/s3-sdk.ts';
 import type { LoadedProperty } from './properties.ts';
 
@@ -54,6 +54,13 @@ export function lintSuites(
         );
       }
       const request = { api: step.api, http: step.http, wire: step.wire, input: step.input };
+      for (const name of fixtureNames(request)) {
+        try {
+          fixtureText(name);
+        } catch {
+          error(step.origin, `fixture '${name}' not found in fixtures/; add the file or fix the name`);
+        }
+      }
       for (const p of placeholdersIn(request))
         checkPlaceholder(step.origin, p.name, p.inRepeat, defined, error);
       for (const check of step.expect ?? []) {
@@ -148,4 +155,16 @@ function lintCheck(check: CheckDef, error: (where: string, what: string) => void
       'a check without a matcher cannot fail; add status, headers, json, xml, body, output or error',
     );
   }
+}
+
+/** Names given to `$file` anywhere in a template. */
+function fixtureNames(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) fixtureNames(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$file' && typeof v === 'string' && !v.includes('${')) out.push(v);
+      else fixtureNames(v, out);
+    }
+  }
+  return out;
 }

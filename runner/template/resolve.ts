@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { FIXTURES_DIR } from '../paths.ts';
+import { InputError } from '../util/errors.ts';
 import { parseSize } from '../util/size.ts';
 
 /** A `{ $generate: { size, seed } }` value after resolution; transports stream it. */
@@ -6,6 +10,25 @@ export class GeneratedBody {
     readonly size: number,
     readonly seed: number,
   ) {}
+}
+
+const fixtures = new Map<string, string>();
+
+/** A file of fixtures/ as text (read once per run). */
+export function fixtureText(name: string): string {
+  let text = fixtures.get(name);
+  if (text === undefined) {
+    const file = path.resolve(FIXTURES_DIR, name);
+    if (!file.startsWith(FIXTURES_DIR + path.sep))
+      throw new InputError(`$file ${name}`, 'name a file inside fixtures/');
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      throw new InputError(`$file ${name}`, 'no such file in fixtures/');
+    }
+    fixtures.set(name, text);
+  }
+  return text;
 }
 
 /** A placeholder with no value: `target.*` ones skip the case, others block it. */
@@ -67,6 +90,7 @@ export function resolve(value: unknown, scope: Scope): unknown {
       const count = Number(resolve(r.count, scope));
       return Array.from({ length: count }, (_, i) => resolve(r.item, { ...scope, i }));
     }
+    if ('$file' in obj) return fixtureText(String(resolve(obj.$file, scope)));
     if ('$profile' in obj) {
       const p = obj.$profile as Record<string, unknown>;
       return resolve(p[String(scope.profile)], scope);
