@@ -7,7 +7,10 @@ export interface SeenRequest {
   /** Path and query, e.g. /client/v4/things?x=1 */
   url: string;
   headers: IncomingHttpHeaders;
+  /** Header names and values as they arrived, in order. */
+  rawHeaders: string[];
   body: string;
+  bytes: Buffer;
 }
 
 export type Handler = (req: SeenRequest, res: ServerResponse) => void | Promise<void>;
@@ -29,11 +32,14 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const bytes = Buffer.concat(chunks);
       const r: SeenRequest = {
         method: req.method ?? 'GET',
         url: req.url ?? '/',
         headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        rawHeaders: req.rawHeaders,
+        body: bytes.toString('utf8'),
+        bytes,
       };
       seen.push(r);
       for (const w of [...waiters]) {
