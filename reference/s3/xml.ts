@@ -16,6 +16,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   trimValues: false,
   removeNSPrefix: true,
+  // Numeric character references (Go's encoder writes &#34; for quotes in ETags).
+  htmlEntities: true,
 });
 
 /** Renders `{ Root: {...} }` with an XML declaration; arrays become repeated elements. */
