@@ -67,6 +67,8 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     // Node's strict parser rejects Transfer-Encoding with Content-Length with a bare 400 before any handler
     // runs; the management API answers such requests itself, by the date (SPEC Versioning, 2023-07-01).
     servers.push(await listen(management, host, options.managementPort ?? 0, { insecureHTTPParser: true }));
+    // Requests even that parser refuses still get the API's envelope, not a bare status line.
+    servers[0].on('clientError', answerMalformed);
     servers.push(await listen(s3.s3, host, options.s3Port ?? 0));
     servers.push(await listen(s3.public, host, options.publicPort ?? 0));
   } catch (err) {
@@ -114,6 +116,23 @@ export const REFERENCE_FEATURES = [
   'migration',
   'raw-wire',
 ] as const;
+
+const MALFORMED = JSON.stringify({
+  result: null,
+  success: false,
+  errors: [{ code: 6003, message: 'Invalid request: malformed HTTP' }],
+  messages: [],
+});
+
+function answerMalformed(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(MALFORMED)}\r\nconnection: close\r\n\r\n${MALFORMED}`,
+  );
+}
 
 function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
