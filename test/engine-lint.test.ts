@@ -92,6 +92,26 @@ const CASES: { problem: string; line: string }[] = [
     problem: 'unknown-operator',
     line: `${file('unknown-operator', 'operator.case.yaml')}:6:9: error: unknown matcher '$regex'; known: $equals $matches $present $exists $absent $contains $oneOf $length $gt $gte $lt $lte $type $schema $not $anyOrder $each $sorted`,
   },
+  {
+    problem: 'duplicate-step-id',
+    line: `${file('duplicate-step-id', 'steps.case.yaml')}:9:5: error: duplicate step id 'read' in case 'lint.step-id'`,
+  },
+  {
+    problem: 'teardown-with-checks',
+    line: `${file('teardown-with-checks', 'teardown.case.yaml')}:11:11: error: teardown steps cannot have checks`,
+  },
+  {
+    problem: 'invalid-regex',
+    line: `${file('invalid-regex', 'regex.case.yaml')}:6:9: error: invalid regular expression "([a-f"`,
+  },
+  {
+    problem: 'two-step-kinds',
+    line: `${file('two-step-kinds', 'kinds.case.yaml')}:4:5: error: a step needs exactly one of api, s3, http, wire, bucket; see docs/case-format.md`,
+  },
+  {
+    problem: 'dates-reversed',
+    line: `${file('dates-reversed', 'clauses.yaml')}:6:9: error: clause 'mgmt.lint.never' has since 2025-01-01 not before until 2024-01-01`,
+  },
 ];
 
 describe('lint errors: exactly one line at file:line:column, exit 2', () => {
