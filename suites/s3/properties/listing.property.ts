@@ -1,4 +1,3 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import fc from 'fast-check';
 import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
 import {
@@ -14,54 +13,73 @@ import { type ListPage, parseListPage } from './support/xml.ts';
 
 const maxKeysInSet = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 10 : 40);
 const runs = (ctx: PropertyContext) =>
-  ctx.profile === 'quick' ? Math.min(ctx.fc.numRuns, 8) : ctx.fc.numRuns;
+  ctx.profile === 'quick' ? Math.min(ctx.fc.numRuns, 5) : ctx.fc.numRuns;
 
-/** A fresh bucket holding exactly `keys` (empty bodies). */
-async function bucketWith(ctx: PropertyContext, keys: string[]): Promise<string> {
-  const bucket = await ctx.bucket('list');
-  await Promise.all(
-    keys.map((Key) =>
-      ctx.s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body: '', ContentLength: 0 }), {
-        abortSignal: ctx.signal,
+/**
+ * Each run of a property lists its own key set: the keys live under a namespace of their own
+ * (`w<n>-`, free of every delimiter the generator uses) in one bucket per property, and every
+ * request adds the namespace to prefix, start-after and marker. Listing under a prefix P in a
+ * bucket is thus listing an imaginary bucket that holds only the run's keys.
+ */
+interface World {
+  bucket: string;
+  ns: string;
+}
+
+function worlds(ctx: PropertyContext): (keys: string[]) => Promise<World> {
+  let bucket: Promise<string> | undefined;
+  let n = 0;
+  return async (keys) => {
+    bucket ??= ctx.bucket('list');
+    const world = { bucket: await bucket, ns: `w${n++}-` };
+    await Promise.all(
+      keys.map(async (key) => {
+        const res = await ctx.http({ method: 'PUT', bucket: world.bucket, key: world.ns + key, body: '' });
+        if (res.status !== 200)
+          ctx.unjudgeable(`could not store key ${JSON.stringify(key)}: status ${res.status}`);
       }),
-    ),
-  );
-  return bucket;
+    );
+    return world;
+  };
 }
 
 interface Query extends ListParams {
   maxKeys?: number;
   token?: string;
-  marker?: string;
+  /** A marker as the target gave it (namespace included). */
+  rawMarker?: string;
   v1?: boolean;
   encoding?: boolean;
 }
 
-async function listPage(ctx: PropertyContext, bucket: string, q: Query): Promise<ListPage> {
+async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<ListPage> {
   const query: Record<string, string> = {};
   if (!q.v1) query['list-type'] = '2';
-  if (q.prefix) query.prefix = q.prefix;
+  query.prefix = w.ns + (q.prefix ?? '');
   if (q.delimiter) query.delimiter = q.delimiter;
-  if (q.startAfter) query[q.v1 ? 'marker' : 'start-after'] = q.startAfter;
-  if (q.marker) query.marker = q.marker;
+  if (q.startAfter) query[q.v1 ? 'marker' : 'start-after'] = w.ns + q.startAfter;
+  if (q.rawMarker) query.marker = q.rawMarker;
   if (q.maxKeys !== undefined) query['max-keys'] = String(q.maxKeys);
   if (q.token) query['continuation-token'] = q.token;
   if (q.encoding) query['encoding-type'] = 'url';
-  const res = await ctx.http({ method: 'GET', bucket, query });
+  const res = await ctx.http({ method: 'GET', bucket: w.bucket, query });
   if (res.status !== 200)
     throw new Error(`list ${JSON.stringify(query)}: status ${res.status}: ${res.text().slice(0, 160)}`);
   const page = parseListPage(res.text());
-  if (q.encoding) {
-    page.keys = page.keys.map(urlDecode);
-    page.prefixes = page.prefixes.map(urlDecode);
-  }
+  const decode = (s: string) => (q.encoding ? urlDecode(s) : s);
+  const strip = (s: string) => {
+    const d = decode(s);
+    return d.startsWith(w.ns) ? d.slice(w.ns.length) : `(outside the prefix) ${d}`;
+  };
+  page.keys = page.keys.map(strip);
+  page.prefixes = page.prefixes.map(strip);
   return page;
 }
 
 /** Follows V2 continuation tokens; `onPage` sees each request and answer. */
 async function listAll(
   ctx: PropertyContext,
-  bucket: string,
+  bucket: World,
   q: Query,
   limit: number,
   onPage?: (page: ListPage, sentToken: string | undefined) => void,
@@ -114,16 +132,17 @@ function property(
   id: string,
   title: string,
   clause: string,
-  check: (ctx: PropertyContext, bucket: string, keys: string[], p: Params) => Promise<void>,
+  check: (ctx: PropertyContext, world: World, keys: string[], p: Params) => Promise<void>,
 ): PropertyDef {
   return {
     id,
     title,
     clauses: [clause],
     async run(ctx) {
+      const world = worlds(ctx);
       await fc.assert(
         fc.asyncProperty(worldArb(ctx), async ([keys, p]) => {
-          const bucket = await bucketWith(ctx, keys);
+          const bucket = await world(keys);
           await check(ctx, bucket, keys, p);
         }),
         { seed: ctx.fc.seed, numRuns: runs(ctx) },
@@ -226,7 +245,7 @@ const properties: PropertyDef[] = [
           v1: true,
           delimiter: p.delimiter,
           maxKeys: p.maxKeys,
-          marker,
+          rawMarker: marker,
         });
         expectThat(
           page.isTruncated || page.nextMarker === undefined,
@@ -234,7 +253,8 @@ const properties: PropertyDef[] = [
         );
         if (!page.isTruncated) return;
         // Without NextMarker, S3 clients continue from the last key.
-        marker = page.nextMarker ?? page.keys.at(-1);
+        const last = page.keys.at(-1);
+        marker = page.nextMarker ?? (last === undefined ? undefined : bucket.ns + last);
         if (marker === undefined) return;
       }
     },

@@ -13,7 +13,7 @@ import { expectThat } from './support/wire.ts';
 // Amazon S3 and the service refuse non-last parts under 5 MiB, so equal parts are 5 MiB.
 const MIB5 = 5 * 1024 * 1024;
 
-const maxParts = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 3 : 6);
+const maxParts = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 2 : 6);
 // Each run moves several 5 MiB parts: few runs in quick.
 const runs = (ctx: PropertyContext) =>
   ctx.profile === 'quick' ? Math.min(ctx.fc.numRuns, 3) : Math.min(ctx.fc.numRuns, 20);
