@@ -193,8 +193,10 @@ const cookieCase: PropertyDef = {
   run: (ctx) =>
     serial(() =>
       fc.assert(
-        fc.asyncProperty(fc.uniqueArray(cookieName, { minLength: 1, maxLength: 5 }), (cookies) =>
-          withLogFieldsRuleset(ctx, async (rs) => {
+        fc.asyncProperty(fc.uniqueArray(cookieName, { minLength: 1, maxLength: 5 }), (generated) => {
+          // A mixed-case name in every example, so folding case never goes unnoticed.
+          const cookies = [...new Set([...generated, 'EdgecheckSession'])];
+          return withLogFieldsRuleset(ctx, async (rs) => {
             const put = await putLogFieldsRule(ctx, rs, {
               action_parameters: { cookie_fields: fields(...cookies) },
             });
@@ -205,8 +207,8 @@ const cookieCase: PropertyDef = {
             if (got.join() !== cookies.join()) {
               violation(`cookie names ${JSON.stringify(cookies)} were answered as ${JSON.stringify(got)}`);
             }
-          }),
-        ),
+          });
+        }),
         { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
       ),
     ),
