@@ -48,7 +48,8 @@ export function readConfigFile(file: string): ConfigFile {
       e.keyword === 'additionalProperties'
         ? (e.params as { additionalProperty: string }).additionalProperty
         : '';
-    const where = src.where([...pointerToPath(e.instancePath), ...(extra ? [extra] : [])]);
+    const at = pointerToPath(e.instancePath);
+    const where = extra ? src.whereKey([...at, extra]) : src.where(at);
     if (SECRET_KEYS.test(extra)) {
       throw new InputError(
         where,

@@ -29,16 +29,20 @@ export function loadCaseFile(file: string, area: string): CaseDef[] {
   const prefix: (string | number)[] = Array.isArray(doc.cases) ? ['cases'] : [];
   if (prefix.length && Object.keys(doc).some((k) => k !== 'cases')) {
     const extra = Object.keys(doc).find((k) => k !== 'cases')!;
-    throw new InputError(src.where([extra]), `unknown key '${extra}' beside 'cases'; move it into a case`);
+    throw new InputError(src.whereKey([extra]), `unknown key '${extra}' beside 'cases'; move it into a case`);
   }
   const validate = schemas().validator('case.schema.json#/definitions/case');
   return list.map((raw, i) => {
     const base = prefix.length ? [...prefix, i] : [];
     if (!validate(raw)) {
       const e = pickError(validate.errors ?? []);
-      // An unknown key is reported where the key stands, not where its object starts.
-      const key = e.keyword === 'additionalProperties' ? [e.params.additionalProperty as string] : [];
-      throw new InputError(src.where([...base, ...pointerToPath(e.instancePath), ...key]), explain(e));
+      // An unknown key is reported where the key is written, not where its object starts.
+      const at = [...base, ...pointerToPath(e.instancePath)];
+      const where =
+        e.keyword === 'additionalProperties'
+          ? src.whereKey([...at, e.params.additionalProperty as string])
+          : src.where(at);
+      throw new InputError(where, explain(e));
     }
     return toCase(raw as Record<string, any>, src, base, area);
   });

@@ -28,8 +28,11 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
     const src = readYaml(path.join(root, area, 'clauses.yaml'));
     if (!validate(src.value)) {
       const e = validate.errors![0];
+      const at = pointerToPath(e.instancePath);
       throw new InputError(
-        src.where(pointerToPath(e.instancePath)),
+        e.keyword === 'additionalProperties'
+          ? src.whereKey([...at, (e.params as { additionalProperty: string }).additionalProperty])
+          : src.where(at),
         `${describeErrors([e])}; see schemas/clauses.schema.json`,
       );
     }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import { displayPath } from '../paths.ts';
 import { InputError } from '../util/errors.ts';
 
@@ -8,6 +8,8 @@ export interface YamlSource {
   file: string;
   value: unknown;
   where(path: readonly (string | number)[]): string;
+  /** Where the last key of `path` is written (for unknown keys); where(path) if it is not a key. */
+  whereKey(path: readonly (string | number)[]): string;
 }
 
 export function readYaml(file: string): YamlSource {
@@ -41,6 +43,14 @@ export function readYaml(file: string): YamlSource {
         if (n === 0 && doc.contents?.range) return at(doc.contents.range[0]);
       }
       return `${shown}:1:1`;
+    },
+    whereKey(path) {
+      const parent = doc.getIn(path.slice(0, -1), true);
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]);
+        if (pair && isNode(pair.key) && pair.key.range) return at(pair.key.range[0]);
+      }
+      return this.where(path);
     },
   };
 }
