@@ -79,7 +79,7 @@ describe('bad input: one line, exit 2', () => {
     const r = await runMain(['run', '--config', file]);
     expectOneLine(
       r,
-      `edgecheck: ${file}:4:10: secrets never go in a config file: name an environment variable (tokenEnv) or a file (tokenFile)`,
+      `edgecheck: ${file}:4:3: secrets never go in a config file: name an environment variable (tokenEnv) or a file (tokenFile)`,
     );
     expect(r.stderr).not.toContain(CANARY_TOKEN);
   });

@@ -54,7 +54,7 @@ const CASES: { problem: string; line: string }[] = [
   },
   {
     problem: 'unknown-key',
-    line: `${file('unknown-key', 'extra.case.yaml')}:8:17: error: /steps/0/expect/0: unknown key 'statsu'; see schemas/case.schema.json`,
+    line: `${file('unknown-key', 'extra.case.yaml')}:8:9: error: /steps/0/expect/0: unknown key 'statsu'; see schemas/case.schema.json`,
   },
   {
     problem: 'unknown-clause',
@@ -111,6 +111,10 @@ const CASES: { problem: string; line: string }[] = [
   {
     problem: 'dates-reversed',
     line: `${file('dates-reversed', 'clauses.yaml')}:6:9: error: clause 'mgmt.lint.never' has since 2025-01-01 not before until 2024-01-01`,
+  },
+  {
+    problem: 'unknown-clause-key',
+    line: `${file('unknown-clause-key', 'clauses.yaml')}:6:5: error: /clauses/0: unknown key 'sinse'; see schemas/clauses.schema.json`,
   },
 ];
 

@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
+import { InputError } from '../runner/util/errors.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-config-'));
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function configFile(name: string, text: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+function inputError(fn: () => unknown): InputError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof InputError) return err;
+    throw err;
+  }
+  throw new Error('no InputError thrown');
+}
+
+describe('target from config, flags and environment', () => {
+  it('no endpoint anywhere: undefined, so the run starts the embedded reference', () => {
+    expect(resolveTarget(undefined, undefined, {}, {})).toBeUndefined();
+  });
+
+  it('a management URL with /client/v4 or a trailing slash gives the bare base URL; the token comes from the environment', () => {
+    const t = resolveTarget(
+      undefined,
+      undefined,
+      { managementUrl: 'https://api.example.com/client/v4/' },
+      {
+        EDGECHECK_API_TOKEN: ' tok-env \n',
+        EDGECHECK_ACCOUNT_ID: 'acc-env',
+      },
+    );
+    expect(t?.management).toMatchObject({
+      baseUrl: 'https://api.example.com',
+      token: 'tok-env',
+      accountId: 'acc-env',
+    });
+    expect(t?.s3).toBeUndefined();
+    expect(t?.name).toBe('target');
+  });
+
+  it('the config names where secrets live (an environment variable or a file beside it); flags win over the file', () => {
+    writeFileSync(path.join(dir, 'key.txt'), 'key-from-file\n');
+    const file = configFile(
+      'full.yaml',
+      [
+        'name: staging',
+        'management:',
+        '  baseUrl: https://staging.example.com',
+        '  tokenEnv: STAGING_TOKEN',
+        '  emailEnv: STAGING_EMAIL',
+        '  keyFile: key.txt',
+        '  zoneId: zone-file',
+        '  ids: { invite: inv-file }',
+        's3:',
+        '  endpoint: https://s3.example.com/',
+        '  addressing: virtual',
+        '  accessKeyIdEnv: STAGING_AKID',
+        '  secretAccessKeyEnv: STAGING_SECRET',
+        'features: [legacy-auth]',
+        '',
+      ].join('\n'),
+    );
+    const config = readConfigFile(file);
+    const t = resolveTarget(
+      config,
+      file,
+      { zoneId: 'zone-flag', ids: { certificatePack: 'cp-flag' }, region: 'eu' },
+      { STAGING_TOKEN: 'tok', STAGING_EMAIL: 'ops@example.com', STAGING_AKID: 'AKID', STAGING_SECRET: 'sec' },
+    );
+    expect(t).toMatchObject({
+      name: 'staging',
+      features: ['legacy-auth'],
+      management: {
+        baseUrl: 'https://staging.example.com',
+        token: 'tok',
+        legacy: { email: 'ops@example.com', key: 'key-from-file' },
+        zoneId: 'zone-flag',
+        ids: { invite: 'inv-file', certificatePack: 'cp-flag' },
+      },
+      s3: {
+        endpoint: 'https://s3.example.com',
+        addressing: 'virtual',
+        region: 'eu',
+        accessKeyId: 'AKID',
+        secretAccessKey: 'sec',
+      },
+    });
+  });
+
+  it('an endpoint without credentials is an input error saying which variables to set', () => {
+    expect(
+      inputError(() => resolveTarget(undefined, undefined, { managementUrl: 'http://x' }, {})).message,
+    ).toMatch(/^management: no credentials: set EDGECHECK_API_TOKEN/);
+    expect(
+      inputError(() => resolveTarget(undefined, undefined, { s3Endpoint: 'http://x' }, {})).message,
+    ).toMatch(/^s3: no credentials: set EDGECHECK_S3_ACCESS_KEY_ID and EDGECHECK_S3_SECRET_ACCESS_KEY/);
+  });
+
+  it('a secret file that cannot be read names the config field, not the file content', () => {
+    const file = configFile('missing-file.yaml', 'management:\n  baseUrl: http://x\n  tokenFile: nope.txt\n');
+    const e = inputError(() => resolveTarget(readConfigFile(file), file, {}, {}));
+    expect(e.message).toBe('management.tokenFile: cannot read nope.txt: ENOENT');
+  });
+});
+
+describe('config files', () => {
+  it('refuse a secret written in the file, at its line, without echoing it', () => {
+    const file = configFile('secret.yaml', 's3:\n  endpoint: http://x\n  secretAccessKey: sekrit-value\n');
+    const e = inputError(() => readConfigFile(file));
+    expect(e.where).toBe(`${file}:3:3`);
+    expect(e.what).toBe(
+      'secrets never go in a config file: name an environment variable (secretAccessKeyEnv) or a file (secretAccessKeyFile)',
+    );
+    expect(e.message).not.toContain('sekrit-value');
+  });
+
+  it('refuse an unknown key or a wrong value with its position', () => {
+    const unknown = inputError(() =>
+      readConfigFile(configFile('unknown.yaml', 'name: x\nmanagment:\n  baseUrl: http://x\n')),
+    );
+    expect(unknown.message).toMatch(
+      /unknown\.yaml:2:1: .*unknown key 'managment'; see schemas\/config\.schema\.json$/,
+    );
+    const feature = inputError(() => readConfigFile(configFile('feature.yaml', 'features: [teleport]\n')));
+    expect(feature.message).toMatch(
+      /feature\.yaml:1:12: \/features\/0: must be equal to one of the allowed values/,
+    );
+  });
+
+  it('a config file that is not YAML is one line with the position', () => {
+    const e = inputError(() =>
+      readConfigFile(configFile('broken.yaml', 'management: { baseUrl: http://x\n')),
+    );
+    expect(e.message).toMatch(/broken\.yaml:\d+:\d+: YAML syntax: /);
+    expect(e.message).not.toContain('\n');
+  });
+});
