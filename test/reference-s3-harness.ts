@@ -99,11 +99,13 @@ export class RawS3 {
         uriEscapePath: false,
         applyChecksum: false,
       });
-      const payload = r.signedPayload
-        ? createHash('sha256')
-            .update(body ?? Buffer.alloc(0))
-            .digest('hex')
-        : 'UNSIGNED-PAYLOAD';
+      const payload =
+        r.headers?.['x-amz-content-sha256'] ??
+        (r.signedPayload
+          ? createHash('sha256')
+              .update(body ?? Buffer.alloc(0))
+              .digest('hex')
+          : 'UNSIGNED-PAYLOAD');
       const request = new HttpRequest({
         method: r.method,
         protocol: 'http:',
