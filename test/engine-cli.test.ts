@@ -200,26 +200,26 @@ describe('JSON and JUnit outputs of a run', () => {
     });
     const jsonFile = path.join(tmp, 'results.json');
     const junitFile = path.join(tmp, 'junit.xml');
-    outcome = await runBinAsync(
-      [
-        'run',
-        '--suites-dir',
-        fixtureDir('verdicts'),
-        '--case',
-        'engine.pass',
-        '--case',
-        'engine.fail',
-        '--management-url',
-        server.url,
-        '--as-of',
-        '2024-06-01',
-        '--reporter',
-        `json=${jsonFile}`,
-        '--reporter',
-        `junit=${junitFile}`,
-      ],
-      { EDGECHECK_API_TOKEN: CANARY_TOKEN },
-    );
+    // In this process (the same `main` the bin runs), with the token in the environment.
+    vi.stubEnv('EDGECHECK_API_TOKEN', CANARY_TOKEN);
+    outcome = await runMain([
+      'run',
+      '--suites-dir',
+      fixtureDir('verdicts'),
+      '--case',
+      'engine.pass',
+      '--case',
+      'engine.fail',
+      '--management-url',
+      server.url,
+      '--as-of',
+      '2024-06-01',
+      '--reporter',
+      `json=${jsonFile}`,
+      '--reporter',
+      `junit=${junitFile}`,
+    ]);
+    vi.unstubAllEnvs();
     json = JSON.parse(readFileSync(jsonFile, 'utf8'));
     junit = readFileSync(junitFile, 'utf8');
   }, 30_000);

@@ -156,12 +156,6 @@ describe('bin/edgecheck.mjs lint as a process', () => {
     expect(r.stderr + r.stdout).not.toMatch(STACK_LINE);
   });
 
-  it('exits 2 under --strict for an uncited clause, without a stack trace', () => {
-    const strict = runBin(['lint', '--strict', '--suites-dir', dir('uncited-clause')]);
-    expect(strict.code).toBe(2);
-    expect(problemLines(strict.stderr)).toHaveLength(1);
-    expect(strict.stderr + strict.stdout).not.toMatch(STACK_LINE);
-  });
   it('exits 2 with one line for a suites folder that does not exist', async () => {
     const r = await runMain(['lint', '--suites-dir', 'test/fixtures/engine/no-such-dir']);
     expect(r.code).toBe(2);
