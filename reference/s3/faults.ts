@@ -32,7 +32,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-object-lock-accepted',
     'CreateBucket with object lock true is accepted',
-    ['s3.lock.create-enabled-not-implemented'],
+    ['s3.lock.create-enabled-not-implemented', 's3.error.not-implemented'],
   ],
   [
     's3-object-lock-false-rejected',
@@ -49,6 +49,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.standin.get-bucket-replication',
       's3.standin.get-bucket-tagging',
       's3.standin.get-object-lock',
+      's3.lifecycle.rules',
     ],
   ],
   [
