@@ -1,4 +1,8 @@
 import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type S3Harness, startS3Harness, xmlValue } from './reference-s3-harness.ts';
 
@@ -84,6 +88,92 @@ describe('SigV4 verification of the S3 reference', () => {
       signingDate: new Date(Date.now() - 3600_000),
     });
     expect(expired.status).toBe(403);
+  });
+
+  it('verifies the chunk signatures of a STREAMING-AWS4-HMAC-SHA256-PAYLOAD body', async () => {
+    const send = async (tamper: boolean) => {
+      const url = new URL(h.target.endpoint);
+      const chunks = [Buffer.from('first chunk, '), Buffer.from('second chunk')];
+      const decoded = Buffer.concat(chunks);
+      const signer = new SignatureV4({
+        service: 's3',
+        region: 'auto',
+        credentials: { accessKeyId: h.target.accessKeyId, secretAccessKey: h.target.secretAccessKey },
+        sha256: Sha256,
+        uriEscapePath: false,
+        applyChecksum: false,
+      });
+      const date = new Date();
+      const headers: Record<string, string> = {
+        host: url.host,
+        'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+        'content-encoding': 'aws-chunked',
+        'x-amz-decoded-content-length': String(decoded.length),
+      };
+      const signed = await signer.sign(
+        new HttpRequest({
+          method: 'PUT',
+          protocol: 'http:',
+          hostname: url.hostname,
+          path: '/sig/streamed',
+          headers,
+        }),
+        { signingDate: date },
+      );
+      let previous = /Signature=([0-9a-f]+)/.exec(String(signed.headers.authorization))![1];
+      const longDate = String(signed.headers['x-amz-date']);
+      const scope = `${longDate.slice(0, 8)}/auto/s3/aws4_request`;
+      const empty = createHash('sha256').digest('hex');
+      const parts: Buffer[] = [];
+      for (const data of [...chunks, Buffer.alloc(0)]) {
+        const toSign = [
+          'AWS4-HMAC-SHA256-PAYLOAD',
+          longDate,
+          scope,
+          previous,
+          empty,
+          createHash('sha256').update(data).digest('hex'),
+        ];
+        let sig = await signer.sign(toSign.join('\n'), { signingDate: date });
+        if (tamper && data.length > 0 && data === chunks[1])
+          sig = sig.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+        parts.push(
+          Buffer.from(`${data.length.toString(16)};chunk-signature=${sig}\r\n`),
+          data,
+          Buffer.from('\r\n'),
+        );
+        previous = sig;
+      }
+      const body = Buffer.concat(parts);
+      return new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: Number(url.port),
+            method: 'PUT',
+            path: '/sig/streamed',
+            headers: { ...signed.headers, 'content-length': String(body.length) },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => {
+              text += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    };
+    const ok = await send(false);
+    expect(ok.status).toBe(200);
+    expect((await h.raw.send({ method: 'GET', path: '/sig/streamed' })).text).toBe(
+      'first chunk, second chunk',
+    );
+    const bad = await send(true);
+    expect(bad.status).toBe(403);
+    expect(xmlValue(bad.text, 'Code')).toBe('SignatureDoesNotMatch');
   });
 
   it('decodes an aws-chunked body with a trailing checksum and verifies it', async () => {

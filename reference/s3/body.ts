@@ -4,6 +4,7 @@ import { PassThrough, type Readable, Transform, type TransformCallback } from 'n
 import { crc32 } from 'node:zlib';
 import { AwsChunkedDecoder } from './chunked.ts';
 import { S3Error } from './errors.ts';
+import type { ChunkSignature } from './sigv4.ts';
 
 /** Checksum algorithms the reference verifies; others (crc32c, crc64nvme) are stored as sent. */
 const VERIFIED = ['sha256', 'sha1', 'crc32'] as const;
@@ -74,11 +75,17 @@ class Digester extends Transform {
  * Streams a request body (plain or aws-chunked), hashing as it goes: MD5 always (the ETag), and whatever
  * the signature, Content-MD5 and x-amz-checksum-* headers or trailers ask to be verified.
  */
+export interface BodyOptions {
+  verifyChecksums?: boolean;
+  chunkSignature?: ChunkSignature;
+}
+
 export function incomingBody(
   req: http.IncomingMessage,
   payloadHash: string,
-  verifyChecksums = true,
+  options: BodyOptions = {},
 ): IncomingBody {
+  const verifyChecksums = options.verifyChecksums ?? true;
   const streaming =
     payloadHash.startsWith('STREAMING-') || /aws-chunked/i.test(headerOf(req, 'content-encoding') ?? '');
   const signedSha = /^[0-9a-f]{64}$/i.test(payloadHash) ? payloadHash.toLowerCase() : undefined;
@@ -95,7 +102,7 @@ export function incomingBody(
   for (const t of trailerNames) wants.add(t.replace(/^x-amz-checksum-/, ''));
   if (signedSha) wants.add('sha256');
   const digester = new Digester(wants);
-  const decoder = streaming ? new AwsChunkedDecoder() : undefined;
+  const decoder = streaming ? new AwsChunkedDecoder(options.chunkSignature) : undefined;
   const out = new PassThrough();
   const fail = (err: Error) => out.destroy(err);
   req.on('error', fail);
@@ -153,8 +160,9 @@ export async function readSmallBody(
   req: http.IncomingMessage,
   payloadHash: string,
   limit = 4 * 1024 * 1024,
+  chunkSignature?: ChunkSignature,
 ): Promise<Buffer> {
-  const body = incomingBody(req, payloadHash);
+  const body = incomingBody(req, payloadHash, { chunkSignature });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body.stream) {

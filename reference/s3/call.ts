@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
+import type { ChunkSignature } from './sigv4.ts';
 import type { S3Store } from './store.ts';
 
 /** One S3 request after addressing and authentication: what every operation handler receives. */
@@ -15,6 +16,8 @@ export interface S3Call {
   key: string;
   /** x-amz-content-sha256 of the request (UNSIGNED-PAYLOAD for presigned URLs). */
   payloadHash: string;
+  /** Chunk signatures to verify for streaming-signed bodies. */
+  chunkSignature?: ChunkSignature;
   /** For error documents: /bucket/key. */
   resource: string;
 }

@@ -1,8 +1,16 @@
+import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { S3Error } from './errors.ts';
+import type { ChunkSignature } from './sigv4.ts';
 
 const incomplete = () =>
   new S3Error(400, 'IncompleteBody', 'The aws-chunked body ended before its final chunk.');
+const badChunkSignature = () =>
+  new S3Error(
+    403,
+    'SignatureDoesNotMatch',
+    'The chunk signature we calculated does not match the one you provided.',
+  );
 const malformed = () => new S3Error(400, 'InvalidRequest', 'The aws-chunked body is malformed.');
 
 /**
@@ -16,14 +24,52 @@ export class AwsChunkedDecoder extends Transform {
   private state: 'size' | 'data' | 'data-crlf' | 'trailers' | 'done' = 'size';
   private pending = Buffer.alloc(0);
   private remaining = 0;
+  /** Chunk signatures: the one claimed for the chunk being read, the previous one, and checks under way. */
+  private claimed?: string;
+  private previous?: string;
+  private hash?: Hash;
+  private checks: Promise<boolean>[] = [];
+
+  /** With `signature`, every chunk's chunk-signature is verified (STREAMING-AWS4-HMAC-SHA256-PAYLOAD). */
+  constructor(private readonly signature?: ChunkSignature) {
+    super();
+  }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
     try {
       this.consume(chunk);
-      callback();
     } catch (err) {
       callback(err as Error);
+      return;
     }
+    const checks = this.checks;
+    this.checks = [];
+    if (checks.length === 0) {
+      callback();
+      return;
+    }
+    Promise.all(checks).then(
+      (ok) => callback(ok.every(Boolean) ? null : badChunkSignature()),
+      (err) => callback(err as Error),
+    );
+  }
+
+  private startChunk(line: string): void {
+    if (!this.signature) return;
+    const claimed = /;\s*chunk-signature=([0-9a-f]{64})/i.exec(line)?.[1];
+    if (!claimed) throw badChunkSignature();
+    this.claimed = claimed.toLowerCase();
+    this.hash = createHash('sha256');
+  }
+
+  private endChunk(): void {
+    if (!this.signature || !this.hash || !this.claimed) return;
+    const claimed = this.claimed;
+    this.checks.push(
+      this.signature(this.previous, this.hash.digest('hex')).then((expected) => expected === claimed),
+    );
+    this.previous = claimed;
+    this.hash = undefined;
   }
 
   override _flush(callback: TransformCallback): void {
@@ -37,10 +83,14 @@ export class AwsChunkedDecoder extends Transform {
     while (buf.length > 0) {
       if (this.state === 'data') {
         const n = Math.min(this.remaining, buf.length);
+        this.hash?.update(buf.subarray(0, n));
         this.push(buf.subarray(0, n));
         this.remaining -= n;
         buf = buf.subarray(n);
-        if (this.remaining === 0) this.state = 'data-crlf';
+        if (this.remaining === 0) {
+          this.endChunk();
+          this.state = 'data-crlf';
+        }
         continue;
       }
       const eol = buf.indexOf('\r\n');
@@ -57,8 +107,11 @@ export class AwsChunkedDecoder extends Transform {
       } else if (this.state === 'size') {
         const size = Number.parseInt(line.split(';')[0], 16);
         if (!Number.isFinite(size) || size < 0) throw malformed();
-        if (size === 0) this.state = 'trailers';
-        else {
+        this.startChunk(line);
+        if (size === 0) {
+          this.endChunk();
+          this.state = 'trailers';
+        } else {
           this.remaining = size;
           this.state = 'data';
         }

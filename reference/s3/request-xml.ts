@@ -11,7 +11,7 @@ export async function readRequestXml(
   call: S3Call,
   limit?: number,
 ): Promise<Record<string, unknown> | undefined> {
-  const body = (await readSmallBody(call.req, call.payloadHash, limit)).toString('utf8');
+  const body = (await readSmallBody(call.req, call.payloadHash, limit, call.chunkSignature)).toString('utf8');
   if (body.trim() === '') return undefined;
   try {
     return parseXml(body, call.ctx.faults.has('s3-xml-declaration-rejected'));

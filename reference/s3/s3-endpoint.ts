@@ -49,8 +49,23 @@ async function handle(
       }
       return preflight(req, res, store.bucket(bucket), ctx);
     }
-    const { payloadHash } = await authenticate({ method, rawPath, query, headers: req.headers }, ctx);
-    const call: S3Call = { req, res, ctx, store, method, query, bucket, key, payloadHash, resource };
+    const { payloadHash, chunkSignature } = await authenticate(
+      { method, rawPath, query, headers: req.headers },
+      ctx,
+    );
+    const call: S3Call = {
+      req,
+      res,
+      ctx,
+      store,
+      method,
+      query,
+      bucket,
+      key,
+      payloadHash,
+      chunkSignature,
+      resource,
+    };
     for (const [name, value] of Object.entries(corsHeaders(req, store.buckets.get(bucket), ctx))) {
       res.setHeader(name, value);
     }

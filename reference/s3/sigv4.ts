@@ -8,6 +8,35 @@ import { S3Error } from './errors.ts';
 export interface Authenticated {
   /** x-amz-content-sha256 (or UNSIGNED-PAYLOAD for presigned URLs): hex SHA-256, UNSIGNED-PAYLOAD or STREAMING-... */
   payloadHash: string;
+  /** For STREAMING-AWS4-HMAC-SHA256-PAYLOAD bodies: the signature each chunk must carry. */
+  chunkSignature?: ChunkSignature;
+}
+
+/** The expected signature of one aws-chunked chunk, from the previous signature and the chunk's SHA-256 (hex). */
+export type ChunkSignature = (previous: string | undefined, chunkSha256: string) => Promise<string>;
+
+const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/** Streaming SigV4: each chunk is signed over the previous signature, starting from the request's own. */
+function chunkSigner(scope: Scope, date: Date, seed: string, ctx: ReferenceContext): ChunkSignature {
+  const s = signer(scope, ctx);
+  const longDate = date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+  const credentialScope = `${longDate.slice(0, 8)}/${scope.region}/s3/aws4_request`;
+  return (previous, chunkSha256) => {
+    const prev = previous ?? seed;
+    const stringToSign = [
+      'AWS4-HMAC-SHA256-PAYLOAD',
+      longDate,
+      credentialScope,
+      prev,
+      EMPTY_SHA256,
+      chunkSha256,
+    ].join('\n');
+    return s.sign(stringToSign, { signingDate: date, signingRegion: scope.region });
+  };
 }
 
 export interface SignedRequestParts {
@@ -191,7 +220,13 @@ async function verifyHeader(
       unsignableHeaders: unsignable,
     });
     const expected = /Signature=([0-9a-f]+)/.exec(String(signed.headers.authorization))?.[1] ?? '';
-    if (equalSignatures(expected, given)) return { payloadHash };
+    if (equalSignatures(expected, given)) {
+      const streamingSigned = payloadHash.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
+      return {
+        payloadHash,
+        chunkSignature: streamingSigned ? chunkSigner(scope, date, given, ctx) : undefined,
+      };
+    }
   }
   throw mismatch(ctx, given);
 }
