@@ -66,9 +66,14 @@ function splitHead(buf: Buffer): { head: string; body: Buffer } | undefined {
   return { head: buf.subarray(0, end).toString('latin1'), body: buf.subarray(end + 4) };
 }
 
+/** Whether a whole answer arrived, so a server that keeps the connection open is not waited for. */
 function complete(buf: Buffer): boolean {
   const parts = splitHead(buf);
   if (!parts) return false;
+  if (/^HTTP\/1\.[01] (204|304) /.test(parts.head)) return true;
+  if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(parts.head)) {
+    return /(^|\r\n)0\r\n(?:[^\r]+\r\n)*\r\n$/.test(parts.body.toString('latin1'));
+  }
   const m = /\r\ncontent-length:\s*(\d+)/i.exec(parts.head);
   return m !== null && parts.body.length >= Number(m[1]);
 }
