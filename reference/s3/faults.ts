@@ -71,12 +71,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-unsupported-converted',
     'An unsupported subresource is carried out as the plain operation of its method',
-    ['s3.unsupported.not-converted'],
+    ['s3.unsupported.not-converted', 's3.unsupported.not-implemented', 's3.error.not-implemented'],
   ],
   [
     's3-list-unknown-params-ignored',
     'Unknown ListObjects parameters are ignored instead of answered 501',
-    ['s3.unsupported.list-params'],
+    ['s3.unsupported.list-params', 's3.error.not-implemented'],
   ],
   [
     's3-x-id-honored',
@@ -89,7 +89,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-checksum-headers-rejected',
     'PutObject with x-amz-checksum-sha256 or -sha1 is not implemented',
-    ['s3.put.checksum-sha256', 's3.put.checksum-sha1'],
+    ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.put.checksum-mismatch'],
   ],
   [
     's3-put-checksum-unverified',
@@ -109,6 +109,8 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.create-multipart-conditional-412',
       's3.mpu.conditional-complete-aborts',
       's3.error.precondition-failed',
+      's3.cond.etag-list',
+      's3.cond.wildcard',
     ],
   ],
   [
@@ -120,7 +122,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-cond-etag-list-first-only',
     'Only the first ETag of an If-Match / If-None-Match list is compared',
-    ['s3.cond.etag-list'],
+    ['s3.cond.etag-list', 's3.cond.weak-etag'],
   ],
   ['s3-cond-weak-etag-unmatched', 'Weak ETags (W/"...") never match', ['s3.cond.weak-etag']],
   ['s3-cond-wildcard-ignored', 'The wildcard * never matches', ['s3.cond.wildcard']],
