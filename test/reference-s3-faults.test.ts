@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
 import { s3Faults } from '../reference/s3/faults.ts';
 import {
-  type RawRequest,
   type RawResponse,
   type RawS3,
   type S3Harness,
   startS3Harness,
   xmlValue,
 } from './reference-s3-harness.ts';
+
+// Multi-MiB bodies and a server per check: generous under a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const MiB = 1024 * 1024;
 

@@ -42,8 +42,11 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type S3Harness, sdkClient, startS3Harness } from './reference-s3-harness.ts';
+
+// Multi-MiB bodies and a server per check: generous under a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const MiB = 1024 * 1024;
 let h: S3Harness;

@@ -11,8 +11,11 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type S3Harness, startS3Harness } from './reference-s3-harness.ts';
+
+// Multi-MiB bodies and a server per check: generous under a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const MiB = 1024 * 1024;
 let h: S3Harness;
