@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateBuffer } from '../runner/data/generate.ts';
+import { generateBuffer, generateStream } from '../runner/data/generate.ts';
 import { evaluateCheck } from '../runner/match/check.ts';
 import { getPointer } from '../runner/match/pointer.ts';
 import { ABSENT, match } from '../runner/match/value.ts';
 import { getXmlPath, parseXml } from '../runner/match/xml.ts';
 import type { CheckDef } from '../runner/model/case.ts';
+import { collectBody, StepResponse } from '../runner/transports/response.ts';
 import { CheckFailure, TargetError } from '../runner/util/errors.ts';
 import { jsonResponse, responseOf } from './helpers/engine-response.ts';
 
@@ -358,6 +359,20 @@ describe('evaluateCheck', () => {
     expect(judge({ body: { generated: { size: 1000, seed: 9, range: [100, 200] } } }, range)).toBe(
       'body: expected bytes 100-200 (101 bytes), got 100 bytes',
     );
+  });
+
+  it('a body larger than the runner keeps is still judged by size and digest, but not parsed', async () => {
+    const size = 9 * 1024 * 1024; // above the 8 MiB kept for parsing and messages
+    const big = new StepResponse(200, {}, await collectBody(generateStream(5, 0, size)));
+    expect(big.body.truncated).toBe(true);
+    expect(judge({ body: { size, generated: { size, seed: 5 } } }, big)).toBe('pass');
+    expect(judge({ body: { generated: { size, seed: 6 } } }, big)).toBe(
+      `body: ${size} bytes, but not bytes 0-${size - 1} of the object (content differs)`,
+    );
+    expect(judge({ json: { '': { $present: true } } }, big)).toBe(
+      `error: body of ${size} bytes is too large to parse as JSON`,
+    );
+    expect(judge({ body: { equals: 'x' } }, big)).toMatch(/^body: expected "x", got /);
   });
 
   it('output and error: the SDK command result', async () => {

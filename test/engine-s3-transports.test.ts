@@ -3,6 +3,8 @@ import { runEdgecheck } from '../runner/api.ts';
 import { generateBuffer } from '../runner/data/generate.ts';
 import type { CaseResult, RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
+import { lookupLocalhost } from '../runner/transports/agent.ts';
+import { encodeKey, objectUrl } from '../runner/transports/s3-raw.ts';
 import { type MiniS3, startMiniS3 } from './helpers/engine-s3-server.ts';
 import { verifySigV4 } from './helpers/engine-sigv4.ts';
 import { fixtureDir } from './helpers/engine-target.ts';
@@ -92,5 +94,83 @@ describe('S3 transports against an in-test S3 that verifies every signature', ()
     const last = s3.seen[s3.seen.length - 1];
     expect(last.method).toBe('DELETE');
     expect(s3.seen.some((r) => r.method === 'POST' && r.url.includes('?delete'))).toBe(true);
+  });
+});
+
+describe('virtual-hosted addressing end to end', () => {
+  let virtual: MiniS3;
+  let run: RunResults;
+
+  beforeAll(async () => {
+    virtual = await startMiniS3(CREDS);
+    const port = new URL(virtual.url).port;
+    run = await runEdgecheck({
+      suitesDir: fixtureDir('s3'),
+      target: {
+        name: 'mini S3, virtual-hosted',
+        features: [],
+        s3: { endpoint: `http://localhost:${port}`, region: 'auto', addressing: 'virtual', ...CREDS },
+      },
+      asOf: '2024-06-01',
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await virtual?.close();
+  });
+
+  it('SDK and raw requests name the bucket in the host, and sign it; the same checks hold', () => {
+    const notPassing = run.cases[0].checks.filter((c) => c.verdict !== 'pass').map((c) => c.step);
+    expect(notPassing).toEqual(['last']);
+    const hosts = new Set(virtual.seen.filter((r) => r.url !== '/wire-probe').map((r) => r.headers.host));
+    expect([...hosts]).toEqual([
+      expect.stringMatching(new RegExp(`^ec-${run.runId}-[0-9a-z]+-b\\.localhost:\\d+$`)),
+    ]);
+    expect(virtual.buckets.size).toBe(0);
+  });
+});
+
+describe('S3 addressing', () => {
+  const s3Target = { endpoint: 'http://localhost:9000', region: 'auto', ...CREDS };
+
+  it('path-style puts the bucket in the path; virtual-hosted in the host name', () => {
+    expect(objectUrl({ ...s3Target, addressing: 'path' }, 'b', 'k').toString()).toBe(
+      'http://localhost:9000/b/k',
+    );
+    expect(objectUrl({ ...s3Target, addressing: 'virtual' }, 'b', 'k').toString()).toBe(
+      'http://b.localhost:9000/k',
+    );
+    expect(objectUrl({ ...s3Target, addressing: 'virtual' }, 'b', undefined).toString()).toBe(
+      'http://b.localhost:9000/',
+    );
+    expect(objectUrl({ ...s3Target, addressing: 'path' }, undefined, undefined).toString()).toBe(
+      'http://localhost:9000/',
+    );
+  });
+
+  it('the public entry point is {publicUrl}/{bucket}/{key}', () => {
+    const t = { ...s3Target, addressing: 'path' as const, publicUrl: 'http://pub.localhost:9001/' };
+    expect(objectUrl(t, 'b', 'dir/k').toString()).toBe('http://localhost:9000/b/dir/k');
+    expect(objectUrl(t, 'b', 'dir/k', true).toString()).toBe('http://pub.localhost:9001/b/dir/k');
+  });
+
+  it('keys are RFC 3986 encoded segment by segment, keeping slashes', () => {
+    expect(encodeKey("a b/c+d/e!'()*~.txt")).toBe('a%20b/c%2Bd/e%21%27%28%29%2A~.txt');
+    expect(encodeKey('ü/%')).toBe('%C3%BC/%25');
+  });
+
+  it('every name under .localhost resolves to the loopback address', async () => {
+    const one = await new Promise<string>((resolve, reject) =>
+      lookupLocalhost('bucket.localhost', {}, (err, address) =>
+        err ? reject(err) : resolve(address as string),
+      ),
+    );
+    expect(one).toBe('127.0.0.1');
+    const all = await new Promise<unknown>((resolve, reject) =>
+      lookupLocalhost('a.b.localhost', { all: true }, (err, address) =>
+        err ? reject(err) : resolve(address),
+      ),
+    );
+    expect(all).toEqual([{ address: '127.0.0.1', family: 4 }]);
   });
 });

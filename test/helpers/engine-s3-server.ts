@@ -4,7 +4,7 @@ import { type SeenRequest, startServer, type TestServer } from './engine-server.
 import { type SigV4Credentials, verifySigV4 } from './engine-sigv4.ts';
 
 /**
- * A tiny path-style S3 in memory: buckets, PUT/GET (with Range)/DELETE of objects, ListObjectsV2,
+ * A tiny S3 in memory (path-style, or virtual-hosted under *.localhost): buckets, PUT/GET (with Range)/DELETE of objects, ListObjectsV2,
  * DeleteObjects, an empty ListMultipartUploads. Every request must carry a valid SigV4 signature.
  */
 export interface MiniS3 extends TestServer {
@@ -23,7 +23,10 @@ function s3Error(res: ServerResponse, status: number, code: string): void {
 export async function startMiniS3(creds: SigV4Credentials): Promise<MiniS3> {
   const buckets = new Map<string, Map<string, Buffer>>();
   const server = await startServer((req: SeenRequest, res) => {
-    const [path, search = ''] = req.url.split(/\?(.*)/s);
+    const [rawPath, search = ''] = req.url.split(/\?(.*)/s);
+    // Virtual-hosted addressing: the bucket is the first label of <bucket>.localhost.
+    const hostBucket = /^(.+)\.localhost(:\d+)?$/.exec(String(req.headers.host ?? ''))?.[1];
+    const path = hostBucket ? `/${hostBucket}${rawPath}` : rawPath;
     const params = new URLSearchParams(search);
     if (path === '/wire-probe') {
       res.writeHead(200, { 'content-length': '2' });
