@@ -187,6 +187,7 @@ describe('JSON and JUnit outputs of a run', () => {
   let outcome: { code: number; stdout: string; stderr: string };
   let json: unknown;
   let junit: string;
+  let resultsFile: string;
 
   beforeAll(async () => {
     server = await startServer((req, res) => {
@@ -220,6 +221,7 @@ describe('JSON and JUnit outputs of a run', () => {
       `junit=${junitFile}`,
     ]);
     vi.unstubAllEnvs();
+    resultsFile = jsonFile;
     json = JSON.parse(readFileSync(jsonFile, 'utf8'));
     junit = readFileSync(junitFile, 'utf8');
   }, 30_000);
@@ -241,6 +243,17 @@ describe('JSON and JUnit outputs of a run', () => {
     expect(verdict('mgmt.verdict.fail')).toBe('fail');
     expect(verdict('mgmt.verdict.after-fail')).toBe('blocked');
     expect(doc.exitCode).toBe(1);
+  });
+
+  it('clauses --results shows each clause with the verdict of that run', async () => {
+    const r = await runMain(['clauses', '--results', resultsFile, '--suites-dir', fixtureDir('verdicts')]);
+    expect(r.code).toBe(0);
+    const line = (id: string) => r.stdout.split('\n').find((l) => l.startsWith(`${id} `));
+    expect(line('mgmt.verdict.pass')).toMatch(
+      /^mgmt\.verdict\.pass\s+pass\s+The zone answers 200 with its name$/,
+    );
+    expect(line('mgmt.verdict.fail')).toMatch(/^mgmt\.verdict\.fail\s+fail\s/);
+    expect(r.stdout).toMatch(/^14 clauses: 13 checked, 1 untested, 0 untestable$/m);
   });
 
   it('the JUnit document is well-formed XML with a failure for the failing clause', () => {
