@@ -108,11 +108,12 @@ describe('verdict blocked', () => {
     const c = byCase(results, 'engine.given-blocked');
     expect(c.verdict).toBe('blocked');
     expect(c.reason).toBe('prerequisite given[0] failed: status 500');
-    expect(c.checks).toHaveLength(1);
-    expect(c.checks[0]).toMatchObject({
-      verdict: 'blocked',
-      message: 'prerequisite given[0] failed: status 500',
-    });
+    expect(c.checks.map((k) => [k.step, k.verdict, k.message])).toEqual([
+      ['get-zone', 'blocked', 'prerequisite given[0] failed: status 500'],
+      ['get-zone-again', 'blocked', 'prerequisite given[0] failed: status 500'],
+    ]);
+    // Nothing after the failed prerequisite was sent.
+    expect(server.seen.filter((r) => r.url === '/client/v4/broken')).toHaveLength(1);
     expect(clauseOf(results, 'mgmt.verdict.given-blocked').verdict).toBe('blocked');
   });
 });
