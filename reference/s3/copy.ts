@@ -25,7 +25,10 @@ export interface CopySource {
  */
 export function copySource(call: S3Call): CopySource {
   const raw = headerValue(call.req, 'x-amz-copy-source') ?? '';
-  if (!raw.startsWith('/') && !call.ctx.faults.has('s3-copy-source-slash-optional')) {
+  if (call.ctx.faults.has('s3-copy-source-slash-rejected')) {
+    if (raw.startsWith('/'))
+      throw invalidArgument('Copy Source must not start with a slash: sourcebucket/sourcekey');
+  } else if (!raw.startsWith('/')) {
     throw invalidArgument('Copy Source must start with a slash: /sourcebucket/sourcekey');
   }
   const [pathPart, queryPart] = raw.replace(/^\//, '').split('?', 2);

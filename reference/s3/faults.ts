@@ -125,11 +125,22 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cond.etag-list', 's3.cond.weak-etag'],
   ],
   ['s3-cond-weak-etag-unmatched', 'Weak ETags (W/"...") never match', ['s3.cond.weak-etag']],
-  ['s3-cond-wildcard-ignored', 'The wildcard * never matches', ['s3.cond.wildcard']],
+  [
+    's3-cond-wildcard-ignored',
+    'The wildcard * never matches',
+    [
+      's3.cond.wildcard',
+      's3.put.conditional-412',
+      's3.put.create-multipart-conditional-412',
+      's3.copy.destination-conditional',
+      's3.mpu.conditional-complete-aborts',
+      's3.error.precondition-failed',
+    ],
+  ],
   [
     's3-cond-get-304-ignored',
     'GET and HEAD answer 200 where If-None-Match matches',
-    ['s3.cond.get-not-modified'],
+    ['s3.cond.get-not-modified', 's3.cond.etag-list', 's3.cond.weak-etag', 's3.cond.wildcard'],
   ],
   [
     's3-precondition-status-400',
@@ -142,6 +153,9 @@ const CATALOG: [string, string, string[]][] = [
       's3.cond.copy-source',
       's3.copy.destination-conditional',
       's3.mpu.conditional-complete-aborts',
+      's3.cond.etag-list',
+      's3.cond.wildcard',
+      's3.get.range-forms',
     ],
   ],
   // CopyObject
@@ -156,8 +170,8 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.copy.destination-conditional'],
   ],
   [
-    's3-copy-source-slash-optional',
-    'A copy source without a leading slash is accepted',
+    's3-copy-source-slash-rejected',
+    'A copy source with a leading slash is rejected; only sourcebucket/sourcekey is taken',
     ['s3.copy.source-leading-slash'],
   ],
   [
