@@ -52,6 +52,14 @@ function plan(fault: FaultDef): { asOf: string; expected: string[] }[] {
 }
 
 describe('management faults are noticed by exactly the clauses they break', () => {
+  it('without faults, no clause fails, errors or is blocked', async () => {
+    const results = await runEdgecheck({ suites: AREAS });
+    const bad = results.clauses
+      .filter((c) => ['fail', 'error', 'blocked'].includes(c.verdict))
+      .map((c) => c.id);
+    expect(bad).toEqual([]);
+  }, 60_000);
+
   it('every clause a management fault lists exists in the management or deprecations catalog', () => {
     const unknown = faults.flatMap((f) =>
       f.breaks.filter((id) => !clauses.has(id)).map((id) => `${f.name}: ${id}`),
