@@ -46,12 +46,12 @@ beforeAll(async () => {
     sendJson(res, 404, failure(7003, 'no route'));
   });
   const target = managementTarget(server.url);
-  results = await runEdgecheck({ suitesDir: SUITES, target, asOf: AS_OF, timeoutMs: 500, concurrency: 4 });
+  results = await runEdgecheck({ suitesDir: SUITES, target, asOf: AS_OF, timeoutMs: 1000, concurrency: 4 });
   readOnly = await runEdgecheck({
     suitesDir: SUITES,
     target,
     asOf: AS_OF,
-    timeoutMs: 500,
+    timeoutMs: 1000,
     readOnly: true,
     cases: ['engine.skip.writes', 'engine.skip.reads'],
   });
