@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -8,9 +9,11 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type S3Harness, startS3Harness } from './reference-s3-harness.ts';
 
@@ -78,5 +81,28 @@ describe('object bodies on disk (--data-dir)', () => {
     expect(blobFiles()).toBe(1);
     const got = await s3.send(new GetObjectCommand({ Bucket: 'disk', Key: 'small' }));
     expect(await got.Body!.transformToString()).toBe('replaced');
+  });
+
+  it('keeps nothing of an upload whose client goes away mid-body, and keeps serving', async () => {
+    const before = blobFiles();
+    const url = new URL(
+      await getSignedUrl(h.sdk, new PutObjectCommand({ Bucket: 'disk', Key: 'cut' }), { expiresIn: 60 }),
+    );
+    await new Promise<void>((resolve) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port: Number(url.port),
+        method: 'PUT',
+        path: url.pathname + url.search,
+        headers: { 'content-length': '1000' },
+      });
+      req.on('error', () => resolve());
+      req.write(Buffer.alloc(10, 1), () => setTimeout(() => req.destroy(), 50));
+      req.on('close', () => resolve());
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const head = h.sdk.send(new HeadObjectCommand({ Bucket: 'disk', Key: 'cut' }));
+    await expect(head).rejects.toMatchObject({ name: 'NotFound' });
+    expect(blobFiles()).toBe(before);
   });
 });

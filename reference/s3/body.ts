@@ -106,6 +106,10 @@ export function incomingBody(
   const out = new PassThrough();
   const fail = (err: Error) => out.destroy(err);
   req.on('error', fail);
+  // A client that goes away mid-body must not leave the upload waiting forever.
+  req.on('close', () => {
+    if (!req.complete) fail(new S3Error(400, 'IncompleteBody', 'The request body ended early.'));
+  });
   digester.on('error', fail);
   if (decoder) {
     decoder.on('error', fail);
