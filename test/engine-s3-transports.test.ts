@@ -26,7 +26,7 @@ beforeAll(async () => {
     s3: { endpoint: s3.url, region: 'auto', addressing: 'path', ...CREDS },
   };
   results = await runEdgecheck({ suitesDir: fixtureDir('s3'), target, asOf: '2024-06-01' });
-  kase = results.cases[0];
+  kase = results.cases.find((c) => c.id === 'store.objects')!;
 }, 30_000);
 
 afterAll(async () => {
@@ -97,6 +97,22 @@ describe('S3 transports against an in-test S3 that verifies every signature', ()
   });
 });
 
+describe('S3 prerequisites and unreadable answers', () => {
+  it('a success answer the SDK cannot parse is an error naming the command, not a failure', () => {
+    const k = results.cases.find((c) => c.id === 'store.unparseable')!.checks[0];
+    expect(k.verdict).toBe('error');
+    expect(k.message).toMatch(/^ListObjectsV2: /);
+  });
+
+  it('a bucket the target refuses to create blocks the case with the SDK error, and nothing else is sent', () => {
+    const c = results.cases.find((x) => x.id === 'store.bucket-refused')!;
+    expect(c.verdict).toBe('blocked');
+    expect(c.reason).toBe('prerequisite given[0] could not run: BucketAlreadyExists');
+    expect(c.checks[0]).toMatchObject({ verdict: 'blocked', step: 'put' });
+    expect(s3.seen.some((r) => /-taken\/k/.test(r.url))).toBe(false);
+  });
+});
+
 describe('virtual-hosted addressing end to end', () => {
   let virtual: MiniS3;
   let run: RunResults;
@@ -111,6 +127,7 @@ describe('virtual-hosted addressing end to end', () => {
         features: [],
         s3: { endpoint: `http://localhost:${port}`, region: 'auto', addressing: 'virtual', ...CREDS },
       },
+      cases: ['store.objects'],
       asOf: '2024-06-01',
     });
   }, 30_000);
@@ -120,7 +137,10 @@ describe('virtual-hosted addressing end to end', () => {
   });
 
   it('SDK and raw requests name the bucket in the host, and sign it; the same checks hold', () => {
-    const notPassing = run.cases[0].checks.filter((c) => c.verdict !== 'pass').map((c) => c.step);
+    const notPassing = run.cases
+      .find((c) => c.id === 'store.objects')!
+      .checks.filter((c) => c.verdict !== 'pass')
+      .map((c) => c.step);
     expect(notPassing).toEqual(['last']);
     const hosts = new Set(virtual.seen.filter((r) => r.url !== '/wire-probe').map((r) => r.headers.host));
     expect([...hosts]).toEqual([

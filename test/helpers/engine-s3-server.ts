@@ -5,7 +5,8 @@ import { type SigV4Credentials, verifySigV4 } from './engine-sigv4.ts';
 
 /**
  * A tiny S3 in memory (path-style, or virtual-hosted under *.localhost): buckets, PUT/GET (with Range)/DELETE of objects, ListObjectsV2,
- * DeleteObjects, an empty ListMultipartUploads. Every request must carry a valid SigV4 signature.
+ * DeleteObjects, an empty ListMultipartUploads; bucket `garbage` answers 200 with a body that is
+ * not XML, and names ending in `-taken` are refused (BucketAlreadyExists). Every request must carry a valid SigV4 signature.
  */
 export interface MiniS3 extends TestServer {
   buckets: Map<string, Map<string, Buffer>>;
@@ -38,7 +39,13 @@ export async function startMiniS3(creds: SigV4Credentials): Promise<MiniS3> {
     const [, bucketName, ...rest] = path.split('/');
     const key = rest.join('/') ? decodeURIComponent(rest.join('/')) : undefined; // `/b/` is the bucket
     const bucket = buckets.get(bucketName);
+    if (bucketName === 'garbage') {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      return void res.end('<<<this is not XML');
+    }
     if (key === undefined) {
+      if (req.method === 'PUT' && bucketName.endsWith('-taken'))
+        return s3Error(res, 409, 'BucketAlreadyExists');
       if (req.method === 'PUT') {
         buckets.set(bucketName, new Map());
         res.writeHead(200, { location: `/${bucketName}` });
