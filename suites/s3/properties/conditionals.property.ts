@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type { PropertyContext, PropertyDef, WireResponse } from '../../../runner/model/property.ts';
+import { rawBucket } from './support/bucket.ts';
 import { expectThat } from './support/wire.ts';
 
 const BODY = 'conditional-body';
@@ -29,7 +30,7 @@ const tagList = (own: string) =>
     });
 
 async function withObject(ctx: PropertyContext): Promise<{ bucket: string; key: string }> {
-  const bucket = await ctx.bucket('cond');
+  const bucket = await rawBucket(ctx, 'cond');
   const res = await ctx.http({ method: 'PUT', bucket, key: 'obj', body: BODY });
   if (res.status !== 200) ctx.unjudgeable(`could not store the object: status ${res.status}`);
   if (res.headers.etag !== ETAG)

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { rawBucket } from './support/bucket.ts';
 import {
   expectedListing,
   keyArb,
@@ -30,7 +31,7 @@ function worlds(ctx: PropertyContext): (keys: string[]) => Promise<World> {
   let bucket: Promise<string> | undefined;
   let n = 0;
   return async (keys) => {
-    bucket ??= ctx.bucket('list');
+    bucket ??= rawBucket(ctx, 'list');
     const world = { bucket: await bucket, ns: `w${n++}-` };
     await Promise.all(
       keys.map(async (key) => {

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import type { PropertyDef } from '../../../runner/model/property.ts';
 import type { S3Target } from '../../../runner/model/target.ts';
 import { buildS3Request } from '../../../runner/transports/s3-raw.ts';
+import { rawBucket } from './support/bucket.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
 import { sendRaw } from './support/raw-socket.ts';
 import { expectThat, ownAgent, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
@@ -31,7 +32,7 @@ const properties: PropertyDef[] = [
     async run(ctx) {
       const t = s3Target(ctx);
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('vh');
+      const bucket = await rawBucket(ctx, 'vh');
       const runs = Math.min(ctx.fc.numRuns, 6);
       await fc.assert(
         fc.asyncProperty(keyArb, fc.boolean(), async (key, writeVirtual) => {
@@ -72,7 +73,7 @@ const properties: PropertyDef[] = [
     clauses: ['s3.region.auto'],
     async run(ctx) {
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('region');
+      const bucket = await rawBucket(ctx, 'region');
       const t = { ...s3Target(ctx), region: 'auto' };
       const put = await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'auto.txt', body: 'auto' });
       expectThat(put.status === 200, 'PUT signed for region auto', put);
@@ -86,7 +87,7 @@ const properties: PropertyDef[] = [
     clauses: ['s3.region.aliases'],
     async run(ctx) {
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('region');
+      const bucket = await rawBucket(ctx, 'region');
       for (const region of ['us-east-1', '']) {
         const t = { ...s3Target(ctx), region };
         const put = await sendS3(ctx, agent, t, {
@@ -107,7 +108,7 @@ const properties: PropertyDef[] = [
     clauses: ['s3.put.content-type-inferred'],
     async run(ctx) {
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('ctype');
+      const bucket = await rawBucket(ctx, 'ctype');
       const t = s3Target(ctx);
       const out = await buildS3Request(t, { method: 'PUT', bucket, key: 'pixel', body: PNG as any });
       expectThat(
@@ -130,7 +131,7 @@ const properties: PropertyDef[] = [
     clauses: ['s3.presign.accept-encoding-signed'],
     async run(ctx) {
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('ae');
+      const bucket = await rawBucket(ctx, 'ae');
       const t = s3Target(ctx);
       await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'ae.txt', body: 'accept-encoding' });
       for (const value of ['identity', 'gzip, deflate, br']) {
@@ -154,7 +155,7 @@ const properties: PropertyDef[] = [
     clauses: ['s3.presign.expired'],
     async run(ctx) {
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('exp');
+      const bucket = await rawBucket(ctx, 'exp');
       const t = s3Target(ctx);
       await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'old.txt', body: 'old' });
       const url = new URL(`${t.endpoint.replace(/\/+$/, '')}/${bucket}/old.txt`);
@@ -205,7 +206,7 @@ const properties: PropertyDef[] = [
     clauses: ['s3.auth.secret-not-echoed'],
     async run(ctx) {
       const agent = ownAgent(ctx);
-      const bucket = await ctx.bucket('secret');
+      const bucket = await rawBucket(ctx, 'secret');
       const t = s3Target(ctx);
       const secret = t.secretAccessKey;
       const answers = [
@@ -231,7 +232,7 @@ const properties: PropertyDef[] = [
     title: 'An S3 request with both Transfer-Encoding and Content-Length is declined and stores nothing',
     clauses: ['s3.auth.te-cl-declined'],
     async run(ctx) {
-      const bucket = await ctx.bucket('tecl');
+      const bucket = await rawBucket(ctx, 'tecl');
       const t = s3Target(ctx);
       const raw = async (key: string, withTe: boolean) => {
         const out = await buildS3Request(t, {
@@ -268,7 +269,9 @@ const properties: PropertyDef[] = [
     async run(ctx) {
       const agent = ownAgent(ctx);
       const t = s3Target(ctx);
-      const mine = [await ctx.bucket('lb'), await ctx.bucket('lb'), await ctx.bucket('lb')].sort(utf8Compare);
+      const mine = [await rawBucket(ctx, 'lb'), await rawBucket(ctx, 'lb'), await rawBucket(ctx, 'lb')].sort(
+        utf8Compare,
+      );
       const names = (text: string): string[] => {
         const doc = parseXml(text).ListAllMyBucketsResult;
         const list = doc?.Buckets?.Bucket ?? [];

@@ -1,0 +1,32 @@
+import type { PropertyContext } from '../../../../runner/model/property.ts';
+import { parseXml } from './xml.ts';
+
+let counter = 0;
+
+/**
+ * A bucket made and emptied with plain requests: no XML bodies and no signed payloads, so that a
+ * target refusing one of those fails only the properties about them. Torn down at the end.
+ */
+export async function rawBucket(ctx: PropertyContext, label: string): Promise<string> {
+  const name = `ec-${ctx.runId}-${label}-${counter++}`.toLowerCase().slice(0, 63).replace(/-+$/, '');
+  const res = await ctx.http({ method: 'PUT', bucket: name });
+  if (res.status !== 200) ctx.unjudgeable(`could not create bucket ${name}: status ${res.status}`);
+  ctx.defer(() => destroy(ctx, name));
+  return name;
+}
+
+async function destroy(ctx: PropertyContext, bucket: string): Promise<void> {
+  for (let token: string | undefined, n = 0; n < 1000; n++) {
+    const query: Record<string, string> = { 'list-type': '2' };
+    if (token) query['continuation-token'] = token;
+    const page = parseXml((await ctx.http({ method: 'GET', bucket, query })).text()).ListBucketResult ?? {};
+    for (const c of page.Contents ?? []) await ctx.http({ method: 'DELETE', bucket, key: String(c.Key) });
+    token = String(page.IsTruncated) === 'true' ? String(page.NextContinuationToken ?? '') : undefined;
+    if (!token) break;
+  }
+  const uploads = parseXml((await ctx.http({ method: 'GET', bucket, query: { uploads: '' } })).text());
+  for (const u of uploads.ListMultipartUploadsResult?.Upload ?? []) {
+    await ctx.http({ method: 'DELETE', bucket, key: String(u.Key), query: { uploadId: String(u.UploadId) } });
+  }
+  await ctx.http({ method: 'DELETE', bucket });
+}
