@@ -85,7 +85,7 @@ const ENTRIES: Entry[] = [
   [
     'rule-patch-ignored',
     'PATCH of a rule answers success without changing the rule',
-    ['mgmt.rulesets.rule-patch'],
+    ['mgmt.rulesets.rule-patch', 'mgmt.rulesets.account'],
   ],
   ['ignore-rule-enabled', 'rules stay enabled whatever enabled says', ['mgmt.rules.enabled']],
   ['no-entrypoint', 'PUT of a phase entry point answers not found', ['mgmt.rulesets.entrypoint']],
