@@ -80,6 +80,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   setMaxListeners(0, controller.signal);
   const onAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
   const reporters = options.reporters ?? [];
   const runId = newRunId();
   const startedAt = new Date();
@@ -159,7 +160,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       baseline: diff,
       exitCode,
     };
-    ctx.emit({ type: 'run-end', results });
+    // An interrupted run has no end: reporters then write what finished, marked as partial.
+    if (!controller.signal.aborted) ctx.emit({ type: 'run-end', results });
     return results;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

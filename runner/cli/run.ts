@@ -61,7 +61,7 @@ Exit code: 0 when no clause fails or errors (or the run matches --baseline), 1 w
 2 for bad input, 130 when interrupted.
 `;
 
-const OPTIONS = {
+export const OPTIONS = {
   config: { type: 'string' },
   'management-url': { type: 'string' },
   's3-endpoint': { type: 'string' },

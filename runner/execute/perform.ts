@@ -6,7 +6,7 @@ import { emptyBody, StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { sendS3Command } from '../transports/s3-sdk.ts';
 import { sendWire } from '../transports/wire.ts';
-import { InputError } from '../util/errors.ts';
+import { InputError, TargetLacks } from '../util/errors.ts';
 import { bucketName, createBucket, destroyBucket } from './buckets.ts';
 import type { RunContext } from './context.ts';
 import { awsCliFor, curlFor } from './repro.ts';
@@ -19,8 +19,6 @@ export interface Performed {
   /** Whether the step did what it asked (status < 400, no SDK error): prerequisites need this. */
   ok: boolean;
 }
-
-export class TargetLacks extends Error {}
 
 /** Resolves a step's placeholders and sends it. Throws MissingValue, TargetLacks or TargetError. */
 export async function performStep(

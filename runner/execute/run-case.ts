@@ -10,9 +10,9 @@ import { worst } from '../model/verdict.ts';
 import { redactDeep, redactText } from '../redact.ts';
 import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
-import { CheckFailure, errorMessage } from '../util/errors.ts';
+import { CheckFailure, errorMessage, TargetLacks } from '../util/errors.ts';
 import type { RunContext } from './context.ts';
-import { performStep, TargetLacks } from './perform.ts';
+import { performStep } from './perform.ts';
 import { TeardownLedger } from './teardown.ts';
 
 interface PlannedCheck {
@@ -165,7 +165,12 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         performed = await performStep(step, scope, ctx, slug, ledger);
       } catch (err) {
         const msg = redactText(errorMessage(err));
-        if (
+        if (ctx.signal.aborted) {
+          // Cut short by the user, not by the target: nothing was judged.
+          reason = 'the run was interrupted';
+          settleRest([step, ...later], 'blocked', reason);
+          caseVerdictHint = 'blocked';
+        } else if (
           err instanceof TargetLacks ||
           (err instanceof MissingValue && err.placeholder.startsWith('target.'))
         ) {

@@ -105,7 +105,7 @@ export async function runProperty(
       const target = targetCause(err);
       const message = redactText(errorMessage(err));
       check = ctx.signal.aborted
-        ? { ...base, verdict: 'error', message: 'the run was interrupted before the property finished' }
+        ? { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' }
         : target
           ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
           : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };

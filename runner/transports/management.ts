@@ -1,6 +1,6 @@
 import type { ApiRequest, AuthMode } from '../model/case.ts';
 import type { ManagementTarget } from '../model/target.ts';
-import { InputError } from '../util/errors.ts';
+import { InputError, TargetLacks } from '../util/errors.ts';
 import type { OutgoingRequest } from './http.ts';
 
 /** Appends query values; arrays repeat the key, objects are JSON. */
@@ -14,7 +14,8 @@ export function withQuery(url: URL, query: Record<string, unknown> | undefined):
   return url;
 }
 
-export class MissingCredentials extends Error {}
+/** The step asks for credentials the target config does not hold: the check is skipped. */
+export class MissingCredentials extends TargetLacks {}
 
 /** The headers one auth mode adds. Wrong credentials are syntactically right but unknown. */
 export function authHeaders(target: ManagementTarget, mode: AuthMode = 'default'): Record<string, string> {

@@ -14,6 +14,9 @@ export class InputError extends Error {
 /** A target answered something the runner cannot judge: the check's verdict is `error`. */
 export class TargetError extends Error {}
 
+/** The target cannot be asked this (no such endpoint, credentials or feature configured): skipped. */
+export class TargetLacks extends Error {}
+
 /** A check's expectation did not hold: the verdict is `fail`. */
 export class CheckFailure extends Error {
   constructor(
