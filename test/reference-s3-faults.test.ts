@@ -507,7 +507,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-delete-objects/, 'deletes'],
   [/^s3-list-/, 'listing'],
   [/^s3-(cors|preflight|public-options)/, 'cors'],
-  [/^s3-(presign|signed-payload|accept-encoding|unsigned|signature)/, 'auth'],
+  [/^s3-(presign|signed-payload|accept-encoding|unsigned|signature|secret)/, 'auth'],
   [/^s3-(missing-bucket|no-such-key)/, 'errors'],
 ];
 for (const f of s3Faults) {

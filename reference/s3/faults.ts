@@ -71,7 +71,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-unsupported-converted',
     'An unsupported subresource is carried out as the plain operation of its method',
-    ['s3.unsupported.not-converted', 's3.unsupported.not-implemented', 's3.error.not-implemented'],
+    ['s3.unsupported.not-implemented', 's3.unsupported.not-converted', 's3.error.not-implemented'],
   ],
   [
     's3-list-unknown-params-ignored',
@@ -107,10 +107,10 @@ const CATALOG: [string, string, string[]][] = [
     [
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
-      's3.mpu.conditional-complete-aborts',
-      's3.error.precondition-failed',
       's3.cond.etag-list',
       's3.cond.wildcard',
+      's3.mpu.conditional-complete-aborts',
+      's3.error.precondition-failed',
     ],
   ],
   [
@@ -129,9 +129,9 @@ const CATALOG: [string, string, string[]][] = [
     's3-cond-wildcard-ignored',
     'The wildcard * never matches',
     [
-      's3.cond.wildcard',
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
+      's3.cond.wildcard',
       's3.copy.destination-conditional',
       's3.mpu.conditional-complete-aborts',
       's3.error.precondition-failed',
@@ -140,22 +140,22 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-cond-get-304-ignored',
     'GET and HEAD answer 200 where If-None-Match matches',
-    ['s3.cond.get-not-modified', 's3.cond.etag-list', 's3.cond.weak-etag', 's3.cond.wildcard'],
+    ['s3.cond.etag-list', 's3.cond.weak-etag', 's3.cond.wildcard', 's3.cond.get-not-modified'],
   ],
   [
     's3-precondition-status-400',
     'A failing precondition answers 400 InvalidRequest instead of 412',
     [
-      's3.error.precondition-failed',
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
+      's3.cond.etag-list',
+      's3.cond.wildcard',
       's3.cond.get-not-modified',
       's3.cond.copy-source',
       's3.copy.destination-conditional',
-      's3.mpu.conditional-complete-aborts',
-      's3.cond.etag-list',
-      's3.cond.wildcard',
       's3.get.range-forms',
+      's3.mpu.conditional-complete-aborts',
+      's3.error.precondition-failed',
     ],
   ],
   // CopyObject
@@ -172,7 +172,15 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-copy-source-slash-rejected',
     'A copy source with a leading slash is rejected; only sourcebucket/sourcekey is taken',
-    ['s3.copy.source-leading-slash'],
+    [
+      's3.cond.copy-source',
+      's3.copy.destination-conditional',
+      's3.copy.source-leading-slash',
+      's3.copy.missing-source',
+      's3.copy.version-headers',
+      's3.copy.multipart-object',
+      's3.copy.upload-part-copy',
+    ],
   ],
   [
     's3-copy-missing-destination-nosuchkey',
@@ -189,20 +197,38 @@ const CATALOG: [string, string, string[]][] = [
     'Copying a multipart object is not implemented',
     ['s3.copy.multipart-object'],
   ],
-  ['s3-upload-part-copy-not-implemented', 'UploadPartCopy is not implemented', ['s3.copy.upload-part-copy']],
+  [
+    's3-upload-part-copy-not-implemented',
+    'UploadPartCopy is not implemented',
+    ['s3.copy.upload-part-copy', 's3.mpu.etag-format'],
+  ],
   // GetObject and ranges
   [
     's3-range-off-by-one',
     'A range bytes=a-b returns bytes a..b-1 (end treated as exclusive)',
-    ['s3.get.range-inclusive', 's3.get.range-206', 's3.get.range-forms'],
+    [
+      's3.copy.multipart-object',
+      's3.copy.upload-part-copy',
+      's3.get.range-inclusive',
+      's3.get.range-forms',
+      's3.mpu.complete-sorts-parts',
+    ],
   ],
-  ['s3-range-status-200', 'A ranged GET answers 200 instead of 206', ['s3.get.range-206']],
+  [
+    's3-range-status-200',
+    'A ranged GET answers 200 instead of 206',
+    ['s3.copy.multipart-object', 's3.copy.upload-part-copy', 's3.get.range-206', 's3.get.range-forms'],
+  ],
   [
     's3-content-range-on-full',
     'A full (unranged) GET carries Content-Range',
-    ['s3.get.content-range-partial-only'],
+    ['s3.get.content-range-partial-only', 's3.mpu.etag-quotes-ignored'],
   ],
-  ['s3-range-suffix-from-start', 'A suffix range bytes=-N returns the first N bytes', ['s3.get.range-forms']],
+  [
+    's3-range-suffix-from-start',
+    'A suffix range bytes=-N returns the first N bytes',
+    ['s3.get.range-forms', 's3.mpu.complete-sorts-parts'],
+  ],
   [
     's3-range-unsatisfiable-200',
     'A range beyond the object answers 200 with the whole object instead of 416',
@@ -215,7 +241,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   // Multipart
   ['s3-list-parts-empty', 'ListParts lists no parts', ['s3.mpu.list-parts']],
-  ['s3-list-uploads-empty', 'ListMultipartUploads lists no uploads', ['s3.mpu.list-uploads']],
+  [
+    's3-list-uploads-empty',
+    'ListMultipartUploads lists no uploads',
+    ['s3.mpu.list-uploads', 's3.mpu.list-uploads-encoding'],
+  ],
   ['s3-zero-length-part-rejected', 'UploadPart rejects a 0-length part', ['s3.mpu.zero-length-part']],
   [
     's3-multipart-unequal-parts',
@@ -225,7 +255,14 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-part-size-checked-at-upload',
     'UploadPart rejects parts under 5 MiB at upload time',
-    ['s3.mpu.size-checked-at-complete'],
+    [
+      's3.mpu.zero-length-part',
+      's3.mpu.unequal-parts-rejected',
+      's3.mpu.size-checked-at-complete',
+      's3.mpu.complete-sorts-parts',
+      's3.mpu.etag-quotes-ignored',
+      's3.mpu.etag-format',
+    ],
   ],
   [
     's3-complete-unsorted-rejected',
@@ -246,7 +283,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-complete-condition-keeps-upload',
     'A complete request whose condition fails leaves the upload open',
-    ['s3.mpu.conditional-complete-aborts'],
+    ['s3.mpu.conditional-complete-aborts', 's3.error.no-such-upload'],
   ],
   [
     's3-abort-repeat-error',
@@ -257,7 +294,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-delete-objects-over-limit',
     'DeleteObjects accepts more than 1000 keys',
-    ['s3.error.delete-over-limit', 's3.limit.delete-objects-keys'],
+    ['s3.error.malformed-xml', 's3.error.delete-over-limit', 's3.limit.delete-objects-keys'],
   ],
   [
     's3-delete-objects-limit-999',
@@ -266,18 +303,45 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-delete-objects-trims-keys', 'DeleteObjects trims spaces around keys', ['s3.delete.no-trim']],
   // Listing
-  ['s3-list-prefix-ignored', 'Listings ignore prefix', ['s3.list.prefix']],
+  [
+    's3-list-prefix-ignored',
+    'Listings ignore prefix',
+    [
+      's3.list.prefix',
+      's3.list.delimiter',
+      's3.list.pagination',
+      's3.list.encoding-type',
+      's3.list.key-count',
+      's3.list.no-cursor-at-max-keys',
+      's3.list.continuation-echo',
+    ],
+  ],
   [
     's3-list-delimiter-ignored',
     'Listings ignore delimiter',
-    ['s3.list.delimiter', 's3.list.empty-folder', 's3.list.key-count'],
+    [
+      's3.list.delimiter',
+      's3.list.max-keys',
+      's3.list.pagination',
+      's3.list.encoding-type',
+      's3.list.key-count',
+      's3.list.empty-folder',
+    ],
   ],
-  ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
-  ['s3-list-max-keys-ignored', 'Listings ignore max-keys', ['s3.list.max-keys', 's3.list.pagination']],
+  [
+    's3-list-start-after-ignored',
+    'Listings ignore start-after and marker',
+    ['s3.list.start-after', 's3.list.pagination'],
+  ],
+  [
+    's3-list-max-keys-ignored',
+    'Listings ignore max-keys',
+    ['s3.list.max-keys', 's3.list.pagination', 's3.list.max-keys-zero'],
+  ],
   [
     's3-list-pagination-repeats-last',
     'A continuation token resumes at the last key already returned',
-    ['s3.list.pagination'],
+    ['s3.list.pagination', 's3.list.no-cursor-at-max-keys'],
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
   [
@@ -288,12 +352,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-empty-folder-as-key',
     'An empty folder key is listed as a key, not a common prefix',
-    ['s3.list.empty-folder', 's3.list.delimiter'],
+    ['s3.list.delimiter', 's3.list.pagination', 's3.list.empty-folder'],
   ],
   [
     's3-list-next-marker-always',
     'ListObjects sets NextMarker also when not truncated',
-    ['s3.list.next-marker'],
+    ['s3.list.next-marker', 's3.list.no-cursor-at-max-keys'],
   ],
   [
     's3-list-cursor-at-max-keys',
@@ -325,16 +389,25 @@ const CATALOG: [string, string, string[]][] = [
     'AllowedHeaders match request headers case-sensitively',
     ['s3.cors.allowed-headers-case'],
   ],
-  ['s3-cors-wildcard-unmatched', 'AllowedOrigin * matches no origin', ['s3.cors.wildcard']],
+  [
+    's3-cors-wildcard-unmatched',
+    'AllowedOrigin * matches no origin',
+    ['s3.cors.wildcard', 's3.cors.preflight-public'],
+  ],
   [
     's3-cors-actual-headers-missing',
     'Actual (non-preflight) requests with Origin get no CORS headers',
-    ['s3.cors.presigned'],
+    ['s3.cors.wildcard', 's3.cors.presigned', 's3.cors.expose-headers'],
   ],
   [
     's3-preflight-s3-forbidden',
     'Preflight requests to the S3 interface answer 403',
-    ['s3.cors.preflight-s3'],
+    [
+      's3.cors.allowed-headers-case',
+      's3.cors.wildcard',
+      's3.cors.preflight-s3',
+      's3.error.cors-no-match-not-403',
+    ],
   ],
   [
     's3-preflight-public-no-cors',
@@ -365,7 +438,41 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-xml-declaration-rejected',
     'Request documents with an XML declaration are rejected as MalformedXML',
-    ['s3.xml.declaration-accepted'],
+    [
+      's3.addressing.virtual-hosted',
+      's3.region.auto',
+      's3.region.aliases',
+      's3.put.content-type-inferred',
+      's3.cond.etag-list',
+      's3.cond.weak-etag',
+      's3.cond.wildcard',
+      's3.cond.copy-source',
+      's3.get.range-inclusive',
+      's3.get.range-206',
+      's3.get.content-range-partial-only',
+      's3.get.range-forms',
+      's3.get.range-unsatisfiable',
+      's3.mpu.unequal-parts-rejected',
+      's3.mpu.complete-sorts-parts',
+      's3.mpu.etag-quotes-ignored',
+      's3.mpu.etag-format',
+      's3.list.prefix',
+      's3.list.delimiter',
+      's3.list.start-after',
+      's3.list.max-keys',
+      's3.list.pagination',
+      's3.list.encoding-type',
+      's3.list.key-count',
+      's3.list.next-marker',
+      's3.list.no-cursor-at-max-keys',
+      's3.list.continuation-echo',
+      's3.list.buckets-cf-headers',
+      's3.xml.declaration-accepted',
+      's3.presign.accept-encoding-signed',
+      's3.presign.expired',
+      's3.auth.secret-not-echoed',
+      's3.auth.te-cl-declined',
+    ],
   ],
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
   ['s3-xml-text-content-type', 'XML answers carry Content-Type text/xml', ['s3.xml.content-type']],
@@ -375,7 +482,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.error.malformed-xml'],
   ],
   // Presigned URLs and authentication
-  ['s3-presign-object-rejected', 'Presigned GetObject and PutObject are refused', ['s3.presign.object']],
+  [
+    's3-presign-object-rejected',
+    'Presigned GetObject and PutObject are refused',
+    ['s3.cors.presigned', 's3.presign.object', 's3.presign.expired'],
+  ],
   [
     's3-presign-list-rejected',
     'Presigned ListBuckets and ListObjects are refused',
@@ -384,7 +495,41 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-signed-payload-rejected',
     'Requests with a signed payload hash are refused as SignatureDoesNotMatch',
-    ['s3.presign.signed-payload'],
+    [
+      's3.addressing.virtual-hosted',
+      's3.region.auto',
+      's3.region.aliases',
+      's3.put.content-type-inferred',
+      's3.cond.etag-list',
+      's3.cond.weak-etag',
+      's3.cond.wildcard',
+      's3.cond.copy-source',
+      's3.get.range-inclusive',
+      's3.get.range-206',
+      's3.get.content-range-partial-only',
+      's3.get.range-forms',
+      's3.get.range-unsatisfiable',
+      's3.mpu.unequal-parts-rejected',
+      's3.mpu.complete-sorts-parts',
+      's3.mpu.etag-quotes-ignored',
+      's3.mpu.etag-format',
+      's3.list.prefix',
+      's3.list.delimiter',
+      's3.list.start-after',
+      's3.list.max-keys',
+      's3.list.pagination',
+      's3.list.encoding-type',
+      's3.list.key-count',
+      's3.list.next-marker',
+      's3.list.no-cursor-at-max-keys',
+      's3.list.continuation-echo',
+      's3.list.buckets-cf-headers',
+      's3.presign.signed-payload',
+      's3.presign.accept-encoding-signed',
+      's3.presign.expired',
+      's3.auth.secret-not-echoed',
+      's3.auth.te-cl-declined',
+    ],
   ],
   [
     's3-accept-encoding-unsigned',
@@ -395,20 +540,25 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4']],
   ['s3-signature-unchecked', 'The signature is not checked', ['s3.auth.signature-mismatch']],
   [
-    's3-signature-echoed',
-    'SignatureDoesNotMatch errors echo the signature provided',
+    's3-secret-echoed',
+    'SignatureDoesNotMatch errors echo the secret access key the signature was checked against',
     ['s3.auth.secret-not-echoed'],
   ],
   // Error codes
   [
     's3-missing-bucket-403',
     'A missing bucket answers 403 AccessDenied instead of 404 NoSuchBucket',
-    ['s3.error.missing-bucket-404', 's3.copy.missing-source'],
+    [
+      's3.region.create-location-constraint',
+      's3.copy.missing-destination-bucket',
+      's3.copy.missing-source',
+      's3.error.missing-bucket-404',
+    ],
   ],
   [
     's3-no-such-key-generic',
     'A missing key answers the code NotFound instead of NoSuchKey',
-    ['s3.error.no-such-key', 's3.copy.missing-source'],
+    ['s3.copy.missing-source', 's3.error.no-such-key'],
   ],
   [
     's3-no-such-upload-generic',

@@ -58,7 +58,9 @@ const mismatch = (ctx: ReferenceContext, provided: string) =>
     403,
     'SignatureDoesNotMatch',
     'The request signature we calculated does not match the signature you provided. Check your secret access key and signing method.',
-    ctx.faults.has('s3-signature-echoed') ? { SignatureProvided: provided } : {},
+    ctx.faults.has('s3-secret-echoed')
+      ? { SignatureProvided: provided, Expected: ctx.credentials.secretAccessKey }
+      : {},
   );
 
 /** Verifies SigV4 (Authorization header or presigned query); the expected signature comes from AWS's signer. */
