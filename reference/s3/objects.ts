@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
 import { type Conditions, checkWrite } from './conditionals.ts';
 import { sniffContentType } from './content-type.ts';
-import { invalidArgument, noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
+import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
 import type { BucketRecord, ObjectRecord } from './store.ts';
@@ -97,8 +97,4 @@ export function deleteObject(call: S3Call): void {
   const bucket = call.store.bucket(call.bucket);
   call.store.deleteObject(bucket, call.key);
   sendEmpty(call.res, 204);
-}
-
-export function requireKey(call: S3Call): void {
-  if (!call.key) throw invalidArgument('A key is required.');
 }

@@ -7,7 +7,7 @@ import { notImplemented, S3Error } from './errors.ts';
 import { listMultipartUploads } from './list-uploads.ts';
 import { ignoredParam, listBuckets, listObjects } from './listing.ts';
 import * as mp from './multipart.ts';
-import { deleteObject, getObject, putObject, requireKey } from './objects.ts';
+import { deleteObject, getObject, putObject } from './objects.ts';
 
 type Op = (call: S3Call) => void | Promise<void>;
 
@@ -122,7 +122,6 @@ export async function dispatch(call: S3Call): Promise<void> {
   faultyRejections(call, sub);
   if (!op)
     throw unsupported(call, `${call.method} ${call.key ? 'object' : 'bucket'}${sub ? ` ?${sub}` : ''}`);
-  if (call.key) requireKey(call);
   if (call.key && sub === 'uploadId' && call.method === 'PUT' && !call.query.has('partNumber')) {
     throw new S3Error(400, 'InvalidRequest', 'UploadPart needs partNumber and uploadId.');
   }
