@@ -420,6 +420,10 @@ describe('multipart uploads through @aws-sdk/client-s3 and lib-storage', () => {
     expect(done.ETag).toBe(`"${expected}-3"`);
     const got = await s3.send(new GetObjectCommand({ Bucket: 'sdk-mpu', Key: 'big.bin' }));
     expect(md5(Buffer.from(await got.Body!.transformToByteArray()))).toBe(md5(body));
+    const third = await s3.send(new GetObjectCommand({ Bucket: 'sdk-mpu', Key: 'big.bin', PartNumber: 3 }));
+    expect(third.$metadata.httpStatusCode).toBe(206);
+    expect(third.PartsCount).toBe(3);
+    expect(md5(Buffer.from(await third.Body!.transformToByteArray()))).toBe(md5(parts[2]));
     const copy = await s3.send(
       new CopyObjectCommand({ Bucket: 'sdk-mpu', Key: 'big-copy.bin', CopySource: '/sdk-mpu/big.bin' }),
     );

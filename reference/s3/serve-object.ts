@@ -40,7 +40,6 @@ export function objectHeaders(obj: ObjectRecord): Headers {
     ...obj.headers,
   };
   for (const [k, v] of Object.entries(obj.metadata)) h[`x-amz-meta-${k}`] = v;
-  if (obj.partSizes) h['x-amz-mp-parts-count'] = obj.partSizes.length;
   return h;
 }
 
@@ -80,6 +79,8 @@ export async function serveObject(
   const partNumber = options.query?.get('partNumber');
   if (partNumber !== null && partNumber !== undefined) {
     range = partRange(obj, partNumber);
+    // As Amazon S3: the part count is reported for part requests.
+    if (obj.partSizes) headers['x-amz-mp-parts-count'] = obj.partSizes.length;
   } else {
     try {
       range = parseRange(header(req, 'range'), obj.blob.size, ctx.faults.has('s3-range-suffix-from-start'));
