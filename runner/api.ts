@@ -4,6 +4,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
 import { startReferenceWorker } from '../reference/worker.ts';
 import type { RunContext } from './execute/context.ts';
+import { ExclusiveLocks } from './execute/exclusive.ts';
 import { runCase } from './execute/run-case.ts';
 import { runProperty } from './execute/run-property.ts';
 import { type Selection, selectWork } from './execute/select.ts';
@@ -122,24 +123,31 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     });
     const limit = pLimit(concurrency);
     // Longest chains start first, so a run's wall time approaches its critical path.
-    type Job = { weight: number; run: () => Promise<CaseResult> };
-    const work_: Job[] = [
+    type Job = { weight: number; exclusive: readonly string[]; run: () => Promise<CaseResult> };
+    const jobsToRun: Job[] = [
       ...work.cases.map(
         (c, i): Job => ({
           weight: c.given.length + c.steps.length,
+          exclusive: c.exclusive,
           run: () => runCase(c, i.toString(36), ctx),
         }),
       ),
       ...work.properties.map(
         (p, i): Job => ({
           weight: 1000,
+          exclusive: p.def.exclusive ?? [],
           run: () => runProperty(p.def, p.file, p.area, (work.cases.length + i).toString(36), ctx),
         }),
       ),
     ];
-    const order = work_.map((_, i) => i).sort((a, b) => work_[b].weight - work_[a].weight);
-    const jobs: Promise<CaseResult>[] = new Array(work_.length);
-    for (const i of order) jobs[i] = limit(work_[i].run);
+    const order = jobsToRun.map((_, i) => i).sort((a, b) => jobsToRun[b].weight - jobsToRun[a].weight);
+    const jobs: Promise<CaseResult>[] = new Array(jobsToRun.length);
+    const locks = new ExclusiveLocks();
+    // A case waiting for shared state holds no concurrency slot meanwhile.
+    for (const i of order) {
+      const job = jobsToRun[i];
+      jobs[i] = job.exclusive.length ? locks.run(job.exclusive, () => limit(job.run)) : limit(job.run);
+    }
     const cases = await Promise.all(jobs);
     const clauses = clauseResults(work.clauses, cases, asOf, target.features);
     const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;

@@ -64,6 +64,7 @@ function toCase(raw: Record<string, any>, src: YamlSource, base: (string | numbe
     features: raw.features ?? [],
     profiles: raw.profiles ?? ['quick', 'full'],
     readOnly: raw.readOnly ?? false,
+    exclusive: raw.exclusive ?? [],
     given: (raw.given ?? []).map((s: Record<string, any>, k: number) => step(s, [...base, 'given', k])),
     steps: raw.steps.map((s: Record<string, any>, k: number) => step(s, [...base, 'steps', k])),
     origin: src.where([...base, 'id']),

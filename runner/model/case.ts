@@ -8,6 +8,8 @@ export interface CaseDef {
   features: string[];
   profiles: ('quick' | 'full')[];
   readOnly: boolean;
+  /** Shared target state the case changes: cases naming the same state never overlap. */
+  exclusive: string[];
   given: StepDef[];
   steps: StepDef[];
   /** file:line of the case, for messages. */

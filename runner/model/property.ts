@@ -11,6 +11,8 @@ export interface PropertyDef {
   profiles?: ('quick' | 'full')[];
   /** true when it changes nothing on the target. */
   readOnly?: boolean;
+  /** Shared target state it changes: cases and properties naming the same state never overlap. */
+  exclusive?: string[];
   run(ctx: PropertyContext): Promise<void>;
 }
 
