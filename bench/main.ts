@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { ROOT } from '../runner/paths.ts';
 import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
@@ -55,4 +57,11 @@ if (!skipGib) {
     f(g.wallMs / 1000, 1),
   );
   if (g.exitCode !== 0) console.log(`  the 1 GiB run exited ${g.exitCode}: see its output above`);
+  console.log('');
+  // The reference alone, driven by the SDK's own lib-storage uploader: throughput per phase.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/s3-gib.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  await new Promise((resolve) => child.on('exit', resolve));
 }
