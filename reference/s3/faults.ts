@@ -346,7 +346,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-cursor-at-max-keys',
     'A cursor is returned when the key count equals MaxKeys even if nothing follows',
-    ['s3.list.no-cursor-at-max-keys'],
+    ['s3.list.no-cursor-at-max-keys', 's3.list.pagination'],
   ],
   ['s3-list-continuation-not-echoed', 'ContinuationToken is not echoed', ['s3.list.continuation-echo']],
   [
