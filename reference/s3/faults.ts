@@ -297,7 +297,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.list.encoding-type',
       's3.list.key-count',
       's3.list.no-cursor-at-max-keys',
-      's3.list.continuation-echo',
     ],
   ],
   [
