@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeDirs } from '../runner/util/dirs.ts';
 
 /** Where a file reporter writes: a path (parent directories created) or, without one, a stream. */
 export async function writeOutput(text: string, dest: string | undefined, stream?: NodeJS.WritableStream) {
   if (dest) {
-    await mkdir(dirname(dest), { recursive: true });
+    makeDirs(dirname(dest));
     await writeFile(dest, text);
     return;
   }

@@ -17,7 +17,7 @@ import { clauseResults, summarize } from './results/aggregate.ts';
 import { compareBaseline, loadBaseline } from './results/baseline.ts';
 import { createAgent } from './transports/agent.ts';
 import { createS3Client } from './transports/s3-sdk.ts';
-import { InputError } from './util/errors.ts';
+import { errorMessage, InputError } from './util/errors.ts';
 import { VERSION } from './version.ts';
 
 export interface RunOptions extends Selection {
@@ -173,9 +173,16 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     return results;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    await Promise.all(reporters.map((r) => r.close()));
-    s3?.destroy();
-    await agent.close();
-    await reference?.close();
+    // Each resource is released whatever happened to the others: a leftover worker or socket
+    // would keep the process alive after the run.
+    const closing = await Promise.allSettled([
+      ...reporters.map((r) => r.close()),
+      (async () => s3?.destroy())(),
+      agent.close(),
+      reference?.close(),
+    ]);
+    const failed = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed)
+      throw new InputError('--reporter', `could not write the results: ${errorMessage(failed.reason)}`);
   }
 }

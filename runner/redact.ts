@@ -12,7 +12,8 @@ export function registerSecret(value: string | undefined): void {
 
 const SECRET_HEADERS =
   /^(authorization|x-auth-key|x-amz-security-token|cookie|set-cookie|proxy-authorization)$/i;
-const AUTH_VALUE = /(authorization\s*[:=]\s*"?)([^\n"']*)/gi;
+// Header names may stand quoted, as in a JSON-encoded header map.
+const AUTH_VALUE = /(["']?authorization["']?\s*[:=]\s*["']?)([^\n"']*)/gi;
 const SCHEME = /^(bearer|aws4-hmac-sha256|basic)\s+/i;
 
 function maskAuthorization(_: string, head: string, value: string): string {
@@ -23,8 +24,8 @@ function maskAuthorization(_: string, head: string, value: string): string {
 }
 
 const PATTERNS: [RegExp, string][] = [
-  [/(x-auth-key\s*[:=]\s*"?)(?!\$)[^\s"',]+/gi, `$1${MASK}`],
-  [/(x-amz-security-token\s*[:=]\s*"?)[^\s"',&]+/gi, `$1${MASK}`],
+  [/(["']?x-auth-key["']?\s*[:=]\s*["']?)(?!\$)[^\s"',]+/gi, `$1${MASK}`],
+  [/(["']?x-amz-security-token["']?\s*[:=]\s*["']?)[^\s"',&]+/gi, `$1${MASK}`],
   [/([?&]X-Amz-(?:Signature|Credential|Security-Token)=)[^&\s"']+/gi, `$1${MASK}`],
   [/(Signature=)[0-9a-f]{64}/gi, `$1${MASK}`],
   [/(Credential=)[^,&\s"']+/gi, `$1${MASK}`], // & ends a query parameter

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { createReporter } from '../../reporters/registry.ts';
 import { runEdgecheck } from '../api.ts';
 import { readConfigFile, resolveTarget } from '../config/load-config.ts';
 import { drainAll } from '../execute/teardown.ts';
+import type { Reporter } from '../model/results.ts';
+import { writableDir } from '../util/dirs.ts';
 import { InputError } from '../util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 
@@ -92,6 +95,26 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** A file reporter's folder must be writable before the run starts, not after it. */
+function ensureWritable(spec: string): void {
+  const eq = spec.indexOf('=');
+  if (eq < 0) return;
+  const dest = spec.slice(eq + 1).trim();
+  if (dest && !writableDir(path.dirname(path.resolve(dest)))) {
+    throw new InputError(
+      `--reporter ${spec}`,
+      `cannot write to ${path.dirname(dest)}; choose a writable folder`,
+    );
+  }
+}
+
+function bestEffort(reporter: Reporter): Reporter {
+  return {
+    onEvent: (e) => reporter.onEvent(e),
+    close: () => reporter.close().catch(() => undefined),
+  };
+}
+
 export async function runCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values: v } = parse('run', argv, OPTIONS);
   if (v.help) {
@@ -119,9 +142,10 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
     );
   }
   const specs = v.reporter?.length ? v.reporter : ['console'];
+  for (const spec of specs) ensureWritable(spec);
   const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
-  // The last run's results, so `edgecheck clauses` can show verdicts without flags.
-  reporters.push(createReporter(`json=${LAST_RUN}`));
+  // The last run's results, so `edgecheck clauses` can show verdicts without flags; best effort only.
+  if (writableDir(path.dirname(LAST_RUN))) reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
   const controller = new AbortController();
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {

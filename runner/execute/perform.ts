@@ -34,7 +34,11 @@ export async function performStep(
     const api = resolve(step.api, scope) as ApiRequest;
     const req = buildApiRequest(target.management, api);
     const response = await sendHttp(ctx.agent, req, signal);
-    return { response, repro: () => curlFor(req, 'management'), ok: response.status < 400 };
+    return {
+      response,
+      repro: () => curlFor(req, 'management', undefined, api.auth?.startsWith('wrong-')),
+      ok: response.status < 400,
+    };
   }
   if (step.http) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
@@ -50,7 +54,11 @@ export async function performStep(
           ? 'presigned'
           : 'sigv4';
     const region = target.s3.region;
-    return { response, repro: () => curlFor(req, mode, region), ok: response.status < 400 };
+    return {
+      response,
+      repro: () => curlFor(req, mode, region, http.sign === 'bad-signature'),
+      ok: response.status < 400,
+    };
   }
   if (step.s3) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');

@@ -11,14 +11,25 @@ export function curlFor(
   req: OutgoingRequest,
   auth: 'management' | 'sigv4' | 'presigned' | 'none',
   region = 'auto',
+  /** The step sends deliberately wrong credentials: the command must send the same wrong ones. */
+  wrong = false,
 ): string {
+  const prefix: string[] = [];
   const parts = ['curl -sS -i', '-X', req.method, q(req.url)];
   for (const [k, v] of Object.entries(req.headers)) {
     const key = k.toLowerCase();
     if (key === 'authorization' && auth === 'management') {
-      parts.push('-H', '"Authorization: Bearer $EDGECHECK_API_TOKEN"');
+      // A wrong token is no secret, but it is passed the same way so redaction leaves the command whole.
+      if (wrong) prefix.push(`EDGECHECK_WRONG_TOKEN=${q(v.replace(/^Bearer\s+/i, ''))}`);
+      parts.push(
+        '-H',
+        wrong
+          ? '"Authorization: Bearer $EDGECHECK_WRONG_TOKEN"'
+          : '"Authorization: Bearer $EDGECHECK_API_TOKEN"',
+      );
     } else if (key === 'x-auth-key') {
-      parts.push('-H', '"X-Auth-Key: $EDGECHECK_AUTH_KEY"');
+      if (wrong) prefix.push(`EDGECHECK_WRONG_KEY=${q(v)}`);
+      parts.push('-H', wrong ? '"X-Auth-Key: $EDGECHECK_WRONG_KEY"' : '"X-Auth-Key: $EDGECHECK_AUTH_KEY"');
     } else if (auth === 'sigv4' && (key === 'authorization' || key === 'x-amz-date')) {
       // curl --aws-sigv4 signs afresh.
     } else {
@@ -26,7 +37,8 @@ export function curlFor(
     }
   }
   if (auth === 'sigv4') {
-    parts.push(`--aws-sigv4 'aws:amz:${region}:s3'`, '--user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"');
+    const secret = wrong ? '$AWS_SECRET_ACCESS_KEY-wrong' : '$AWS_SECRET_ACCESS_KEY';
+    parts.push(`--aws-sigv4 'aws:amz:${region}:s3'`, `--user "$AWS_ACCESS_KEY_ID:${secret}"`);
   }
   if (req.body instanceof GeneratedBody) {
     parts.push(
@@ -37,7 +49,7 @@ export function curlFor(
     const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : req.body;
     parts.push('--data-binary', q(text.length > 2000 ? `${text.slice(0, 2000)}...` : text));
   }
-  return parts.join(' ');
+  return [...prefix, ...parts].join(' ');
 }
 
 /** The AWS CLI command closest to an SDK step. */

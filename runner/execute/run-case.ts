@@ -117,6 +117,8 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
   };
 
   const ledger = new TeardownLedger();
+  /** Why a capture has no value, for the message of a step that needs it. */
+  const uncaptured = new Map<string, string>();
   let reason = caseSkipReason(c, ctx);
   const scope: Scope = {
     run: { id: ctx.runId },
@@ -178,7 +180,8 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
           settleRest([step, ...later], 'skipped', reason);
           caseVerdictHint = 'skipped';
         } else if (given || err instanceof MissingValue) {
-          reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}`;
+          const why = err instanceof MissingValue ? uncaptured.get(err.placeholder.split('.')[0]) : undefined;
+          reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`;
           settleRest([step, ...later], 'blocked', reason);
           caseVerdictHint = 'blocked';
         } else {
@@ -189,17 +192,29 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         break;
       }
       const { response, repro, ok } = performed;
+      // Captures first: a teardown (and a later step) needs them even when a check of this step fails.
+      for (const [name, spec] of Object.entries(step.capture ?? {})) {
+        try {
+          const v = capture(spec, response, step.api ? 'api' : step.s3 ? 's3' : 'other');
+          if (v === ABSENT) uncaptured.set(name, `the answer has nothing at ${JSON.stringify(spec)}`);
+          else scope[name] = v;
+        } catch (err) {
+          uncaptured.set(name, errorMessage(err));
+        }
+      }
       if (ok && step.teardown) {
         const td = step.teardown;
-        const tdScope = scope;
+        // The scope as it is now: a later capture of the same name must not redirect this teardown.
+        const tdScope = { ...scope };
         ledger.add(`teardown of ${label}`, async () => {
           // Teardown also runs after an interrupt, so it cannot listen on the run's aborted signal.
           const tdCtx = { ...ctx, signal: AbortSignal.timeout(ctx.timeoutMs) };
           const r = await performStep(td, tdScope, tdCtx, slug, ledger);
-          if (!r.ok)
+          if (!r.ok) {
             throw new Error(
               `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
             );
+          }
         });
       }
       let stepFailed = false;
@@ -237,14 +252,6 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         reason = `${given ? 'prerequisite' : 'step'} ${label} failed`;
         settleRest(later, 'blocked', reason);
         break;
-      }
-      for (const [name, spec] of Object.entries(step.capture ?? {})) {
-        try {
-          const v = capture(spec, response, step.api ? 'api' : step.s3 ? 's3' : 'other');
-          if (v !== ABSENT) scope[name] = v;
-        } catch {
-          // A capture the answer cannot give leaves the name unset; a step using it is blocked.
-        }
       }
     }
   }

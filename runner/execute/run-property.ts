@@ -6,7 +6,7 @@ import { sendHttp } from '../transports/http.ts';
 import { buildApiRequest } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
-import { errorMessage, TargetError } from '../util/errors.ts';
+import { errorMessage, TargetError, TargetLacks } from '../util/errors.ts';
 import { bucketName, createBucket, destroyBucket } from './buckets.ts';
 import type { RunContext } from './context.ts';
 import { checkSkipReason } from './run-case.ts';
@@ -23,10 +23,10 @@ function wire(res: StepResponse): WireResponse {
   };
 }
 
-/** A TargetError anywhere in the cause chain (fast-check wraps what the predicate threw). */
-function targetCause(err: unknown): TargetError | undefined {
+/** An error of a kind anywhere in the cause chain (fast-check wraps what the predicate threw). */
+function causeOf<T extends Error>(err: unknown, kind: new (...args: any[]) => T): T | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof TargetError) return e;
+    if (e instanceof kind) return e;
   }
   return undefined;
 }
@@ -63,33 +63,40 @@ export async function runProperty(
     origin: file,
   };
   let check: CheckResult;
+  // Requests listen on the run's signal until teardown, which must still reach the target after an interrupt.
+  let signal = ctx.signal;
   const skip = propertySkipReason(p, ctx);
   if (skip) {
     check = { ...base, verdict: 'skipped', message: skip };
   } else {
+    // Requests listen on the run's signal until teardown, which must still reach the target after an interrupt.
+    const signal = ctx.signal;
     const pctx: PropertyContext = {
       runId: ctx.runId,
       asOf: ctx.asOf,
       profile: ctx.profile,
       fc: { seed: ctx.seed, numRuns: NUM_RUNS[ctx.profile] },
       target: ctx.target,
-      signal: ctx.signal,
+      get signal() {
+        return signal;
+      },
       get s3() {
         return ctx.s3();
       },
       api: async (req) => {
-        if (!ctx.target.management) throw new TargetError('the target has no management API configured');
+        if (!ctx.target.management) throw new TargetLacks('the target has no management API configured');
         const out = buildApiRequest(ctx.target.management, req as ApiRequest);
-        return wire(await sendHttp(ctx.agent, out, ctx.signal));
+        return wire(await sendHttp(ctx.agent, out, signal));
       },
       http: async (req) => {
-        if (!ctx.target.s3) throw new TargetError('the target has no S3 endpoint configured');
+        if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
         const out = await buildS3Request(ctx.target.s3, { ...req, body: req.body as any });
-        return wire(await sendHttp(ctx.agent, out, ctx.signal));
+        return wire(await sendHttp(ctx.agent, out, signal));
       },
       bucket: async (label = 'p') => {
         const name = bucketName(ctx.runId, slug, `${label}${buckets++}`);
-        await createBucket(ctx.s3(), name, ctx.signal);
+        if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+        await createBucket(ctx.s3(), name, signal);
         ledger.add(`delete bucket ${name}`, () => destroyBucket(ctx.s3(), name));
         return name;
       },
@@ -97,20 +104,27 @@ export async function runProperty(
       unjudgeable: (reason) => {
         throw new TargetError(reason);
       },
+      skip: (reason) => {
+        throw new TargetLacks(reason);
+      },
     };
     try {
       await p.run(pctx);
       check = { ...base, verdict: 'pass' };
     } catch (err) {
-      const target = targetCause(err);
+      const target = causeOf(err, TargetError);
+      const lacks = causeOf(err, TargetLacks);
       const message = redactText(errorMessage(err));
       check = ctx.signal.aborted
         ? { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' }
-        : target
-          ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
-          : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
+        : lacks
+          ? { ...base, verdict: 'skipped', message: redactText(lacks.message) }
+          : target
+            ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
+            : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
     }
   }
+  signal = AbortSignal.timeout(ctx.timeoutMs);
   const teardown = await ledger.drain();
   check = redactDeep(check);
   ctx.emit({ type: 'check', result: check });

@@ -49,8 +49,10 @@ export function selectWork(loaded: LoadedSuites, sel: Selection): Work {
       throw new InputError(`--shard ${sel.shard}`, 'write i/n with 1 <= i <= n, e.g. --shard 2/4');
     }
     const [i, n] = [Number(m[1]) - 1, Number(m[2])];
+    // One numbering over cases then properties, so every item lands in exactly one shard.
+    const total = cases.length;
     cases = cases.filter((_, k) => k % n === i);
-    properties = properties.filter((_, k) => (cases.length + k) % n === i);
+    properties = properties.filter((_, k) => (total + k) % n === i);
   }
   const filtered = Boolean(byCase || byClause || tags || sel.shard);
   const cited = new Set([...cases.flatMap(citedBy), ...properties.flatMap((p) => p.def.clauses)]);

@@ -129,6 +129,17 @@ function lintCheck(check: CheckDef, error: (where: string, what: string) => void
           }
         }
         if ('$schema' in v) refs.push(String((v as Record<string, unknown>).$schema));
+        if ('$sorted' in v) {
+          const arg = (v as Record<string, unknown>).$sorted;
+          const dir =
+            typeof arg === 'string' ? arg : ((arg as { direction?: string } | null)?.direction ?? 'asc');
+          if (dir !== 'asc' && dir !== 'desc') {
+            error(
+              check.origin,
+              `$sorted takes asc, desc or {by: /pointer, direction: asc|desc}, not ${JSON.stringify(arg)}`,
+            );
+          }
+        }
         if ('$matches' in v) {
           try {
             new RegExp(String((v as Record<string, unknown>).$matches));

@@ -32,6 +32,16 @@ export const OPERATORS = [
 
 export const ABSENT = Symbol('absent');
 
+const regexes = new Map<string, RegExp>();
+function regex(source: string): RegExp {
+  let re = regexes.get(source);
+  if (!re) {
+    re = new RegExp(source);
+    regexes.set(source, re);
+  }
+  return re;
+}
+
 export function isOperatorObject(v: unknown): v is Record<string, unknown> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
   const keys = Object.keys(v);
@@ -142,7 +152,7 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): M
   if (!present) return fail(`expected ${op} ${show(arg)}, found nothing`);
   switch (op) {
     case '$matches': {
-      const re = new RegExp(String(arg));
+      const re = regex(String(arg));
       return typeof actual === 'string' && re.test(actual)
         ? undefined
         : fail(`expected a string matching /${arg}/, found ${show(actual)}`);
@@ -190,13 +200,27 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): M
       if (!Array.isArray(actual) || actual.length !== want.length) {
         return fail(`expected ${want.length} elements in any order, found ${show(actual)}`);
       }
-      const left = [...actual];
-      for (const w of want) {
-        const i = left.findIndex((a) => !match(w, a));
-        if (i < 0) return fail(`no element matches ${show(w)} in ${show(actual)}`);
-        left.splice(i, 1);
-      }
-      return undefined;
+      // Subset matching lets one element fit several patterns: search for a full assignment.
+      const fits = want.map((w) => actual.map((a) => !match(w, a)));
+      const used = new Array<boolean>(actual.length).fill(false);
+      const assign = (i: number): boolean => {
+        if (i === want.length) return true;
+        for (let j = 0; j < actual.length; j++) {
+          if (!used[j] && fits[i][j]) {
+            used[j] = true;
+            if (assign(i + 1)) return true;
+            used[j] = false;
+          }
+        }
+        return false;
+      };
+      if (assign(0)) return undefined;
+      const lonely = want.find((_, i) => !fits[i].some(Boolean));
+      return fail(
+        lonely === undefined
+          ? `no one-to-one pairing of ${show(want)} with ${show(actual)}`
+          : `no element matches ${show(lonely)} in ${show(actual)}`,
+      );
     }
     case '$each': {
       if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
@@ -210,8 +234,11 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): M
       if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
       const spec =
         typeof arg === 'string' ? { direction: arg, by: '' } : (arg as { by?: string; direction?: string });
-      const dir = (spec.direction ?? 'asc').toLowerCase();
+      const dir = spec.direction ?? 'asc';
+      if (dir !== 'asc' && dir !== 'desc') return fail(`$sorted takes asc or desc, not ${show(dir)}`);
       const keys = actual.map((el) => (spec.by ? getPointer(el, spec.by) : el));
+      const missing = keys.indexOf(ABSENT);
+      if (missing >= 0) return fail(`element ${missing} has nothing at ${spec.by}`);
       for (let i = 1; i < keys.length; i++) {
         const a = keys[i - 1] as string | number;
         const b = keys[i] as string | number;

@@ -32,7 +32,8 @@ export interface PropertyContext {
   /** fast-check parameters to pass to fc.assert: seed (printed on failure) and numRuns for the profile. */
   fc: { seed: number; numRuns: number };
   target: Target;
-  signal: AbortSignal;
+  /** The run's signal; during teardown, a fresh one bounded by the request timeout. */
+  readonly signal: AbortSignal;
   /** Management API request to {base}/client/v4{path} with the target's default auth. */
   api(req: {
     method: string;
@@ -58,4 +59,6 @@ export interface PropertyContext {
   defer(action: () => Promise<unknown>): void;
   /** Throws a TargetError: the target answered something the runner cannot judge (verdict error). */
   unjudgeable(reason: string): never;
+  /** The target cannot be asked this (an id or endpoint missing from its config): verdict skipped. */
+  skip(reason: string): never;
 }

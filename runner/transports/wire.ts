@@ -23,11 +23,19 @@ export function sendWire(
     ...headers.map(([k, v]) => `${k}: ${v}`),
   ];
   if (!headers.some(([k]) => k.toLowerCase() === 'connection')) lines.push('Connection: close');
-  const raw = Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`, 'latin1');
+  const raw = Buffer.concat([
+    Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'),
+    Buffer.from(body ?? '', 'utf8'),
+  ]);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = net.connect({ host: target.hostname, port: Number(target.port || 80) });
+    let settled = false;
     const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
       socket.destroy();
       reject(new TargetError(`wire ${method} ${path}: ${why}`));
     };
@@ -35,6 +43,8 @@ export function sendWire(
     const onAbort = () => fail('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
     const finish = async () => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       try {

@@ -16,7 +16,7 @@ let batch = 0;
 
 function zoneId(ctx: PropertyContext): string {
   const id = ctx.target.management?.zoneId;
-  if (!id) ctx.unjudgeable('the target config has no zoneId');
+  if (!id) ctx.skip('the target config has no zoneId');
   return id;
 }
 

@@ -30,7 +30,7 @@ export interface LogFieldsRuleset {
 
 export function zoneId(ctx: PropertyContext): string {
   const id = ctx.target.management?.zoneId;
-  if (!id) ctx.unjudgeable('the target config has no zoneId');
+  if (!id) ctx.skip('the target config has no zoneId');
   return id;
 }
 

@@ -11,7 +11,7 @@ const turn = serialQueue();
 
 function path(ctx: PropertyContext): string {
   const zone = ctx.target.management?.zoneId;
-  if (!zone) ctx.unjudgeable('the target config has no zoneId');
+  if (!zone) ctx.skip('the target config has no zoneId');
   return `/zones/${zone}/settings/security_level`;
 }
 
