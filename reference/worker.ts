@@ -29,11 +29,21 @@ export async function startReferenceWorker(options: ReferenceOptions): Promise<W
   }
   worker.removeAllListeners('exit');
   worker.removeAllListeners('error');
+  let exited = false;
+  worker.once('exit', () => {
+    exited = true;
+  });
+  // A crash of the server must not take the runner down with a stack trace: its requests then
+  // fail as connection errors, which the run reports as verdicts.
+  worker.on('error', (err) => {
+    process.stderr.write(`edgecheck: the embedded reference stopped: ${err.message.split('\n')[0]}\n`);
+  });
   return {
     urls: first.urls,
     faults: first.faults,
     target: () => structuredClone(first.target),
     close: async () => {
+      if (exited) return;
       const closed = new Promise<void>((resolve) => {
         worker.once('message', () => resolve());
         worker.once('exit', () => resolve());

@@ -29,7 +29,7 @@ export class EventLog {
         target: this.start?.target ?? { name: 'unknown', embedded: false },
         asOf: this.start?.asOf ?? this.startedAt.toISOString().slice(0, 10),
         profile: this.start?.profile ?? 'quick',
-        seed: 0,
+        seed: this.start?.seed ?? 0,
         startedAt: this.startedAt.toISOString(),
         durationMs: Date.now() - this.startedAt.getTime(),
         summary: {

@@ -118,6 +118,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       target: targetInfo,
       asOf,
       profile,
+      seed: ctx.seed,
       cases: work.cases.length + work.properties.length,
       clauses: work.clauses.length,
     });

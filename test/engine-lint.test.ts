@@ -160,7 +160,7 @@ describe('bin/edgecheck.mjs lint as a process', () => {
     const r = await runMain(['lint', '--suites-dir', 'test/fixtures/engine/no-such-dir']);
     expect(r.code).toBe(2);
     expect(problemLines(r.stderr)).toEqual([
-      'edgecheck: test/fixtures/engine/no-such-dir: no such suites folder',
+      'edgecheck: test/fixtures/engine/no-such-dir: not a suites folder: give a folder holding <suite>/clauses.yaml',
     ]);
   });
 });

@@ -86,7 +86,8 @@ describe('captures', () => {
     expect(c.checks[1]).toMatchObject({
       verdict: 'blocked',
       step: 'third',
-      message: 'step third could not run: no value for ${missing}',
+      message:
+        'step third could not run: no value for ${missing} (capture: the answer has nothing at "/result/nope")',
     });
     expect(c.verdict).toBe('blocked');
   });

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { createReporter } from '../../reporters/registry.ts';
 import { runEdgecheck } from '../api.ts';
 import { readConfigFile, resolveTarget } from '../config/load-config.ts';
-import { drainAll } from '../execute/teardown.ts';
 import type { Reporter } from '../model/results.ts';
 import { writableDir } from '../util/dirs.ts';
 import { InputError } from '../util/errors.ts';
@@ -152,9 +151,8 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
     if (interrupted) process.exit(130);
     interrupted = true;
     process.stderr.write(`\nedgecheck: ${signal}: stopping, tearing down what the run created...\n`);
+    // Aborting ends every request in flight; each case then unwinds through its own teardown.
     controller.abort(new Error(`interrupted by ${signal}`));
-    // Teardown runs in each case as it unwinds; this also covers cases stuck in a request.
-    void drainAll(10_000);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

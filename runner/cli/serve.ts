@@ -1,6 +1,7 @@
 import { FAULTS } from '../../reference/faults.ts';
 import { startReference } from '../../reference/server.ts';
 import { today } from '../api.ts';
+import { InputError } from '../util/errors.ts';
 import { date, int, parse } from './args.ts';
 
 export const SERVE_HELP = `Usage: edgecheck serve [options]
@@ -44,6 +45,14 @@ export async function serveCommand(argv: string[], out: NodeJS.WritableStream): 
     managementPort: port,
     s3Port: port && port + 1,
     publicPort: port && port + 2,
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
+      throw new InputError(
+        `--port ${port}`,
+        `cannot listen (${err.code}): the server needs ports ${port}, ${port! + 1} and ${port! + 2}`,
+      );
+    }
+    throw err;
   });
   const c = handle.context.credentials;
   const t = handle.target();

@@ -61,6 +61,20 @@ export function readConfigFile(file: string): ConfigFile {
   return doc as ConfigFile;
 }
 
+const FEATURES: string[] = (schemas().validator('config.schema.json').schema as any).properties.features.items
+  .enum;
+
+function checkUrl(where: string, url: string | undefined): void {
+  if (url === undefined) return;
+  let ok = false;
+  try {
+    ok = /^https?:$/.test(new URL(url).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new InputError(`${where} ${url}`, 'write an http(s) URL, e.g. https://api.example.com');
+}
+
 /** Flags and environment variables that describe a target without a config file. */
 export interface TargetFlags {
   name?: string;
@@ -107,6 +121,13 @@ export function resolveTarget(
   const managementUrl = flags.managementUrl ?? config?.management?.baseUrl ?? env.EDGECHECK_MANAGEMENT_URL;
   const s3Endpoint = flags.s3Endpoint ?? config?.s3?.endpoint ?? env.EDGECHECK_S3_ENDPOINT;
   if (!managementUrl && !s3Endpoint) return undefined;
+  checkUrl(flags.managementUrl ? '--management-url' : 'management.baseUrl', managementUrl);
+  checkUrl(flags.s3Endpoint ? '--s3-endpoint' : 's3.endpoint', s3Endpoint);
+  checkUrl('--public-url', flags.publicUrl);
+  for (const f of flags.features ?? []) {
+    if (!FEATURES.includes(f))
+      throw new InputError(`--feature ${f}`, `unknown feature; known: ${FEATURES.join(', ')}`);
+  }
   const m = config?.management;
   const s = config?.s3;
   const target: Target = {

@@ -73,10 +73,15 @@ function toCase(raw: Record<string, any>, src: YamlSource, base: (string | numbe
   };
 }
 
-/** The most useful of ajv's errors: the deepest that is not a oneOf summary. */
+/**
+ * The most useful of ajv's errors: the deepest concrete one; when the only complaints come from
+ * the branches of a oneOf (a step with no kind or two, a malformed capture), the oneOf itself,
+ * which explain() words for people.
+ */
 function pickError(errors: ErrorObject[]): ErrorObject {
   const concrete = errors.filter((e) => e.keyword !== 'oneOf' && !e.schemaPath.includes('/oneOf/'));
-  const pool = concrete.length ? concrete : errors;
+  const oneOfs = errors.filter((e) => e.keyword === 'oneOf');
+  const pool = concrete.length ? concrete : oneOfs.length ? oneOfs : errors;
   return pool.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
 }
 

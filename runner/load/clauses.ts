@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Clause } from '../model/clause.ts';
 import { displayPath, SUITES_DIR } from '../paths.ts';
@@ -13,7 +13,12 @@ interface ClauseFile {
 
 /** Areas are the folders of suites/ (management, s3, deprecations, ...). */
 export function listAreas(root = SUITES_DIR): string[] {
-  if (!existsSync(root)) throw new InputError(displayPath(root), 'no such suites folder');
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    throw new InputError(
+      displayPath(root),
+      'not a suites folder: give a folder holding <suite>/clauses.yaml',
+    );
+  }
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name)

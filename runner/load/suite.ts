@@ -25,6 +25,10 @@ export async function loadSuites(
   allAreas: string[],
   root = SUITES_DIR,
 ): Promise<LoadedSuites> {
+  for (const a of areas) {
+    if (!allAreas.includes(a))
+      throw new InputError(`--suite ${a}`, `no such suite; known: ${allAreas.join(', ')}`);
+  }
   const problems: Problem[] = [];
   const asProblem = (err: unknown) => {
     if (err instanceof InputError) problems.push({ where: err.where, what: err.what, level: 'error' });

@@ -91,6 +91,8 @@ export type RunEvent =
       target: RunResults['target'];
       asOf: string;
       profile: 'quick' | 'full';
+      /** Printed up front, so an interrupted run's property failures can still be replayed. */
+      seed: number;
       cases: number;
       clauses: number;
     }

@@ -46,7 +46,8 @@ export function compareBaseline(file: string, baseline: Baseline, clauses: Claus
     const bad = c.verdict === 'fail' || c.verdict === 'error';
     if (bad && known?.verdict === c.verdict) diff.expected.push(c.id);
     else if (bad) diff.newFailures.push(c.id);
-    else if (known && c.verdict !== 'skipped') diff.fixed.push(c.id);
+    // Only a pass shows the known failure is gone; blocked or skipped says nothing either way.
+    else if (known && c.verdict === 'pass') diff.fixed.push(c.id);
   }
   return diff;
 }

@@ -224,6 +224,7 @@ export function eventsOf(results: RunResults): RunEvent[] {
       target: results.target,
       asOf: results.asOf,
       profile: results.profile,
+      seed: results.seed,
       cases: results.cases.length,
       clauses: results.clauses.length,
     },
