@@ -148,8 +148,10 @@ export async function measureGib(): Promise<GibResult> {
       exitCode,
     };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    if (server.exitCode === null && server.signalCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('exit', resolve));
+    }
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(suites, { recursive: true, force: true });
   }

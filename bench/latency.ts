@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { runEdgecheck } from '../runner/api.ts';
 import { startEchoServer } from './echo-server.ts';
 import { syntheticSuites } from './synthetic.ts';
@@ -40,6 +41,7 @@ export async function measureLatency(latencyMs = 50, levels = [1, 8, 32]): Promi
     }
   } finally {
     await server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
   return rows;
 }

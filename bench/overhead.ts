@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { runEdgecheck } from '../runner/api.ts';
 import { startEchoServer } from './echo-server.ts';
@@ -50,5 +51,6 @@ export async function measureOverhead(
   } finally {
     await agent.close();
     await server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../runner/paths.ts';
@@ -25,5 +25,6 @@ export async function measureSuites(): Promise<SuitesTime> {
   const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const wallMs = performance.now() - t;
   const results = JSON.parse(readFileSync(out, 'utf8'));
+  rmSync(path.dirname(out), { recursive: true, force: true });
   return { wallMs, exitCode, summary: results.summary, cases: results.cases.length };
 }

@@ -3,5 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-process.argv.splice(2, 0);
 await import('../bench/main.ts');

@@ -99,8 +99,11 @@ export class StepResponse {
     readonly error?: { name: string; message: string },
   ) {}
 
+  private decoded?: string;
+
   text(): string {
-    return this.body.bytes.toString('utf8');
+    this.decoded ??= this.body.bytes.toString('utf8');
+    return this.decoded;
   }
 
   json(): unknown {

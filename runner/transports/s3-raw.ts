@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import { generatedDigest } from '../data/generate.ts';
 import type { HttpRequest } from '../model/case.ts';
 import type { S3Target } from '../model/target.ts';
@@ -48,6 +49,16 @@ export function toRequestBody(body: unknown): RequestBody {
   return JSON.stringify(body);
 }
 
+const signers = new WeakMap<S3Target, { right?: SignatureV4; wrong?: SignatureV4 }>();
+
+/** One signer per target (it caches derived signing keys), and one with a deliberately wrong secret. */
+function cachedSigner(target: S3Target, wrong: boolean): SignatureV4 {
+  let pair = signers.get(target);
+  if (!pair) signers.set(target, (pair = {}));
+  if (wrong) return (pair.wrong ??= signerFor(target, `${target.secretAccessKey}-wrong`));
+  return (pair.right ??= signerFor(target));
+}
+
 /** A resolved `http:` step as a request: addressed, then signed as the step says. */
 export async function buildS3Request(target: S3Target, http: HttpRequest): Promise<OutgoingRequest> {
   const publicEntry = http.endpoint === 'public';
@@ -61,7 +72,7 @@ export async function buildS3Request(target: S3Target, http: HttpRequest): Promi
   const sign = publicEntry ? 'none' : (http.sign ?? 'header');
   if (sign === 'none') return { method: http.method, url: url.toString(), headers, body };
 
-  const signer = signerFor(target, sign === 'bad-signature' ? `${target.secretAccessKey}-wrong` : undefined);
+  const signer = cachedSigner(target, sign === 'bad-signature');
   const unsigned = {
     method: http.method,
     url,
