@@ -111,6 +111,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       for (const r of reporters) r.onEvent(event);
     },
   };
+  let results!: RunResults;
+  let closeFailure: PromiseRejectedResult | undefined;
   try {
     ctx.emit({
       type: 'run-start',
@@ -154,7 +156,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;
     const bad = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
     const exitCode = diff ? (diff.newFailures.length || diff.fixed.length ? 1 : 0) : bad ? 1 : 0;
-    const results: RunResults = {
+    results = {
       edgecheck: VERSION,
       runId,
       target: targetInfo,
@@ -171,7 +173,6 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     };
     // An interrupted run has no end: reporters then write what finished, marked as partial.
     if (!controller.signal.aborted) ctx.emit({ type: 'run-end', results });
-    return results;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     // Each resource is released whatever happened to the others: a leftover worker or socket
@@ -182,8 +183,10 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       agent.close(),
       reference?.close(),
     ]);
-    const failed = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed)
-      throw new InputError('--reporter', `could not write the results: ${errorMessage(failed.reason)}`);
+    closeFailure = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   }
+  if (closeFailure) {
+    throw new InputError('--reporter', `could not write the results: ${errorMessage(closeFailure.reason)}`);
+  }
+  return results;
 }

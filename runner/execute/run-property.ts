@@ -69,8 +69,6 @@ export async function runProperty(
   if (skip) {
     check = { ...base, verdict: 'skipped', message: skip };
   } else {
-    // Requests listen on the run's signal until teardown, which must still reach the target after an interrupt.
-    const signal = ctx.signal;
     const pctx: PropertyContext = {
       runId: ctx.runId,
       asOf: ctx.asOf,

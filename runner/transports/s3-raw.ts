@@ -54,9 +54,16 @@ const signers = new WeakMap<S3Target, { right?: SignatureV4; wrong?: SignatureV4
 /** One signer per target (it caches derived signing keys), and one with a deliberately wrong secret. */
 function cachedSigner(target: S3Target, wrong: boolean): SignatureV4 {
   let pair = signers.get(target);
-  if (!pair) signers.set(target, (pair = {}));
-  if (wrong) return (pair.wrong ??= signerFor(target, `${target.secretAccessKey}-wrong`));
-  return (pair.right ??= signerFor(target));
+  if (!pair) {
+    pair = {};
+    signers.set(target, pair);
+  }
+  if (wrong) {
+    pair.wrong ??= signerFor(target, `${target.secretAccessKey}-wrong`);
+    return pair.wrong;
+  }
+  pair.right ??= signerFor(target);
+  return pair.right;
 }
 
 /** A resolved `http:` step as a request: addressed, then signed as the step says. */
