@@ -1,12 +1,16 @@
 import {
   AbortMultipartUploadCommand,
-  CreateBucketCommand,
   DeleteBucketCommand,
   DeleteObjectsCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import type { Agent } from 'undici';
+import type { S3Target } from '../model/target.ts';
+import { sendHttp } from '../transports/http.ts';
+import { buildS3Request } from '../transports/s3-raw.ts';
+import { TargetError } from '../util/errors.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
 export function bucketName(runId: string, caseSlug: string, label: string): string {
@@ -14,8 +18,23 @@ export function bucketName(runId: string, caseSlug: string, label: string): stri
   return `ec-${runId}-${caseSlug}-${clean}`.slice(0, 63).replace(/-+$/, '');
 }
 
-export async function createBucket(s3: S3Client, name: string, signal: AbortSignal): Promise<void> {
-  await s3.send(new CreateBucketCommand({ Bucket: name }), { abortSignal: signal });
+/**
+ * A plain signed PUT with no body: the fewest assumptions about the target. (The SDK would add a
+ * CreateBucketConfiguration document for any region but us-east-1, so a target that mishandles
+ * XML bodies would block every case instead of failing the one clause about XML.)
+ */
+export async function createBucket(
+  agent: Agent,
+  target: S3Target,
+  name: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const req = await buildS3Request(target, { method: 'PUT', bucket: name });
+  const res = await sendHttp(agent, req, signal);
+  if (res.status >= 300) {
+    const code = /<Code>([^<]*)<\/Code>/.exec(res.text())?.[1];
+    throw new TargetError(`creating bucket ${name}: status ${res.status}${code ? ` ${code}` : ''}`);
+  }
 }
 
 /** Empties (objects, then unfinished uploads) and deletes a bucket. */

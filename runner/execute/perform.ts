@@ -87,7 +87,7 @@ export async function performStep(
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
     const name = bucketName(ctx.runId, caseSlug, step.bucket);
     const s3 = ctx.s3();
-    await createBucket(s3, name, signal);
+    await createBucket(ctx.agent, target.s3, name, signal);
     ledger.add(`delete bucket ${name}`, () => destroyBucket(s3, name));
     scope[step.bucket] = name;
     return { response: new StepResponse(200, {}, emptyBody()), ok: true };

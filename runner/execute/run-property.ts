@@ -94,7 +94,7 @@ export async function runProperty(
       bucket: async (label = 'p') => {
         const name = bucketName(ctx.runId, slug, `${label}${buckets++}`);
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-        await createBucket(ctx.s3(), name, signal);
+        await createBucket(ctx.agent, ctx.target.s3, name, signal);
         ledger.add(`delete bucket ${name}`, () => destroyBucket(ctx.s3(), name));
         return name;
       },
