@@ -134,27 +134,22 @@ export function resolveTarget(
     name: flags.name ?? config?.name ?? 'target',
     features: flags.features ?? config?.features ?? [],
   };
+  const secret = (envName: string, file: string | undefined, field: string) =>
+    secretFrom(env, envName, file, field, base);
   if (managementUrl) {
     const baseUrl = managementUrl.replace(/\/client\/v4\/?$/, '').replace(/\/+$/, '');
-    const token = secretFrom(
-      env,
-      m?.tokenEnv ?? 'EDGECHECK_API_TOKEN',
-      m?.tokenFile,
-      'management.tokenFile',
-      base,
-    );
-    const email = secretFrom(
-      env,
-      m?.emailEnv ?? 'EDGECHECK_AUTH_EMAIL',
-      undefined,
-      'management.emailEnv',
-      base,
-    );
-    const key = secretFrom(env, m?.keyEnv ?? 'EDGECHECK_AUTH_KEY', m?.keyFile, 'management.keyFile', base);
+    const names = {
+      token: m?.tokenEnv ?? 'EDGECHECK_API_TOKEN',
+      email: m?.emailEnv ?? 'EDGECHECK_AUTH_EMAIL',
+      key: m?.keyEnv ?? 'EDGECHECK_AUTH_KEY',
+    };
+    const token = secret(names.token, m?.tokenFile, 'management.tokenFile');
+    const email = secret(names.email, undefined, 'management.emailEnv');
+    const key = secret(names.key, m?.keyFile, 'management.keyFile');
     if (!token && !(email && key)) {
       throw new InputError(
         'management',
-        'no credentials: set EDGECHECK_API_TOKEN (or EDGECHECK_AUTH_EMAIL and EDGECHECK_AUTH_KEY), or name them in the config',
+        `no credentials: set ${names.token} (or ${names.email} and ${names.key}), or name other variables or files in the config`,
       );
     }
     target.management = {
@@ -167,24 +162,16 @@ export function resolveTarget(
     };
   }
   if (s3Endpoint) {
-    const accessKeyId = secretFrom(
-      env,
-      s?.accessKeyIdEnv ?? 'EDGECHECK_S3_ACCESS_KEY_ID',
-      undefined,
-      's3.accessKeyIdEnv',
-      base,
-    );
-    const secretAccessKey = secretFrom(
-      env,
-      s?.secretAccessKeyEnv ?? 'EDGECHECK_S3_SECRET_ACCESS_KEY',
-      s?.secretAccessKeyFile,
-      's3.secretAccessKeyFile',
-      base,
-    );
+    const names = {
+      id: s?.accessKeyIdEnv ?? 'EDGECHECK_S3_ACCESS_KEY_ID',
+      secret: s?.secretAccessKeyEnv ?? 'EDGECHECK_S3_SECRET_ACCESS_KEY',
+    };
+    const accessKeyId = secret(names.id, undefined, 's3.accessKeyIdEnv');
+    const secretAccessKey = secret(names.secret, s?.secretAccessKeyFile, 's3.secretAccessKeyFile');
     if (!accessKeyId || !secretAccessKey) {
       throw new InputError(
         's3',
-        'no credentials: set EDGECHECK_S3_ACCESS_KEY_ID and EDGECHECK_S3_SECRET_ACCESS_KEY, or name them in the config',
+        `no credentials: set ${names.id} and ${names.secret}, or name other variables or a file in the config`,
       );
     }
     target.s3 = {
