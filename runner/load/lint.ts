@@ -69,8 +69,12 @@ export function lintSuites(
         lintCheck(check, error);
         for (const p of placeholdersIn(check)) checkPlaceholder(check.origin, p.name, false, defined, error);
       }
-      if (step.bucket) defined.add(step.bucket);
-      for (const name of Object.keys(step.capture ?? {})) defined.add(name);
+      for (const name of [...(step.bucket ? [step.bucket] : []), ...Object.keys(step.capture ?? {})]) {
+        if (ROOTS.has(name) || name === 'i') {
+          error(step.origin, `'${name}' is a built-in placeholder; give the capture or bucket another name`);
+        }
+        defined.add(name);
+      }
       if (step.teardown) visit(step.teardown, true);
     };
     for (const s of c.given) visit(s, false);
