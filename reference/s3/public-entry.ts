@@ -4,7 +4,7 @@ import type { Handler } from '../server.ts';
 import { parseAddress } from './address.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { noSuchKey, S3Error } from './errors.ts';
-import { sendError } from './respond.ts';
+import { asHandler, sendError } from './respond.ts';
 import { serveObject } from './serve-object.ts';
 import type { S3Store } from './store.ts';
 
@@ -14,11 +14,7 @@ import type { S3Store } from './store.ts';
  * accept gzip; behaviour 14: OPTIONS without Origin is 400.
  */
 export function createPublicEntry(ctx: ReferenceContext, store: S3Store): Handler {
-  return (req, res) => {
-    handle(req, res, ctx, store).catch((err) =>
-      sendError(res, err, ctx, req.method ?? 'GET', req.url ?? '/'),
-    );
-  };
+  return asHandler(ctx, (req, res) => handle(req, res, ctx, store));
 }
 
 async function handle(

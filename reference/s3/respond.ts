@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
+import type { Handler } from '../server.ts';
 import { S3Error } from './errors.ts';
 import { renderXml, S3_XMLNS } from './xml.ts';
 
@@ -96,4 +97,14 @@ function logInternal(err: unknown): void {
   // One line, no request data: request headers may carry signatures.
   const what = err instanceof Error ? err.message : String(err);
   process.stderr.write(`edgecheck reference s3: internal error: ${what}\n`);
+}
+
+/** A request handler whose unexpected failures still become an S3 error answer, never a dropped socket. */
+export function asHandler(
+  ctx: ReferenceContext,
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>,
+): Handler {
+  return (req, res) => {
+    handle(req, res).catch((err) => sendError(res, err, ctx, req.method ?? 'GET', req.url ?? '/'));
+  };
 }

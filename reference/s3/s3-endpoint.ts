@@ -5,18 +5,14 @@ import { parseAddress } from './address.ts';
 import type { S3Call } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { S3Error } from './errors.ts';
-import { sendError } from './respond.ts';
+import { asHandler, sendError } from './respond.ts';
 import { dispatch } from './router.ts';
 import { authenticate } from './sigv4.ts';
 import type { S3Store } from './store.ts';
 
 /** The S3-compatible endpoint: addressing, CORS preflight, SigV4, then the operation. */
 export function createS3Endpoint(ctx: ReferenceContext, store: S3Store): Handler {
-  return (req, res) => {
-    handle(req, res, ctx, store).catch((err) =>
-      sendError(res, err, ctx, req.method ?? 'GET', req.url ?? '/'),
-    );
-  };
+  return asHandler(ctx, (req, res) => handle(req, res, ctx, store));
 }
 
 async function handle(

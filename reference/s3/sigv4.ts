@@ -1,6 +1,6 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from '../../runner/transports/sha256.ts';
 import type { ReferenceContext } from '../context.ts';
 import { S3Error } from './errors.ts';
 
@@ -121,7 +121,7 @@ function signer(scope: Scope, ctx: ReferenceContext): SignatureV4 {
     credentials: { accessKeyId: scope.accessKeyId, secretAccessKey: ctx.credentials.secretAccessKey },
     region: scope.region,
     service: 's3',
-    sha256: Sha256,
+    sha256: NodeSha256,
     uriEscapePath: false,
     applyChecksum: false,
   });

@@ -135,9 +135,9 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
     ...c.given.map((step) => ({ step, given: true })),
     ...c.steps.map((step) => ({ step, given: false })),
   ];
-  const allChecksSkipped = [...planned.values()].flat().every((p) => p.skip);
-  if (!reason && allChecksSkipped && [...planned.values()].flat().length > 0) {
-    reason = [...planned.values()].flat()[0].skip;
+  const everyCheck = [...planned.values()].flat();
+  if (!reason && everyCheck.length > 0 && everyCheck.every((p) => p.skip)) {
+    reason = everyCheck[0].skip;
   }
 
   let caseVerdictHint: 'skipped' | 'blocked' | undefined;
@@ -152,13 +152,14 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
     for (let i = 0; i < sequence.length; i++) {
       const { step, given } = sequence[i];
       const checks = planned.get(step) ?? [];
-      const later = sequence.slice(i + 1).map((s) => s.step);
+      // The steps after this one: needed only when this one stops the case.
+      const later = () => sequence.slice(i + 1).map((s) => s.step);
       const label =
         checks[0]?.step ??
         step.id ??
         (given ? `given[${c.given.indexOf(step)}]` : `steps[${c.steps.indexOf(step)}]`);
       if (ctx.signal.aborted) {
-        settleRest([step, ...later], 'blocked', 'the run was interrupted');
+        settleRest([step, ...later()], 'blocked', 'the run was interrupted');
         caseVerdictHint = 'blocked';
         break;
       }
@@ -170,24 +171,24 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         if (ctx.signal.aborted) {
           // Cut short by the user, not by the target: nothing was judged.
           reason = 'the run was interrupted';
-          settleRest([step, ...later], 'blocked', reason);
+          settleRest([step, ...later()], 'blocked', reason);
           caseVerdictHint = 'blocked';
         } else if (
           err instanceof TargetLacks ||
           (err instanceof MissingValue && err.placeholder.startsWith('target.'))
         ) {
           reason = err instanceof MissingValue ? `the target config has no ${err.placeholder}` : msg;
-          settleRest([step, ...later], 'skipped', reason);
+          settleRest([step, ...later()], 'skipped', reason);
           caseVerdictHint = 'skipped';
         } else if (given || err instanceof MissingValue) {
           const why = err instanceof MissingValue ? uncaptured.get(err.placeholder.split('.')[0]) : undefined;
           reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`;
-          settleRest([step, ...later], 'blocked', reason);
+          settleRest([step, ...later()], 'blocked', reason);
           caseVerdictHint = 'blocked';
         } else {
           for (const p of checks) record(p, p.skip ? 'skipped' : 'error', { message: p.skip ?? msg });
           reason = `step ${label} errored: ${msg}`;
-          settleRest(later, 'blocked', reason);
+          settleRest(later(), 'blocked', reason);
         }
         break;
       }
@@ -244,13 +245,13 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
       }
       if (given && !ok && !stepFailed) {
         reason = `prerequisite ${label} failed: status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
-        settleRest(later, 'blocked', reason);
+        settleRest(later(), 'blocked', reason);
         caseVerdictHint = 'blocked';
         break;
       }
       if (stepFailed) {
         reason = `${given ? 'prerequisite' : 'step'} ${label} failed`;
-        settleRest(later, 'blocked', reason);
+        settleRest(later(), 'blocked', reason);
         break;
       }
     }

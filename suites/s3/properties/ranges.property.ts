@@ -25,6 +25,26 @@ function objectStore(ctx: PropertyContext) {
   };
 }
 
+/** Reads a stored object back, with a Range header when one is given. */
+function reader(ctx: PropertyContext) {
+  const store = objectStore(ctx);
+  return async (size: number, range?: string) => {
+    const o = await store(size);
+    const res = await ctx.http({
+      method: 'GET',
+      bucket: o.bucket,
+      key: o.key,
+      headers: range === undefined ? undefined : { range },
+    });
+    return { o, res };
+  };
+}
+
+/** fc.assert with the run's seed and number of runs, so a failure replays with --seed. */
+function assertAll(ctx: PropertyContext, property: fc.IAsyncProperty<any>): Promise<void> {
+  return fc.assert(property, { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns });
+}
+
 const maxSize = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 4096 : 1 << 20);
 
 /** An object size and a satisfiable range first-last (first <= last < size). */
@@ -47,22 +67,16 @@ const properties: PropertyDef[] = [
     title: 'Any satisfiable range is answered 206',
     clauses: ['s3.get.range-206'],
     async run(ctx) {
-      const store = objectStore(ctx);
-      await fc.assert(
+      const read = reader(ctx);
+      await assertAll(
+        ctx,
         fc.asyncProperty(sizeAndRange(ctx), async ({ size, first, last }) => {
-          const o = await store(size);
-          const res = await ctx.http({
-            method: 'GET',
-            bucket: o.bucket,
-            key: o.key,
-            headers: { range: `bytes=${first}-${last}` },
-          });
+          const { res } = await read(size, `bytes=${first}-${last}`);
           expectThat(
             res.status === 206,
             `bytes=${first}-${last} of ${size}: expected 206, got ${res.status}`,
           );
         }),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
       );
     },
   },
@@ -71,16 +85,11 @@ const properties: PropertyDef[] = [
     title: 'Any satisfiable range returns exactly bytes first..last inclusive and the exact Content-Range',
     clauses: ['s3.get.range-inclusive'],
     async run(ctx) {
-      const store = objectStore(ctx);
-      await fc.assert(
+      const read = reader(ctx);
+      await assertAll(
+        ctx,
         fc.asyncProperty(sizeAndRange(ctx), async ({ size, first, last }) => {
-          const o = await store(size);
-          const res = await ctx.http({
-            method: 'GET',
-            bucket: o.bucket,
-            key: o.key,
-            headers: { range: `bytes=${first}-${last}` },
-          });
+          const { o, res } = await read(size, `bytes=${first}-${last}`);
           const want = o.bytes.subarray(first, last + 1);
           expectThat(
             res.body.equals(want),
@@ -92,7 +101,6 @@ const properties: PropertyDef[] = [
             `bytes=${first}-${last} of ${size}: Content-Range ${JSON.stringify(cr)}`,
           );
         }),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
       );
     },
   },
@@ -101,29 +109,23 @@ const properties: PropertyDef[] = [
     title: 'A full GET has no Content-Range; a ranged one has it',
     clauses: ['s3.get.content-range-partial-only'],
     async run(ctx) {
-      const store = objectStore(ctx);
-      await fc.assert(
+      const read = reader(ctx);
+      await assertAll(
+        ctx,
         fc.asyncProperty(sizeAndRange(ctx), async ({ size, first, last }) => {
-          const o = await store(size);
-          const full = await ctx.http({ method: 'GET', bucket: o.bucket, key: o.key });
+          const { o, res: full } = await read(size);
           expectThat(full.status === 200, `full GET of ${size} bytes: status ${full.status}`);
           expectThat(full.body.equals(o.bytes), `full GET of ${size} bytes: body differs`);
           expectThat(
             full.headers['content-range'] === undefined,
             `full GET of ${size} bytes carries Content-Range ${full.headers['content-range']}`,
           );
-          const part = await ctx.http({
-            method: 'GET',
-            bucket: o.bucket,
-            key: o.key,
-            headers: { range: `bytes=${first}-${last}` },
-          });
+          const { res: part } = await read(size, `bytes=${first}-${last}`);
           expectThat(
             part.headers['content-range'] !== undefined,
             `bytes=${first}-${last} of ${size}: no Content-Range`,
           );
         }),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
       );
     },
   },
@@ -132,7 +134,7 @@ const properties: PropertyDef[] = [
     title: 'Open-ended, suffix and over-long ranges are clipped to the object (Amazon S3, RFC 9110)',
     clauses: ['s3.get.range-forms'],
     async run(ctx) {
-      const store = objectStore(ctx);
+      const read = reader(ctx);
       const form = fc.oneof(
         fc.record({ kind: fc.constant('open' as const), n: fc.nat() }),
         fc.record({ kind: fc.constant('suffix' as const), n: fc.integer({ min: 1, max: 2 * maxSize(ctx) }) }),
@@ -142,9 +144,9 @@ const properties: PropertyDef[] = [
           extra: fc.integer({ min: 1, max: 1000 }),
         }),
       );
-      await fc.assert(
+      await assertAll(
+        ctx,
         fc.asyncProperty(fc.integer({ min: 1, max: maxSize(ctx) }), form, async (size, f) => {
-          const o = await store(size);
           let header: string;
           let first: number;
           if (f.kind === 'suffix') {
@@ -157,12 +159,7 @@ const properties: PropertyDef[] = [
                 ? `bytes=${first}-`
                 : `bytes=${first}-${size - 1 + ('extra' in f ? f.extra : 0)}`;
           }
-          const res = await ctx.http({
-            method: 'GET',
-            bucket: o.bucket,
-            key: o.key,
-            headers: { range: header },
-          });
+          const { o, res } = await read(size, header);
           expectThat(res.status === 206, `${header} of ${size}: expected 206, got ${res.status}`);
           expectThat(
             res.body.equals(o.bytes.subarray(first)),
@@ -174,7 +171,6 @@ const properties: PropertyDef[] = [
             `${header} of ${size}: Content-Range ${JSON.stringify(cr)}`,
           );
         }),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
       );
     },
   },
@@ -183,21 +179,16 @@ const properties: PropertyDef[] = [
     title: 'A range starting at or beyond the end is answered 416 InvalidRange (Amazon S3)',
     clauses: ['s3.get.range-unsatisfiable'],
     async run(ctx) {
-      const store = objectStore(ctx);
-      await fc.assert(
+      const read = reader(ctx);
+      await assertAll(
+        ctx,
         fc.asyncProperty(
           fc.integer({ min: 1, max: maxSize(ctx) }),
           fc.nat(1000),
           fc.nat(1000),
           async (size, off, len) => {
-            const o = await store(size);
             const header = `bytes=${size + off}-${size + off + len}`;
-            const res = await ctx.http({
-              method: 'GET',
-              bucket: o.bucket,
-              key: o.key,
-              headers: { range: header },
-            });
+            const { res } = await read(size, header);
             expectThat(res.status === 416, `${header} of ${size}: expected 416`, {
               ...res,
               text: res.text(),
@@ -208,7 +199,6 @@ const properties: PropertyDef[] = [
             );
           },
         ),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
       );
     },
   },

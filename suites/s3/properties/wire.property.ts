@@ -1,10 +1,9 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
 import fc from 'fast-check';
 import type { PropertyDef } from '../../../runner/model/property.ts';
 import type { S3Target } from '../../../runner/model/target.ts';
 import { buildS3Request } from '../../../runner/transports/s3-raw.ts';
+import { signerFor } from '../../../runner/transports/sigv4.ts';
 import { rawBucket } from './support/bucket.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
 import { sendRaw } from './support/raw-socket.ts';
@@ -159,13 +158,7 @@ const properties: PropertyDef[] = [
       const t = s3Target(ctx);
       await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'old.txt', body: 'old' });
       const url = new URL(`${t.endpoint.replace(/\/+$/, '')}/${bucket}/old.txt`);
-      const signer = new SignatureV4({
-        service: 's3',
-        region: t.region,
-        credentials: { accessKeyId: t.accessKeyId, secretAccessKey: t.secretAccessKey },
-        sha256: Sha256,
-        uriEscapePath: false,
-      });
+      const signer = signerFor(t);
       const signingDate = new Date(Date.now() - 2 * 3600_000);
       const fresh = new Date(Date.now() - 10_000);
       const request = () =>
