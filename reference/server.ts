@@ -4,7 +4,9 @@ import type { Target } from '../runner/model/target.ts';
 import { REFERENCE_CREDENTIALS, REFERENCE_IDS, type ReferenceContext } from './context.ts';
 import { FaultSet } from './faults.ts';
 import { createManagementHandler } from './management/index.ts';
+import { createState, type State } from './management/store.ts';
 import { createS3Handlers } from './s3/index.ts';
+import { S3Store } from './s3/store.ts';
 
 export interface ReferenceOptions {
   asOf: string;
@@ -20,6 +22,8 @@ export interface ReferenceOptions {
 export interface ReferenceHandle {
   context: ReferenceContext;
   urls: ReferenceContext['urls'];
+  /** What the server holds, for tests that compare it before and after a run (reference/snapshot.ts). */
+  state: { management: State; s3: S3Store };
   /** The target config a run uses against this server. */
   target(): Target;
   close(): Promise<void>;
@@ -60,8 +64,9 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     ids: REFERENCE_IDS,
     urls: { management: '', s3: '', public: '' },
   };
-  const management = createManagementHandler(context);
-  const s3 = createS3Handlers(context);
+  const state = { management: createState(context), s3: new S3Store(context.dataDir) };
+  const management = createManagementHandler(context, state.management);
+  const s3 = createS3Handlers(context, state.s3);
   const servers: http.Server[] = [];
   try {
     // Node's strict parser rejects Transfer-Encoding with Content-Length with a bare 400 before any handler
@@ -81,6 +86,7 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
   return {
     context,
     urls: context.urls,
+    state,
     target: () => ({
       name: 'reference',
       embedded: true,

@@ -37,9 +37,8 @@ export function buildRouter(): Router {
 }
 
 /** The management API v4 of the reference: one in-memory state per handler (per server). */
-export function createManagementHandler(ctx: ReferenceContext): Handler {
+export function createManagementHandler(ctx: ReferenceContext, state: State = createState(ctx)): Handler {
   const router = buildRouter();
-  const state = createState(ctx);
   return (req, res) => {
     serve(ctx, router, state, req, res).catch((err: unknown) => {
       if (!res.headersSent) sendError(ctx, res, internalError(req, err));

@@ -249,21 +249,27 @@ function pageShieldRoutes(segment: string): LegacyRoute[] {
   ];
 }
 
+/** The replacements that share a shape with what they replace. */
+const REPLACEMENTS: LegacyRoute[][] = [
+  pageShieldRoutes('page_shield'),
+  [
+    {
+      pattern: `${A}/images/v2/direct_upload`,
+      methods: ['POST'],
+      shape: 'action',
+      seed: one({ uploadURL: 'https://upload.example.com/v2' }),
+    },
+  ],
+];
+
+/** Every group of legacy routes the server registers (reference/snapshot.ts reads their seeds). */
+export const LEGACY_ROUTE_GROUPS: LegacyRoute[][] = [
+  ...RETIRED_ENDPOINTS.map((r) => r.routes),
+  ...REPLACEMENTS,
+];
+
 export function registerRetiredEndpoints(router: Router): void {
   for (const { retirement, routes } of RETIRED_ENDPOINTS) registerLegacy(router, retirement, routes);
-  // The replacements that share a shape with what they replace.
-  registerLegacy(router, undefined, pageShieldRoutes('page_shield'), 'no-page-shield-route');
-  registerLegacy(
-    router,
-    undefined,
-    [
-      {
-        pattern: `${A}/images/v2/direct_upload`,
-        methods: ['POST'],
-        shape: 'action',
-        seed: one({ uploadURL: 'https://upload.example.com/v2' }),
-      },
-    ],
-    'no-direct-upload-v2',
-  );
+  registerLegacy(router, undefined, REPLACEMENTS[0], 'no-page-shield-route');
+  registerLegacy(router, undefined, REPLACEMENTS[1], 'no-direct-upload-v2');
 }

@@ -5,6 +5,7 @@ import { guardRetired, type Retirement } from './retirement.ts';
 import type { ApiRequest, Router } from './router.ts';
 import { EOL, since } from './schedule.ts';
 import { objectBody, requireZone } from './scope.ts';
+import type { State } from './store.ts';
 
 interface SettingDef {
   initial: unknown;
@@ -80,6 +81,16 @@ const SETTINGS: Record<string, SettingDef> = {
     writeMethods: ['POST'],
   },
 };
+
+/** The value of every zone setting, stored or initial (reference/snapshot.ts). */
+export function zoneSettingValues(state: State): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(SETTINGS).map(([id, def]) => {
+      const stored = state.zoneSettings.get(id);
+      return [id, stored ? stored.value : def.initial];
+    }),
+  );
+}
 
 export const RETIRED_SETTINGS = Object.values(SETTINGS).flatMap((s) => (s.retired ? [s.retired] : []));
 

@@ -5,7 +5,9 @@ import { createS3Endpoint } from './s3-endpoint.ts';
 import { S3Store } from './store.ts';
 
 /** The S3-compatible interface and the public bucket entry point, sharing one store. */
-export function createS3Handlers(ctx: ReferenceContext): { s3: Handler; public: Handler } {
-  const store = new S3Store(ctx.dataDir);
+export function createS3Handlers(
+  ctx: ReferenceContext,
+  store: S3Store = new S3Store(ctx.dataDir),
+): { s3: Handler; public: Handler } {
   return { s3: createS3Endpoint(ctx, store), public: createPublicEntry(ctx, store) };
 }
