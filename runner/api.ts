@@ -6,6 +6,7 @@ import { startReferenceWorker } from '../reference/worker.ts';
 import type { RunContext } from './execute/context.ts';
 import { ExclusiveLocks } from './execute/exclusive.ts';
 import { runCase } from './execute/run-case.ts';
+import { newRunId } from './execute/run-id.ts';
 import { runProperty } from './execute/run-property.ts';
 import { type Selection, selectWork } from './execute/select.ts';
 import { listAreas } from './load/clauses.ts';
@@ -41,10 +42,6 @@ export interface RunOptions extends Selection {
 
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
-}
-
-function newRunId(): string {
-  return `${Date.now().toString(36).slice(-4)}${randomBytes(2).toString('hex')}`;
 }
 
 /** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */

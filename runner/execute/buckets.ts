@@ -11,11 +11,12 @@ import type { S3Target } from '../model/target.ts';
 import { sendHttp } from '../transports/http.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { TargetError } from '../util/errors.ts';
+import { runPrefix } from './run-id.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
 export function bucketName(runId: string, caseSlug: string, label: string): string {
   const clean = label.toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  return `ec-${runId}-${caseSlug}-${clean}`.slice(0, 63).replace(/-+$/, '');
+  return `${runPrefix(runId)}-${caseSlug}-${clean}`.slice(0, 63).replace(/-+$/, '');
 }
 
 /**

@@ -56,8 +56,8 @@ const procedure: PropertyDef = {
           method: 'POST',
           path: `/zones/${zone}/logpush/jobs`,
           body: {
-            name: `edgecheck-${ctx.runId}-log-fields`,
-            destination_conf: `r2://edgecheck-${ctx.runId}/log-fields?account-id=${ctx.target.management?.accountId ?? ''}`,
+            name: `ec-${ctx.runId}-log-fields`,
+            destination_conf: `r2://ec-${ctx.runId}/log-fields?account-id=${ctx.target.management?.accountId ?? ''}`,
             dataset: 'http_requests',
             logpull_options:
               'fields=RayID,EdgeStartTimestamp,Cookies,RequestHeaders,ResponseHeaders&timestamps=rfc3339',
@@ -107,7 +107,16 @@ const oneArrayRequired: PropertyDef = {
           {
             method: 'PUT',
             path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
-            body: { rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: {} }] },
+            body: {
+              rules: [
+                {
+                  action: 'log_custom_field',
+                  expression: 'true',
+                  description: `ec-${ctx.runId}`,
+                  action_parameters: {},
+                },
+              ],
+            },
           },
           'none of the three field arrays was sent',
         ),
@@ -131,7 +140,8 @@ const expressionTrue: PropertyDef = {
               rules: [
                 {
                   action: 'log_custom_field',
-                  expression: `http.host eq "edgecheck-${ctx.runId}.invalid"`,
+                  expression: `http.host eq "ec-${ctx.runId}.invalid"`,
+                  description: `ec-${ctx.runId}`,
                   action_parameters: { request_fields: fields('x-edgecheck') },
                 },
               ],
@@ -247,7 +257,12 @@ const limit40: PropertyDef = {
                 path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
                 body: {
                   rules: [
-                    { action: 'log_custom_field', expression: 'true', action_parameters: spread(41, split) },
+                    {
+                      action: 'log_custom_field',
+                      expression: 'true',
+                      description: `ec-${ctx.runId}`,
+                      action_parameters: spread(41, split),
+                    },
                   ],
                 },
               });

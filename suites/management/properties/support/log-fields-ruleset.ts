@@ -69,9 +69,9 @@ export async function openLogFieldsRuleset(ctx: PropertyContext): Promise<LogFie
     method: 'POST',
     path: `/zones/${zoneId(ctx)}/rulesets`,
     body: {
-      name: `edgecheck-${ctx.runId}-log-fields`,
+      name: `ec-${ctx.runId}-log-fields`,
       kind: 'zone',
-      description: `edgecheck run ${ctx.runId}`,
+      description: `ec-${ctx.runId}`,
       phase: LOG_FIELDS_PHASE,
     },
   });
@@ -113,7 +113,7 @@ export async function putLogFieldsRule(
   rs: LogFieldsRuleset,
   rule: Partial<RuleView>,
 ): Promise<PutAnswer> {
-  const description = `edgecheck ${ctx.runId} #${sent++}`;
+  const description = `ec-${ctx.runId} #${sent++}`;
   const env = await call<{ rules?: RuleView[] } | null>(ctx, {
     method: 'PUT',
     path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
