@@ -128,5 +128,11 @@ describe('the hostile target plays each broken target', () => {
     expect(t.requests).toBe(5);
     expect(t.throttled).toBe(2);
     expect(answers[0].head).toBe(SUCCESS_ENVELOPE);
+
+    const quiet = await start('rate-limited', { limit: 1, windowMs: 60_000, announce: false });
+    const [first, second] = [await probe(quiet.url), await probe(quiet.url)];
+    expect([first.status, second.status]).toEqual([200, 429]);
+    expect(second.headers['retry-after']).toMatch(/^\d+$/);
+    expect(Object.keys(first.headers).filter((h) => h.startsWith('ratelimit'))).toEqual([]);
   });
 });

@@ -39,6 +39,8 @@ export interface HostileOptions {
   /** `rate-limited`: requests allowed per window (default 20 per 2 s). */
   limit?: number;
   windowMs?: number;
+  /** `rate-limited`: send the RateLimit-Policy / RateLimit headers (default true). */
+  announce?: boolean;
 }
 
 export interface HostileTarget {
@@ -197,10 +199,13 @@ export async function startHostileTarget(
         }
         inWindow++;
         const reset = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-        const headers = {
-          'ratelimit-policy': `"default";q=${limit};w=${Math.ceil(windowMs / 1000)}`,
-          ratelimit: `"default";r=${Math.max(0, limit - inWindow)};t=${reset}`,
-        };
+        const headers: Record<string, string> =
+          options.announce === false
+            ? {}
+            : {
+                'ratelimit-policy': `"default";q=${limit};w=${Math.ceil(windowMs / 1000)}`,
+                ratelimit: `"default";r=${Math.max(0, limit - inWindow)};t=${reset}`,
+              };
         if (inWindow > limit) {
           throttled++;
           const body =
