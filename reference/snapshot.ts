@@ -111,11 +111,10 @@ function seedsOf(path: string): Json[] {
         const params = matchPattern(route.pattern, path);
         if (!params) continue;
         const items = route.seed?.(params) ?? [];
-        seeds.push(
-          route.shape === 'singleton'
-            ? { self: omit(items[0] ?? {}, ['modified_on']) }
-            : Object.fromEntries(items.map((i) => [String(i.id), i])),
-        );
+        const members: Json = Object.fromEntries(items.map((i) => [String(i.id), i]));
+        // A singleton is kept in a collection of its seed, under `self` next to the seed's own id.
+        if (route.shape === 'singleton') members.self = items[0] ?? {};
+        seeds.push(members);
       } else if (route.shape === 'item') {
         const parentPattern = route.pattern.slice(0, route.pattern.lastIndexOf('/'));
         const params = matchPattern(parentPattern, path);
