@@ -64,8 +64,11 @@ describe('the hostile target plays each broken target', () => {
 
   it('reset, truncated, garbage and html', async () => {
     const reset = await start('reset');
+    expect(reset.firstRequestAt).toBeUndefined();
+    const before = Date.now();
     expect((await probe(reset.url)).error).toMatch(/ECONNRESET|socket hang up/);
     expect(reset.requests).toBe(1);
+    expect(reset.firstRequestAt).toBeGreaterThanOrEqual(before);
 
     const truncated = await probe((await start('truncated')).url);
     expect(truncated).toMatchObject({ status: 200, bytes: 10, ended: false });

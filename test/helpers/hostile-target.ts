@@ -49,6 +49,8 @@ export interface HostileTarget {
   mode: HostileMode;
   /** Requests received (every mode counts, including the ones it resets). */
   readonly requests: number;
+  /** When the first request arrived (ms since the epoch): a run's time at the target starts here. */
+  readonly firstRequestAt: number | undefined;
   /** 429 answers sent (`status-429` and `rate-limited`). */
   readonly throttled: number;
   /** Body bytes written, all responses together. */
@@ -77,6 +79,7 @@ export async function startHostileTarget(
   const windowMs = options.windowMs ?? 2000;
   const hugeBytes = options.hugeBytes ?? 200 * 1000 * 1000;
   let requests = 0;
+  let firstRequestAt: number | undefined;
   let throttled = 0;
   let bytesSent = 0;
   let windowStart = 0;
@@ -113,6 +116,7 @@ export async function startHostileTarget(
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     requests++;
+    firstRequestAt ??= Date.now();
     // Request bodies are read and dropped: the server keeps none of them.
     req.resume();
     switch (mode) {
@@ -241,6 +245,9 @@ export async function startHostileTarget(
     mode,
     get requests() {
       return requests;
+    },
+    get firstRequestAt() {
+      return firstRequestAt;
     },
     get throttled() {
       return throttled;
