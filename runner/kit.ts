@@ -1,0 +1,26 @@
+/**
+ * The property kit (`edgecheck/kit`): everything a generative check under
+ * suites/<area>/properties/ may import from edgecheck. Suites import nothing else of the package,
+ * so a suites folder kept anywhere (`edgecheck run --suites-dir DIR`) loads against this
+ * installation. Only what properties need is exported; the engine stays free to change behind it.
+ */
+
+// The generator and shrinker properties are written with: one copy, the runner's, whose seeds
+// and run counts arrive in ctx.fc.
+export { default as fc } from 'fast-check';
+// S3 answers are XML; properties parse them with the parser the runner uses.
+export { XMLParser } from 'fast-xml-parser';
+// Raw S3 requests a property varies itself (addressing, region, headers, signing date), sent over
+// a connection pool of its own on which every name under .localhost is loopback (RFC 6761).
+export { Agent, request } from 'undici';
+// Bodies from the runner's seekable generator (any range of a seed's bytes, reproducibly), and
+// the JSON Schemas of schemas/ by file name.
+export { generateBuffer } from './data/generate.ts';
+// What a property is, what it is given, and what it talks to.
+export type { HttpRequest } from './model/case.ts';
+export type { PropertyContext, PropertyDef, WireResponse } from './model/property.ts';
+export type { S3Target, Target } from './model/target.ts';
+export { schemas } from './schema/registry.ts';
+export { lookupLocalhost } from './transports/agent.ts';
+export { buildS3Request } from './transports/s3-raw.ts';
+export { signerFor } from './transports/sigv4.ts';
