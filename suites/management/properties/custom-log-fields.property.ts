@@ -1,6 +1,4 @@
-import fc from 'fast-check';
-import type { PropertyDef } from '../../../runner/model/property.ts';
-import { schemas } from '../../../runner/schema/registry.ts';
+import { fc, type PropertyDef, schemas } from 'edgecheck/kit';
 import { call, refused, succeed, violation } from './support/envelope.ts';
 import {
   LOG_FIELDS_PHASE,

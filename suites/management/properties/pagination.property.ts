@@ -1,5 +1,4 @@
-import fc from 'fast-check';
-import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { fc, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { createRecords, deleteRecords, listPage, type RecordView, zoneName } from './support/dns-records.ts';
 import { type ResultInfo, violation } from './support/envelope.ts';
 import { serialQueue } from './support/serial.ts';

@@ -1,4 +1,4 @@
-import type { PropertyDef } from '../../../runner/model/property.ts';
+import type { PropertyDef } from 'edgecheck/kit';
 import { mustSucceed, withSecurityLevel } from './support/security-level.ts';
 
 /*

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import fc from 'fast-check';
-import type { PropertyContext, PropertyDef, WireResponse } from '../../../runner/model/property.ts';
+import { fc, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { expectThat } from './support/wire.ts';
 

@@ -1,5 +1,4 @@
-import fc from 'fast-check';
-import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { fc, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import {
   expectedListing,

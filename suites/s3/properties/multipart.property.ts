@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import fc from 'fast-check';
-import { generateBuffer } from '../../../runner/data/generate.ts';
-import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { fc, generateBuffer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { expectThat, ownAgent, s3Target, sendS3 } from './support/wire.ts';
 import { parseXml } from './support/xml.ts';

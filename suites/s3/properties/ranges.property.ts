@@ -1,6 +1,4 @@
-import fc from 'fast-check';
-import { generateBuffer } from '../../../runner/data/generate.ts';
-import type { PropertyContext, PropertyDef } from '../../../runner/model/property.ts';
+import { fc, generateBuffer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { expectThat } from './support/wire.ts';
 

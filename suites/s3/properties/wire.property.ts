@@ -1,9 +1,4 @@
-import { HttpRequest } from '@smithy/protocol-http';
-import fc from 'fast-check';
-import type { PropertyDef } from '../../../runner/model/property.ts';
-import type { S3Target } from '../../../runner/model/target.ts';
-import { buildS3Request } from '../../../runner/transports/s3-raw.ts';
-import { signerFor } from '../../../runner/transports/sigv4.ts';
+import { buildS3Request, fc, type PropertyDef, type S3Target, signerFor } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
 import { sendRaw } from './support/raw-socket.ts';
@@ -161,17 +156,17 @@ const properties: PropertyDef[] = [
       const signer = signerFor(t);
       const signingDate = new Date(Date.now() - 2 * 3600_000);
       const fresh = new Date(Date.now() - 10_000);
-      const request = () =>
-        new HttpRequest({
-          method: 'GET',
-          protocol: url.protocol,
-          hostname: url.hostname,
-          port: url.port ? Number(url.port) : undefined,
-          path: url.pathname,
-          query: {},
-          // Hoisted into the query by presign: S3 presigned URLs sign UNSIGNED-PAYLOAD.
-          headers: { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
-        });
+      // The signer takes a plain request object (it copies it before signing).
+      const request = () => ({
+        method: 'GET',
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: url.port ? Number(url.port) : undefined,
+        path: url.pathname,
+        query: {},
+        // Hoisted into the query by presign: S3 presigned URLs sign UNSIGNED-PAYLOAD.
+        headers: { host: url.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+      });
       const toUrl = (q: Record<string, unknown> = {}) => {
         const u = new URL(url.toString());
         for (const [k, v] of Object.entries(q)) u.searchParams.set(k, String(v));

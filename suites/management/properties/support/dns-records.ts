@@ -1,4 +1,4 @@
-import type { PropertyContext } from '../../../../runner/model/property.ts';
+import type { PropertyContext } from 'edgecheck/kit';
 import { call, type Envelope, succeed, violation } from './envelope.ts';
 
 export interface RecordView {

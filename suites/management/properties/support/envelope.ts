@@ -1,4 +1,4 @@
-import type { PropertyContext, WireResponse } from '../../../../runner/model/property.ts';
+import type { PropertyContext, WireResponse } from 'edgecheck/kit';
 
 export interface ResultInfo {
   page: number;

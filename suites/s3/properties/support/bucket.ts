@@ -1,4 +1,4 @@
-import type { PropertyContext } from '../../../../runner/model/property.ts';
+import type { PropertyContext } from 'edgecheck/kit';
 import { parseXml } from './xml.ts';
 
 let counter = 0;

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import { fc } from 'edgecheck/kit';
 
 /** S3 orders keys by their UTF-8 bytes, which differs from JavaScript's UTF-16 order. */
 export function utf8Compare(a: string, b: string): number {

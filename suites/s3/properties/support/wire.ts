@@ -1,10 +1,13 @@
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
-import type { HttpRequest } from '../../../../runner/model/case.ts';
-import type { PropertyContext } from '../../../../runner/model/property.ts';
-import type { S3Target } from '../../../../runner/model/target.ts';
-import { lookupLocalhost } from '../../../../runner/transports/agent.ts';
-import { buildS3Request } from '../../../../runner/transports/s3-raw.ts';
+import {
+  Agent,
+  buildS3Request,
+  type HttpRequest,
+  lookupLocalhost,
+  type PropertyContext,
+  request,
+  type S3Target,
+} from 'edgecheck/kit';
 
 export interface Answer {
   status: number;

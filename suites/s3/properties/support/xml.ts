@@ -1,4 +1,4 @@
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser } from 'edgecheck/kit';
 
 // Keys may begin or end with spaces, so text is never trimmed; list elements are always arrays.
 const parser = new XMLParser({
