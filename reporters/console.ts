@@ -82,10 +82,19 @@ export class ConsoleReporter implements Reporter {
     const t = event.target;
     const where = t.embedded ? 'embedded reference' : [t.management, t.s3].filter(Boolean).join(', ');
     const faults = t.faults?.length ? `, faults: ${t.faults.join(', ')}` : '';
-    return this.p.bold(
-      `edgecheck run ${event.runId}: ${t.name} (${where}${faults}), as of ${event.asOf}, ` +
-        `profile ${event.profile}, ${event.cases} cases, ${event.clauses} clauses`,
-    );
+    const lines = [
+      this.p.bold(
+        `edgecheck run ${event.runId}: ${t.name} (${where}${faults}), as of ${event.asOf}, ` +
+          `profile ${event.profile}, ${event.cases} cases, ${event.clauses} clauses`,
+      ),
+    ];
+    if (event.limits) lines.push(this.p.dim(event.limits));
+    // Terraform's rule: before a change that cannot be undone, say what it is.
+    if (event.disruptive?.length) {
+      lines.push(this.p.yellow(this.p.bold('--allow-disruptive: this run may leave these changed:')));
+      for (const d of event.disruptive) lines.push(this.p.yellow(`  ${d.id}: ${oneLine(d.what)}`));
+    }
+    return lines.join('\n');
   }
 
   private progress(result: CaseResult): void {
@@ -129,9 +138,11 @@ export class ConsoleReporter implements Reporter {
     if (!complete) {
       lines.push(
         this.p.yellow(
-          `run interrupted: ${results.cases.length} of ${this.total} cases finished; clause verdicts are unknown`,
+          `run cut short: ${results.cases.length} of ${this.total} cases finished; clause verdicts are unknown`,
         ),
       );
+    } else if (results.interrupted) {
+      lines.push(this.p.yellow('run interrupted: checks that had not run are blocked'));
     }
     if (results.clauses.length) lines.push(this.p.bold('Clauses by SPEC section'));
     const idWidth = Math.min(48, Math.max(0, ...results.clauses.map((c) => c.id.length)));
@@ -155,16 +166,21 @@ export class ConsoleReporter implements Reporter {
       );
       for (const [i, check] of failures.entries()) lines.push('', ...this.failure(check, i + 1));
     }
-    const leftovers = results.cases.filter((c) => c.teardown?.length);
-    if (leftovers.length) {
-      lines.push('', this.p.yellow(this.p.bold('Teardown failed: something may be left on the target')));
-      for (const c of leftovers) for (const t of c.teardown ?? []) lines.push(`  ${c.id}: ${oneLine(t)}`);
-    }
+    if (results.leftovers?.length) lines.push('', ...this.leftovers(results.leftovers));
     if (results.baseline) lines.push('', ...this.baseline(results.baseline));
     lines.push('', this.p.bold('Totals'));
     if (complete) lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
     lines.push(`  cases    ${this.totals(results.summary.cases)}`);
     lines.push(`  checks   ${this.totals(results.summary.checks)}`);
+    const r = results.requests;
+    if (r) {
+      const extra = [r.retried && `${r.retried} retried`, r.throttled && `${r.throttled} throttled (429)`]
+        .filter(Boolean)
+        .join(', ');
+      lines.push(
+        `  requests ${r.total} (management ${r.management}, s3 ${r.s3}${extra ? `; ${extra}` : ''})`,
+      );
+    }
     const seconds = (results.durationMs / 1000).toFixed(1);
     lines.push(
       '',
@@ -187,6 +203,23 @@ export class ConsoleReporter implements Reporter {
       lines.push('   reproduce:');
       for (const line of printable(check.repro).split('\n')) lines.push(`     ${this.p.cyan(line)}`);
     }
+    return lines;
+  }
+
+  /** Last before the totals, where nobody misses it: what the run did not put back, and how to. */
+  private leftovers(list: RunResults['leftovers']): string[] {
+    const lines = [
+      this.p.red(
+        this.p.bold(`Left on the target (${list.length}): teardown could not remove or restore these`),
+      ),
+    ];
+    for (const l of list) {
+      lines.push(
+        `  ${this.p.red('•')} ${oneLine(l.what)}  ${this.p.dim(`(${l.caseId}: ${oneLine(l.error)})`)}`,
+      );
+      if (l.undo) for (const line of printable(l.undo).split('\n')) lines.push(`      ${this.p.cyan(line)}`);
+    }
+    lines.push(this.p.dim("  'edgecheck sweep' lists what runs left; --delete removes it"));
     return lines;
   }
 

@@ -57,18 +57,36 @@ export function renderJunit(results: RunResults, complete = true): string {
     const areaCases = results.cases.filter((c) => c.area === area);
     suites.push(suite(area, testcases, areaCases, results.startedAt));
   }
-  if (!complete) {
-    const interrupted: Node = {
+  // The run's own health: cut short, or something left on the target. Each fails CI like a clause.
+  const run: Node[] = [];
+  if (!complete || results.interrupted) {
+    run.push({
       '@_classname': 'edgecheck.run',
       '@_name': 'run completed',
       '@_time': seconds(results.durationMs),
       error: {
-        '@_message': `run interrupted: ${results.cases.length} cases finished; clause verdicts are unknown`,
+        '@_message': complete
+          ? `run interrupted: checks that had not run are blocked; exit code ${results.exitCode}`
+          : `run cut short: ${results.cases.length} cases finished; clause verdicts are unknown`,
         '@_type': 'interrupted',
       },
-    };
-    suites.push(suite('edgecheck', [interrupted], [], results.startedAt));
+    });
   }
+  for (const left of results.leftovers ?? []) {
+    run.push({
+      '@_classname': 'edgecheck.teardown',
+      '@_name': xmlAttr(`left on the target: ${left.what}`),
+      '@_time': 0,
+      failure: {
+        '@_message': xmlAttr(`${left.caseId}: ${left.error}`),
+        '@_type': 'leftover',
+        '#text': xmlSafe(
+          left.undo ? `remove or restore it with:\n${left.undo}` : 'no command known; see the case',
+        ),
+      },
+    });
+  }
+  if (run.length) suites.push(suite('edgecheck', run, [], results.startedAt));
   const count = (key: string) => suites.reduce((n, s) => n + Number(s[`@_${key}`]), 0);
   const doc = {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
@@ -94,8 +112,6 @@ export function renderJunit(results: RunResults, complete = true): string {
 
 function suite(name: string, testcases: Node[], cases: CaseResult[], startedAt: string): Node {
   const has = (key: string) => testcases.filter((t) => key in t).length;
-  // Failed teardowns belong to no clause, yet someone has to clean up: the suite's error log.
-  const leftovers = cases.flatMap((c) => (c.teardown ?? []).map((t) => `${c.id}: ${t}`));
   return {
     '@_name': xmlAttr(name),
     '@_tests': testcases.length,
@@ -105,13 +121,6 @@ function suite(name: string, testcases: Node[], cases: CaseResult[], startedAt: 
     '@_time': seconds(cases.reduce((ms, c) => ms + c.durationMs, 0)),
     '@_timestamp': timestamp(startedAt),
     testcase: testcases,
-    ...(leftovers.length
-      ? {
-          'system-err': xmlSafe(
-            `teardown failed, something may be left on the target:\n${leftovers.join('\n')}`,
-          ),
-        }
-      : {}),
   };
 }
 

@@ -39,7 +39,9 @@ export class EventLog {
         },
         clauses: [],
         cases: [...this.cases],
-        // An interrupted run never counts as a clean one.
+        leftovers: this.cases.flatMap((c) => (c.leftovers ?? []).map((l) => ({ caseId: c.id, ...l }))),
+        interrupted: false,
+        // A run cut short never counts as a clean one.
         exitCode: 1,
       },
     };

@@ -5,10 +5,11 @@ import pLimit from 'p-limit';
 import { startReferenceWorker } from '../reference/worker.ts';
 import type { RunContext } from './execute/context.ts';
 import { ExclusiveLocks } from './execute/exclusive.ts';
-import { runCase } from './execute/run-case.ts';
+import { caseSkipReason, runCase } from './execute/run-case.ts';
 import { newRunId } from './execute/run-id.ts';
 import { runProperty } from './execute/run-property.ts';
 import { type Selection, selectWork } from './execute/select.ts';
+import { Outstanding } from './execute/teardown.ts';
 import { listAreas } from './load/clauses.ts';
 import { loadSuites } from './load/suite.ts';
 import type { CaseResult, Reporter, RunResults } from './model/results.ts';
@@ -18,6 +19,7 @@ import { clauseResults, summarize } from './results/aggregate.ts';
 import { compareBaseline, loadBaseline } from './results/baseline.ts';
 import { createAgent } from './transports/agent.ts';
 import { createS3Client } from './transports/s3-sdk.ts';
+import { type RateCap, Traffic } from './transports/traffic.ts';
 import { errorMessage, InputError } from './util/errors.ts';
 import { VERSION } from './version.ts';
 
@@ -38,10 +40,48 @@ export interface RunOptions extends Selection {
   signal?: AbortSignal;
   /** The suites folder (tests point it at their own); default suites/ of the project. */
   suitesDir?: string;
+  /** Run checks whose change cannot be put back (always so on the run's own embedded reference). */
+  allowDisruptive?: boolean;
+  /** At most this many management API requests start within any window (none by default). */
+  rateLimit?: RateCap;
+  /** Requests the run may send in all; cases that would cross it are skipped. */
+  maxRequests?: number;
+  /** Retries of a 429/502/503/504 answer (default 3). */
+  retries?: number;
+  /** The longest wait between tries, Retry-After included (default 30 s). */
+  maxRetryWaitMs?: number;
+  /** Each teardown action's own deadline (default the larger of 60 s and four request timeouts). */
+  teardownTimeoutMs?: number;
+  /** Teardown not yet done, for a caller that must say what is left if it stops at once. */
+  outstanding?: Outstanding;
 }
 
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
+}
+
+/** The selected cases and properties that may change what cannot be put back, with what. */
+function disruptiveWork(
+  work: ReturnType<typeof selectWork>,
+  ctx: RunContext,
+): { id: string; what: string }[] {
+  return [
+    ...work.cases
+      .filter((c) => c.disruptive && !caseSkipReason({ ...c, disruptive: undefined }, ctx))
+      .map((c) => ({ id: c.id, what: c.disruptive! })),
+    ...work.properties
+      .filter((p) => p.def.disruptive)
+      .map((p) => ({ id: p.def.id, what: p.def.disruptive! })),
+  ];
+}
+
+function describeLimits(o: RunOptions): string | undefined {
+  const parts: string[] = [];
+  if (o.rateLimit) {
+    parts.push(`management requests paced at ${o.rateLimit.requests} per ${o.rateLimit.windowMs / 1000} s`);
+  }
+  if (o.maxRequests !== undefined) parts.push(`at most ${o.maxRequests} requests`);
+  return parts.length ? `${parts.join(', ')} (--rate-limit, --max-requests)` : undefined;
 }
 
 /** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
@@ -72,6 +112,13 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const agent = createAgent(concurrency, timeoutMs);
+  const traffic = new Traffic({
+    rateCap: options.rateLimit ? { management: options.rateLimit } : undefined,
+    budget: options.maxRequests,
+    retries: options.retries,
+    maxRetryWaitMs: options.maxRetryWaitMs,
+  });
+  const teardownTimeoutMs = options.teardownTimeoutMs ?? Math.max(60_000, 4 * timeoutMs);
   let s3: S3Client | undefined;
   const controller = new AbortController();
   // Every in-flight request listens on the run's signal.
@@ -96,14 +143,19 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     profile,
     seed: options.seed ?? randomBytes(4).readUInt32BE(0) >>> 1,
     readOnly: Boolean(options.readOnly),
+    // The run's own reference is the run's to change.
+    allowDisruptive: Boolean(options.allowDisruptive || reference),
     timeoutMs,
     clauses: loaded.clauses,
     agent,
+    traffic,
     s3: () => {
-      s3 ??= createS3Client(target.s3!, concurrency, timeoutMs);
+      s3 ??= createS3Client(target.s3!, concurrency, timeoutMs, traffic);
       return s3;
     },
     signal: controller.signal,
+    teardownSignal: () => AbortSignal.timeout(teardownTimeoutMs),
+    outstanding: options.outstanding ?? new Outstanding(),
     emit: (event) => {
       for (const r of reporters) r.onEvent(event);
     },
@@ -120,6 +172,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       seed: ctx.seed,
       cases: work.cases.length + work.properties.length,
       clauses: work.clauses.length,
+      limits: describeLimits(options),
+      disruptive: ctx.allowDisruptive && !reference ? disruptiveWork(work, ctx) : undefined,
     });
     const limit = pLimit(concurrency);
     // Longest chains start first, so a run's wall time approaches its critical path.
@@ -152,7 +206,11 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     const clauses = clauseResults(work.clauses, cases, asOf, target.features);
     const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;
     const bad = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
-    const exitCode = diff ? (diff.newFailures.length || diff.fixed.length ? 1 : 0) : bad ? 1 : 0;
+    const leftovers = cases.flatMap((c) => (c.leftovers ?? []).map((l) => ({ caseId: c.id, ...l })));
+    const interrupted = controller.signal.aborted;
+    const verdictCode = diff ? (diff.newFailures.length || diff.fixed.length ? 1 : 0) : bad ? 1 : 0;
+    // Something left on the target fails the run whatever the verdicts.
+    const exitCode = interrupted ? 130 : leftovers.length ? 1 : verdictCode;
     results = {
       edgecheck: VERSION,
       runId,
@@ -166,10 +224,12 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       clauses,
       cases,
       baseline: diff,
+      requests: { ...traffic.counts },
+      leftovers,
+      interrupted,
       exitCode,
     };
-    // An interrupted run has no end: reporters then write what finished, marked as partial.
-    if (!controller.signal.aborted) ctx.emit({ type: 'run-end', results });
+    ctx.emit({ type: 'run-end', results });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     // Each resource is released whatever happened to the others: a leftover worker or socket

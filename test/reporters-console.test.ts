@@ -93,11 +93,15 @@ describe('console reporter summary', () => {
     );
   });
 
-  it('lists failed teardowns, since something may be left on the target', async () => {
+  it('lists what teardown left on the target, each with the command that removes it', async () => {
     const out = await consoleOutput(sampleResults());
     expect(out).toContain(
-      'Teardown failed: something may be left on the target\n  s3.get.ranges: teardown of bucket b: DeleteBucket returned 409',
+      'Left on the target (1): teardown could not remove or restore these\n' +
+        '  • bucket b  (s3.get.ranges: DeleteBucket returned 409)\n' +
+        '      aws s3 rb s3://b --force --endpoint-url http://127.0.0.1:2 --region auto',
     );
+    // Last before the totals, where nobody misses it.
+    expect(out.indexOf('Left on the target')).toBeGreaterThan(out.indexOf('Failures'));
   });
 
   it('shows baseline differences', async () => {
@@ -116,9 +120,15 @@ describe('console reporter summary', () => {
     expect(out).toContain('  still expected: s3.list.nasty');
   });
 
-  it('says a run was interrupted and prints no closing line without clause verdicts', async () => {
+  it('says an interrupted run was interrupted, with its exit code 130', async () => {
+    const out = await consoleOutput({ ...sampleResults(), interrupted: true, exitCode: 130 });
+    expect(out).toContain('run interrupted: checks that had not run are blocked');
+    expect(out).toContain('exit code 130');
+  });
+
+  it('says a run cut short before its end and prints no closing line without clause verdicts', async () => {
     const out = await consoleOutput(sampleResults(), { interrupted: true });
-    expect(out).toContain('run interrupted: 5 of 5 cases finished; clause verdicts are unknown');
+    expect(out).toContain('run cut short: 5 of 5 cases finished; clause verdicts are unknown');
     expect(out).toContain('  cases    0 pass, 2 fail, 1 error, 1 blocked, 1 skipped');
     expect(out).not.toMatch(/\d+ passed, \d+ failed/);
   });

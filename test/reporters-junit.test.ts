@@ -48,25 +48,28 @@ afterAll(async () => {
 describe('junit reporter', () => {
   const results = sampleResults();
   const root = parse(renderJunit(results));
-  const all = root.testsuite.flatMap((s) => s.testcase);
+  // The run's own suite (edgecheck: what teardown left) comes after the areas.
+  const areaSuites = root.testsuite.filter((s) => s.name !== 'edgecheck');
+  const all = areaSuites.flatMap((s) => s.testcase);
   const byId = (id: string) => all.find((t) => t.name.startsWith(`${id}: `))!;
 
   it('has one testsuite per area and one testcase per clause', () => {
-    expect(root.testsuite.map((s) => s.name)).toEqual(['management', 's3', 'deprecations']);
+    expect(root.testsuite.map((s) => s.name)).toEqual(['management', 's3', 'deprecations', 'edgecheck']);
     expect(all.length).toBe(results.clauses.length);
     expect(all.map((t) => t.name.split(': ')[0])).toEqual(results.clauses.map((c) => c.id));
   });
 
   it('counts tests, failures, errors and skipped as the clause verdicts say, per suite and in total', () => {
     const s = results.summary.clauses;
-    expect(Number(root.tests)).toBe(8);
-    expect(Number(root.failures)).toBe(s.fail);
-    expect(Number(root.failures)).toBe(3);
+    // Eight clauses, and the one thing left on the target.
+    expect(Number(root.tests)).toBe(8 + 1);
+    expect(Number(root.failures)).toBe(s.fail + 1);
+    expect(Number(root.failures)).toBe(4);
     expect(Number(root.errors)).toBe(1);
     // blocked, skipped and untested all render as <skipped>.
     expect(Number(root.skipped)).toBe(s.blocked + s.skipped + s.untested);
     expect(Number(root.skipped)).toBe(3);
-    for (const suite of root.testsuite) {
+    for (const suite of areaSuites) {
       const clauses = results.clauses.filter((c) => c.area === suite.name);
       expect(Number(suite.tests)).toBe(clauses.length);
       expect(Number(suite.failures)).toBe(suite.testcase.filter((t) => t.failure).length);
@@ -111,12 +114,14 @@ describe('junit reporter', () => {
     expect(byId('s3.list.key-count').failure ?? byId('s3.list.key-count').skipped).toBeUndefined();
   });
 
-  it('puts failed teardowns in the system-err of their suite', () => {
-    const s3 = root.testsuite.find((s) => s.name === 's3')!;
-    expect(s3['system-err']).toBe(
-      'teardown failed, something may be left on the target:\ns3.get.ranges: teardown of bucket b: DeleteBucket returned 409',
-    );
-    expect(root.testsuite.find((s) => s.name === 'management')!['system-err']).toBeUndefined();
+  it('fails one test case per thing left on the target, with the command that removes it', () => {
+    const run = root.testsuite.find((s) => s.name === 'edgecheck')!;
+    expect(run.testcase).toHaveLength(1);
+    const t = run.testcase[0];
+    expect(t.classname).toBe('edgecheck.teardown');
+    expect(t.name).toBe('left on the target: bucket b');
+    expect(t.failure!.message).toBe('s3.get.ranges: DeleteBucket returned 409');
+    expect(t.failure!['#text']).toContain('aws s3 rb s3://b --force');
   });
 
   it('lists the checks of each clause in system-out', () => {
@@ -154,7 +159,13 @@ describe('junit reporter', () => {
     const cut = parse(stream.text());
     expect(Number(cut.errors)).toBe(1);
     const t = cut.testsuite.flatMap((s) => s.testcase).find((c) => c.classname === 'edgecheck.run')!;
-    expect(t.error!.message).toContain('run interrupted: 5 cases finished');
+    expect(t.error!.message).toContain('run cut short: 5 cases finished');
+  });
+
+  it('shows a run stopped by an interrupt as an error, with its exit code', () => {
+    const doc = parse(renderJunit({ ...results, interrupted: true, exitCode: 130 }));
+    const t = doc.testsuite.flatMap((s) => s.testcase).find((c) => c.classname === 'edgecheck.run')!;
+    expect(t.error!.message).toBe('run interrupted: checks that had not run are blocked; exit code 130');
   });
 });
 

@@ -3,12 +3,18 @@ import path from 'node:path';
 import { createReporter } from '../../reporters/registry.ts';
 import { runEdgecheck } from '../api.ts';
 import { readConfigFile, resolveTarget } from '../config/load-config.ts';
+import { Outstanding } from '../execute/teardown.ts';
 import type { Reporter } from '../model/results.ts';
+import { redactText } from '../redact.ts';
+import { parseRateCap, type RateCap } from '../transports/traffic.ts';
 import { writableDir } from '../util/dirs.ts';
 import { InputError } from '../util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 
 export const LAST_RUN = '.edgecheck/last-run.json';
+
+/** Against a live target: the documented 1,200 per 5 minutes, less room for the user's own automation. */
+export const DEFAULT_RATE_LIMIT = '1000/5m';
 
 export const RUN_HELP = `Usage: edgecheck run [options]
 
@@ -48,8 +54,24 @@ Selection
 
 Execution
   --concurrency N          cases in parallel (default 8)
-  --timeout MS             per-request timeout (default 30000)
+  --timeout MS             bounds each request as a whole, headers and body (default 30000;
+                           large bodies get 1 s more per MiB)
   --seed N                 seed for property checks (printed; replays a failure)
+
+Live targets (see "Running against production" in the README)
+  --allow-disruptive       also run checks whose change cannot be put back (accepting an
+                           invitation; a setting whose current value can no longer be set);
+                           the run lists them before it starts
+  --rate-limit N/WINDOW    at most N management API requests in any WINDOW (ms, s, m, h);
+                           default ${DEFAULT_RATE_LIMIT} against a live target (the service allows
+                           1,200 per 5 minutes per user, dashboard and tokens included); off
+  --max-requests N         request budget: cases that would cross it are skipped (teardown
+                           always runs); the run prints how many requests it sent
+  --retries N              retries of a 429/502/503/504 answer (default 3; 429 for any method,
+                           5xx only for idempotent ones), honouring Retry-After
+  --max-retry-wait MS      the longest wait before a retry (default 30000); an answer that
+                           stays throttled or unavailable is judged 'error', never 'fail'
+  --teardown-timeout MS    each teardown action's own deadline (default 60000)
 
 Output
   --reporter SPEC          console, json[=FILE], junit[=FILE] (repeatable; default console)
@@ -59,8 +81,12 @@ Output
 
 Every run also writes its results to ${LAST_RUN} (in the current folder) for 'edgecheck clauses'.
 
-Exit code: 0 when no clause fails or errors (or the run matches --baseline), 1 when some do,
-2 for bad input, 130 when interrupted.
+Interrupting: the first Ctrl-C (or SIGTERM) starts no new request, lets those in flight end
+and tears down what the run created; a second one stops at once and prints what is left.
+
+Exit code: 0 when no clause fails or errors (or the run matches --baseline) and nothing is left
+on the target; 1 when some do, or teardown left something (listed, with the command that
+removes it); 2 for bad input; 3 for an internal error; 130 when interrupted.
 `;
 
 export const OPTIONS = {
@@ -86,6 +112,12 @@ export const OPTIONS = {
   'read-only': { type: 'boolean' },
   concurrency: { type: 'string' },
   timeout: { type: 'string' },
+  'allow-disruptive': { type: 'boolean' },
+  'rate-limit': { type: 'string' },
+  'max-requests': { type: 'string' },
+  retries: { type: 'string' },
+  'max-retry-wait': { type: 'string' },
+  'teardown-timeout': { type: 'string' },
   seed: { type: 'string' },
   reporter: { type: 'string', multiple: true },
   baseline: { type: 'string' },
@@ -112,6 +144,15 @@ function bestEffort(reporter: Reporter): Reporter {
     onEvent: (e) => reporter.onEvent(e),
     close: () => reporter.close().catch(() => undefined),
   };
+}
+
+/** The management rate cap: the flag or config value, else the default for a live target. */
+function rateLimit(text: string | undefined, live: boolean): RateCap | undefined {
+  const value = text ?? (live ? DEFAULT_RATE_LIMIT : undefined);
+  if (value === undefined) return undefined;
+  const cap = parseRateCap(value);
+  if (!cap) throw new InputError(`--rate-limit ${value}`, 'write N/WINDOW, e.g. 1000/5m or 20/2s, or off');
+  return cap === 'off' ? undefined : cap;
 }
 
 export async function runCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
@@ -146,12 +187,23 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   // The last run's results, so `edgecheck clauses` can show verdicts without flags; best effort only.
   if (writableDir(path.dirname(LAST_RUN))) reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
   const controller = new AbortController();
+  const outstanding = new Outstanding();
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(130);
+    if (interrupted) {
+      // A second interrupt stops at once, but still says what it leaves behind.
+      const left = outstanding.list();
+      const lines = left.map((l) => `  ${l.what} (${l.caseId})${l.undo ? `\n      ${l.undo}` : ''}`);
+      process.stderr.write(
+        `\nedgecheck: ${signal} again: stopping now.${left.length ? ` Left on the target (${left.length}):\n${redactText(lines.join('\n'))}\n'edgecheck sweep' finds what runs left; --delete removes it.` : ' Nothing was left to tear down.'}\n`,
+      );
+      process.exit(130);
+    }
     interrupted = true;
-    process.stderr.write(`\nedgecheck: ${signal}: stopping, tearing down what the run created...\n`);
-    // Aborting ends every request in flight; each case then unwinds through its own teardown.
+    process.stderr.write(
+      `\nedgecheck: ${signal}: starting no new request; tearing down what the run created (again to stop at once)...\n`,
+    );
+    // No new request starts; those in flight end (their answers may name what teardown removes).
     controller.abort(new Error(`interrupted by ${signal}`));
   };
   process.on('SIGINT', onSignal);
@@ -170,6 +222,13 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       readOnly: v['read-only'] ?? config?.readOnly,
       concurrency: int('--concurrency', v.concurrency, 1, 256) ?? config?.concurrency,
       timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? config?.timeoutMs,
+      allowDisruptive: v['allow-disruptive'],
+      rateLimit: rateLimit(v['rate-limit'] ?? config?.rateLimit, Boolean(target)),
+      maxRequests: int('--max-requests', v['max-requests'], 1, 10_000_000) ?? config?.maxRequests,
+      retries: int('--retries', v.retries, 0, 10) ?? config?.retries,
+      maxRetryWaitMs: int('--max-retry-wait', v['max-retry-wait'], 0, 600_000),
+      teardownTimeoutMs: int('--teardown-timeout', v['teardown-timeout'], 1000, 3_600_000),
+      outstanding,
       seed: int('--seed', v.seed, 0, 2 ** 31 - 1),
       baseline: v.baseline,
       reporters,

@@ -2,13 +2,14 @@ import {
   AbortMultipartUploadCommand,
   DeleteBucketCommand,
   DeleteObjectsCommand,
+  HeadBucketCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { Agent } from 'undici';
 import type { S3Target } from '../model/target.ts';
-import { sendHttp } from '../transports/http.ts';
+import { type SendOptions, sendHttp } from '../transports/http.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { TargetError } from '../util/errors.ts';
 import { runPrefix } from './run-id.ts';
@@ -28,24 +29,40 @@ export async function createBucket(
   agent: Agent,
   target: S3Target,
   name: string,
-  signal: AbortSignal,
+  opts: SendOptions,
 ): Promise<void> {
   const req = await buildS3Request(target, { method: 'PUT', bucket: name });
-  const res = await sendHttp(agent, req, signal);
+  const res = await sendHttp(agent, req, opts);
   if (res.status >= 300) {
     const code = /<Code>([^<]*)<\/Code>/.exec(res.text())?.[1];
     throw new TargetError(`creating bucket ${name}: status ${res.status}${code ? ` ${code}` : ''}`);
   }
 }
 
-/** Empties (objects, then unfinished uploads) and deletes a bucket. */
-export async function destroyBucket(s3: S3Client, name: string): Promise<void> {
+/** The command that removes a bucket by hand, should teardown fail (credentials from the environment). */
+export function removeBucketCommand(target: S3Target, name: string): string {
+  return `aws s3 rb s3://${name} --force --endpoint-url ${target.endpoint} --region ${target.region}`;
+}
+
+/** Empties (objects, then unfinished uploads) and deletes a bucket, then confirms it is gone. */
+export async function destroyBucket(s3: S3Client, name: string, signal?: AbortSignal): Promise<void> {
+  const opts = { abortSignal: signal };
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }));
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);
     const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
-    if (keys.length)
-      await s3.send(new DeleteObjectsCommand({ Bucket: name, Delete: { Objects: keys, Quiet: true } }));
+    if (keys.length) {
+      const res = await s3.send(
+        new DeleteObjectsCommand({ Bucket: name, Delete: { Objects: keys, Quiet: true } }),
+        opts,
+      );
+      if (res.Errors?.length) {
+        const e = res.Errors[0];
+        throw new TargetError(
+          `could not delete ${res.Errors.length} objects of ${name}: ${e.Key}: ${e.Code}`,
+        );
+      }
+    }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   let keyMarker: string | undefined;
@@ -53,12 +70,25 @@ export async function destroyBucket(s3: S3Client, name: string): Promise<void> {
   do {
     const page = await s3.send(
       new ListMultipartUploadsCommand({ Bucket: name, KeyMarker: keyMarker, UploadIdMarker: uploadMarker }),
+      opts,
     );
     for (const u of page.Uploads ?? []) {
-      await s3.send(new AbortMultipartUploadCommand({ Bucket: name, Key: u.Key!, UploadId: u.UploadId! }));
+      await s3.send(
+        new AbortMultipartUploadCommand({ Bucket: name, Key: u.Key!, UploadId: u.UploadId! }),
+        opts,
+      );
     }
     keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
     uploadMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
   } while (keyMarker);
-  await s3.send(new DeleteBucketCommand({ Bucket: name }));
+  await s3.send(new DeleteBucketCommand({ Bucket: name }), opts);
+  // A delete is done only when the bucket is gone.
+  const still = await s3.send(new HeadBucketCommand({ Bucket: name }), opts).then(
+    () => true,
+    (err: { $metadata?: { httpStatusCode?: number } }) => {
+      if (err.$metadata?.httpStatusCode === 404) return false;
+      throw err;
+    },
+  );
+  if (still) throw new TargetError(`bucket ${name} still exists after DeleteBucket`);
 }

@@ -6,9 +6,9 @@ import { emptyBody, StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { sendS3Command } from '../transports/s3-sdk.ts';
 import { sendWire } from '../transports/wire.ts';
-import { InputError, TargetLacks } from '../util/errors.ts';
-import { bucketName, createBucket, destroyBucket } from './buckets.ts';
-import type { RunContext } from './context.ts';
+import { InputError, TargetError, TargetLacks } from '../util/errors.ts';
+import { bucketName, createBucket, destroyBucket, removeBucketCommand } from './buckets.ts';
+import { type RunContext, sendOptions } from './context.ts';
 import { awsCliFor, curlFor } from './repro.ts';
 import type { TeardownLedger } from './teardown.ts';
 
@@ -33,7 +33,7 @@ export async function performStep(
     if (!target.management) throw new TargetLacks('the target has no management API configured');
     const api = resolve(step.api, scope) as ApiRequest;
     const req = buildApiRequest(target.management, api);
-    const response = await sendHttp(ctx.agent, req, signal);
+    const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
     return {
       response,
       repro: () => curlFor(req, 'management', undefined, api.auth?.startsWith('wrong-')),
@@ -46,7 +46,7 @@ export async function performStep(
     if (http.endpoint === 'public' && !target.s3.publicUrl)
       throw new TargetLacks('the target has no public bucket URL');
     const req = await buildS3Request(target.s3, http);
-    const response = await sendHttp(ctx.agent, req, signal);
+    const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
     const mode =
       http.endpoint === 'public' || http.sign === 'none'
         ? 'none'
@@ -63,7 +63,7 @@ export async function performStep(
   if (step.s3) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
     const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
-    const response = await sendS3Command(ctx.s3(), step.s3, input, signal);
+    const response = await sendS3Command(ctx.s3(), step.s3, input, sendOptions(ctx, 's3'));
     return { response, repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint), ok: !response.error };
   }
   if (step.wire) {
@@ -80,17 +80,78 @@ export async function performStep(
       base = target.s3.endpoint;
     }
     if (!/^http:/.test(base)) throw new TargetLacks('raw wire requests need a plain-HTTP endpoint');
-    const response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, signal);
+    const opts = sendOptions(ctx, wire.endpoint === 's3' ? 's3' : 'management');
+    await ctx.traffic.admit(opts.door!, signal, opts);
+    if (signal.aborted)
+      throw new TargetError(`wire ${wire.method} ${wire.path} not sent: the run was stopped`);
+    const cut = opts.abort ?? new AbortController().signal;
+    const response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, cut);
     return { response, ok: response.status < 400 };
   }
   if (step.bucket !== undefined) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
     const name = bucketName(ctx.runId, caseSlug, step.bucket);
     const s3 = ctx.s3();
-    await createBucket(ctx.agent, target.s3, name, signal);
-    ledger.add(`delete bucket ${name}`, () => destroyBucket(s3, name));
+    const s3Target = target.s3;
+    await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
+    ledger.add({
+      what: `bucket ${name}`,
+      undo: () => removeBucketCommand(s3Target, name),
+      run: (td) => destroyBucket(s3, name, td),
+    });
     scope[step.bucket] = name;
     return { response: new StepResponse(200, {}, emptyBody()), ok: true };
   }
   throw new InputError(step.origin, 'step has no kind');
+}
+
+export interface Described {
+  /** The request in words: `DELETE /zones/…/dns_records/…`. */
+  what: string;
+  /** A command that sends it by hand, credentials from the environment. */
+  undo?: () => string;
+  /** For a delete: reads the thing back and throws unless it is gone. */
+  confirm?: (ctx: RunContext) => Promise<void>;
+}
+
+/** A teardown step in words and as a command, and how to confirm that a delete took. */
+export function describeStep(step: StepDef, scope: Scope, ctx: RunContext): Described {
+  try {
+    if (step.api && ctx.target.management) {
+      const mgmt = ctx.target.management;
+      const api = resolve(step.api, scope) as ApiRequest;
+      const req = buildApiRequest(mgmt, api);
+      return {
+        what: `${api.method} ${api.path}`,
+        undo: () => curlFor(req, 'management'),
+        confirm:
+          api.method.toUpperCase() === 'DELETE'
+            ? (tctx) => confirmGone(tctx, buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }))
+            : undefined,
+      };
+    }
+    if (step.http && ctx.target.s3) {
+      const http = resolve(step.http, scope) as HttpRequest;
+      return { what: `${http.method} ${http.bucket ?? ''}/${http.key ?? ''}` };
+    }
+    if (step.s3 && ctx.target.s3) {
+      const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
+      const endpoint = ctx.target.s3.endpoint;
+      return {
+        what: `${step.s3} ${JSON.stringify(input)}`,
+        undo: () => awsCliFor(step.s3!, input, endpoint),
+      };
+    }
+  } catch {
+    // A placeholder with no value: the teardown itself will say so when it runs.
+  }
+  return { what: `the teardown step at ${step.origin}` };
+}
+
+/** A delete took when the thing answers 404 or 410; a 2xx means it is still there. */
+async function confirmGone(ctx: RunContext, req: ReturnType<typeof buildApiRequest>): Promise<void> {
+  const res = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
+  if (res.status >= 200 && res.status < 300) {
+    throw new TargetError(`still there after the delete (GET answered ${res.status})`);
+  }
 }

@@ -11,8 +11,8 @@ import { redactDeep, redactText } from '../redact.ts';
 import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetLacks } from '../util/errors.ts';
-import type { RunContext } from './context.ts';
-import { performStep } from './perform.ts';
+import { type RunContext, teardownContext } from './context.ts';
+import { describeStep, performStep } from './perform.ts';
 import { TeardownLedger } from './teardown.ts';
 
 interface PlannedCheck {
@@ -29,6 +29,9 @@ export function caseSkipReason(c: CaseDef, ctx: RunContext): string | undefined 
   if (missing.length) return `the target does not offer ${missing.join(', ')}`;
   if (!c.profiles.includes(ctx.profile)) return `runs only in the ${c.profiles.join('/')} profile`;
   if (ctx.readOnly && !c.readOnly) return 'changes the target, and this is a read-only run';
+  if (c.disruptive && !ctx.allowDisruptive) {
+    return `${c.disruptive}, which cannot be put back; --allow-disruptive runs it`;
+  }
   const all = [...c.given, ...c.steps];
   if (all.some((s) => s.api) && !ctx.target.management) return 'the target has no management API configured';
   if (all.some((s) => s.s3 || s.http || s.bucket !== undefined) && !ctx.target.s3) {
@@ -88,11 +91,29 @@ function capture(spec: CaptureSpec, res: StepResponse, kind: 'api' | 's3' | 'oth
   return res.status;
 }
 
+/** About how many requests a case sends, teardown included: what it reserves under the budget. */
+export function estimateRequests(c: CaseDef): number {
+  let n = 0;
+  for (const s of [...c.given, ...c.steps]) {
+    // A bucket is created, then listed, emptied, deleted and confirmed gone at teardown.
+    n += s.bucket !== undefined ? 5 : 1;
+    // A teardown request, and the read that confirms a delete.
+    if (s.teardown) n += 2;
+  }
+  return n;
+}
+
+/** Whether an answer is a throttled or unavailable one the check did not ask for: then it is not judged. */
+function unjudgeable(check: CheckDef, res: StepResponse): string | undefined {
+  if (!res.unavailable) return undefined;
+  return check.status === res.status ? undefined : res.unavailable;
+}
+
 /** Runs one case: prerequisites, steps in order, checks, then teardown whatever happened. */
-export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promise<CaseResult> {
+export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Promise<CaseResult> {
   const started = performance.now();
-  ctx.emit({ type: 'case-start', caseId: c.id, title: c.title });
-  const planned = plan(c, ctx);
+  runCtx.emit({ type: 'case-start', caseId: c.id, title: c.title });
+  const planned = plan(c, runCtx);
   const results: CheckResult[] = [];
   const record = (p: PlannedCheck, verdict: Verdict, extra: Partial<CheckResult> = {}) => {
     const plain: CheckResult = {
@@ -108,7 +129,7 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
     // Only messages, values and reproductions can carry a secret; a bare pass has none.
     const r = verdict === 'pass' ? plain : redactDeep(plain);
     results.push(r);
-    ctx.emit({ type: 'check', result: r });
+    runCtx.emit({ type: 'check', result: r });
   };
   const settleRest = (from: StepDef[], verdict: 'blocked' | 'skipped', message: string) => {
     for (const s of from)
@@ -116,10 +137,16 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         record(p, p.skip ? 'skipped' : verdict, { message: p.skip ?? message });
   };
 
-  const ledger = new TeardownLedger();
+  const ledger = new TeardownLedger(c.id, runCtx.outstanding);
   /** Why a capture has no value, for the message of a step that needs it. */
   const uncaptured = new Map<string, string>();
-  let reason = caseSkipReason(c, ctx);
+  let reason = caseSkipReason(c, runCtx);
+  const estimate = estimateRequests(c);
+  const reservation = reason ? undefined : runCtx.traffic.reserve(estimate);
+  if (!reason && !reservation) {
+    reason = `the request budget of ${runCtx.traffic.budget} would be crossed (the case needs about ${estimate})`;
+  }
+  const ctx: RunContext = { ...runCtx, reservation };
   const scope: Scope = {
     run: { id: ctx.runId },
     case: { slug },
@@ -207,21 +234,31 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
         const td = step.teardown;
         // The scope as it is now: a later capture of the same name must not redirect this teardown.
         const tdScope = { ...scope };
-        ledger.add(`teardown of ${label}`, async () => {
-          // Teardown also runs after an interrupt, so it cannot listen on the run's aborted signal.
-          const tdCtx = { ...ctx, signal: AbortSignal.timeout(ctx.timeoutMs) };
-          const r = await performStep(td, tdScope, tdCtx, slug, ledger);
-          if (!r.ok) {
-            throw new Error(
-              `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
-            );
-          }
+        const described = describeStep(td, tdScope, ctx);
+        ledger.add({
+          what: `${described.what} (teardown of ${label})`,
+          undo: described.undo,
+          run: async (signal) => {
+            const r = await performStep(td, tdScope, teardownContext(ctx, signal), slug, ledger);
+            if (!r.ok) {
+              throw new Error(
+                `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
+              );
+            }
+            await described.confirm?.(teardownContext(ctx, signal));
+          },
         });
       }
       let stepFailed = false;
       for (const p of checks) {
         if (p.skip) {
           record(p, 'skipped', { message: p.skip });
+          continue;
+        }
+        const unavailable = unjudgeable(p.def, response);
+        if (unavailable) {
+          stepFailed = true;
+          record(p, 'error', { message: unavailable });
           continue;
         }
         try {
@@ -256,7 +293,8 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
       }
     }
   }
-  const teardown = await ledger.drain();
+  const leftovers = await ledger.drain(() => runCtx.teardownSignal());
+  runCtx.traffic.release(reservation);
   results.sort((a, b) => a.index - b.index);
   const verdicts = results.map((r) => r.verdict);
   const verdict: Verdict = verdicts.length ? worst(verdicts, 'skipped') : (caseVerdictHint ?? 'pass');
@@ -269,8 +307,8 @@ export async function runCase(c: CaseDef, slug: string, ctx: RunContext): Promis
     reason: verdict === 'skipped' || verdict === 'blocked' ? reason : undefined,
     durationMs: Math.round(performance.now() - started),
     checks: results,
-    teardown: teardown.length ? teardown.map(redactText) : undefined,
+    leftovers: leftovers.length ? redactDeep(leftovers) : undefined,
   };
-  ctx.emit({ type: 'case-end', result });
+  runCtx.emit({ type: 'case-end', result });
   return result;
 }

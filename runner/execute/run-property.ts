@@ -1,14 +1,15 @@
 import type { ApiRequest } from '../model/case.ts';
 import type { PropertyContext, PropertyDef, WireResponse } from '../model/property.ts';
-import type { CaseResult, CheckResult } from '../model/results.ts';
+import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
 import { redactDeep, redactText } from '../redact.ts';
-import { sendHttp } from '../transports/http.ts';
+import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
 import { buildApiRequest } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
-import { errorMessage, TargetError, TargetLacks } from '../util/errors.ts';
-import { bucketName, createBucket, destroyBucket } from './buckets.ts';
-import type { RunContext } from './context.ts';
+import type { Door } from '../transports/traffic.ts';
+import { errorMessage, TargetBlocked, TargetError, TargetLacks } from '../util/errors.ts';
+import { bucketName, createBucket, destroyBucket, removeBucketCommand } from './buckets.ts';
+import { type RunContext, sendOptions, teardownContext } from './context.ts';
 import { checkSkipReason } from './run-case.ts';
 import { TeardownLedger } from './teardown.ts';
 
@@ -42,17 +43,23 @@ export function propertySkipReason(p: PropertyDef, ctx: RunContext): string | un
 
 const NUM_RUNS = { quick: 12, full: 100 } as const;
 
+/** Errors of the property's own code (not the target's answers): judged `error`, never `fail`. */
+function ownBug(err: unknown): Error | undefined {
+  return causeOf(err, TypeError) ?? causeOf(err, ReferenceError) ?? causeOf(err, SyntaxError);
+}
+
 /** Runs one property as a case with a single check. */
 export async function runProperty(
   p: PropertyDef,
   file: string,
   area: string,
   slug: string,
-  ctx: RunContext,
+  runCtx: RunContext,
 ): Promise<CaseResult> {
   const started = performance.now();
-  ctx.emit({ type: 'case-start', caseId: p.id, title: p.title });
-  const ledger = new TeardownLedger();
+  runCtx.emit({ type: 'case-start', caseId: p.id, title: p.title });
+  const ledger = new TeardownLedger(p.id, runCtx.outstanding);
+  const recorded: Leftover[] = [];
   let buckets = 0;
   const base: Omit<CheckResult, 'verdict'> = {
     caseId: p.id,
@@ -63,9 +70,20 @@ export async function runProperty(
     origin: file,
   };
   let check: CheckResult;
-  // Requests listen on the run's signal until teardown, which must still reach the target after an interrupt.
-  let signal = ctx.signal;
-  const skip = propertySkipReason(p, ctx);
+  let skip = propertySkipReason(p, runCtx);
+  const estimate = (p.requests ?? 60) * (runCtx.profile === 'full' ? 8 : 1);
+  const reservation = skip ? undefined : runCtx.traffic.reserve(estimate);
+  if (!skip && !reservation) {
+    skip = `the request budget of ${runCtx.traffic.budget} would be crossed (the property needs about ${estimate})`;
+  }
+  // Requests use the run's context until teardown, which gets its own signal for each action.
+  let ctx: RunContext = { ...runCtx, reservation };
+  const send = async (out: OutgoingRequest, door: Door): Promise<WireResponse> => {
+    const res = await sendHttp(ctx.agent, out, sendOptions(ctx, door));
+    // A throttled or unavailable answer is not the target's considered one: the property cannot judge it.
+    if (res.unavailable) throw new TargetError(res.unavailable);
+    return wire(res);
+  };
   if (skip) {
     check = { ...base, verdict: 'skipped', message: skip };
   } else {
@@ -75,35 +93,46 @@ export async function runProperty(
       profile: ctx.profile,
       fc: { seed: ctx.seed, numRuns: NUM_RUNS[ctx.profile] },
       target: ctx.target,
+      allowDisruptive: ctx.allowDisruptive,
       get signal() {
-        return signal;
+        return ctx.signal;
       },
       get s3() {
         return ctx.s3();
       },
       api: async (req) => {
         if (!ctx.target.management) throw new TargetLacks('the target has no management API configured');
-        const out = buildApiRequest(ctx.target.management, req as ApiRequest);
-        return wire(await sendHttp(ctx.agent, out, signal));
+        return send(buildApiRequest(ctx.target.management, req as ApiRequest), 'management');
       },
       http: async (req) => {
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-        const out = await buildS3Request(ctx.target.s3, { ...req, body: req.body as any });
-        return wire(await sendHttp(ctx.agent, out, signal));
+        return send(await buildS3Request(ctx.target.s3, { ...req, body: req.body as any }), 's3');
       },
       bucket: async (label = 'p') => {
         const name = bucketName(ctx.runId, slug, `${label}${buckets++}`);
-        if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-        await createBucket(ctx.agent, ctx.target.s3, name, signal);
-        ledger.add(`delete bucket ${name}`, () => destroyBucket(ctx.s3(), name));
+        const s3Target = ctx.target.s3;
+        if (!s3Target) throw new TargetLacks('the target has no S3 endpoint configured');
+        await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
+        ledger.add({
+          what: `bucket ${name}`,
+          undo: () => removeBucketCommand(s3Target, name),
+          run: (signal) => destroyBucket(ctx.s3(), name, signal),
+        });
         return name;
       },
-      defer: (action) => ledger.add('property teardown', action),
+      defer: (action, what = 'property teardown', undo) =>
+        ledger.add({ what, undo: undo === undefined ? undefined : () => undo, run: () => action() }),
+      leftover: (what, error, undo) => {
+        recorded.push({ what, error, undo });
+      },
       unjudgeable: (reason) => {
         throw new TargetError(reason);
       },
       skip: (reason) => {
         throw new TargetLacks(reason);
+      },
+      blocked: (reason) => {
+        throw new TargetBlocked(reason);
       },
     };
     try {
@@ -112,31 +141,49 @@ export async function runProperty(
     } catch (err) {
       const target = causeOf(err, TargetError);
       const lacks = causeOf(err, TargetLacks);
+      const blocked = causeOf(err, TargetBlocked);
+      const bug = ownBug(err);
       const message = redactText(errorMessage(err));
-      check = ctx.signal.aborted
-        ? { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' }
-        : lacks
-          ? { ...base, verdict: 'skipped', message: redactText(lacks.message) }
-          : target
-            ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
-            : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
+      check =
+        ctx.signal.aborted && !lacks
+          ? { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' }
+          : lacks
+            ? { ...base, verdict: 'skipped', message: redactText(lacks.message) }
+            : blocked
+              ? { ...base, verdict: 'blocked', message: redactText(blocked.message) }
+              : target
+                ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
+                : bug
+                  ? {
+                      ...base,
+                      verdict: 'error',
+                      message: `the property's own code failed: ${redactText(errorMessage(bug))}${bug.stack ? `\n${redactText(bug.stack)}` : ''}`,
+                    }
+                  : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
     }
   }
-  signal = AbortSignal.timeout(ctx.timeoutMs);
-  const teardown = await ledger.drain();
+  const leftovers = [
+    ...recorded,
+    ...(await ledger.drain(() => {
+      const signal = runCtx.teardownSignal();
+      ctx = teardownContext({ ...runCtx, reservation }, signal);
+      return signal;
+    })),
+  ];
+  runCtx.traffic.release(reservation);
   check = redactDeep(check);
-  ctx.emit({ type: 'check', result: check });
+  runCtx.emit({ type: 'check', result: check });
   const result: CaseResult = {
     id: p.id,
     title: p.title,
     file,
     area,
     verdict: check.verdict,
-    reason: check.verdict === 'skipped' ? check.message : undefined,
+    reason: check.verdict === 'skipped' || check.verdict === 'blocked' ? check.message : undefined,
     durationMs: Math.round(performance.now() - started),
     checks: [check],
-    teardown: teardown.length ? teardown.map(redactText) : undefined,
+    leftovers: leftovers.length ? redactDeep(leftovers) : undefined,
   };
-  ctx.emit({ type: 'case-end', result });
+  runCtx.emit({ type: 'case-end', result });
   return result;
 }

@@ -65,6 +65,7 @@ function toCase(raw: Record<string, any>, src: YamlSource, base: (string | numbe
     profiles: raw.profiles ?? ['quick', 'full'],
     readOnly: raw.readOnly ?? false,
     exclusive: raw.exclusive ?? [],
+    disruptive: raw.disruptive,
     given: (raw.given ?? []).map((s: Record<string, any>, k: number) => step(s, [...base, 'given', k])),
     steps: raw.steps.map((s: Record<string, any>, k: number) => step(s, [...base, 'steps', k])),
     origin: src.where([...base, 'id']),

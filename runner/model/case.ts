@@ -10,6 +10,8 @@ export interface CaseDef {
   readOnly: boolean;
   /** Shared target state the case changes: cases naming the same state never overlap. */
   exclusive: string[];
+  /** What the case changes that cannot be put back: it runs only when the run allows it. */
+  disruptive?: string;
   given: StepDef[];
   steps: StepDef[];
   /** file:line of the case, for messages. */

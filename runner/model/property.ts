@@ -13,6 +13,13 @@ export interface PropertyDef {
   readOnly?: boolean;
   /** Shared target state it changes: cases and properties naming the same state never overlap. */
   exclusive?: string[];
+  /**
+   * What the property may leave changed when the value it found cannot be put back under the
+   * rules at --as-of; it then runs only when the run allows it (PropertyContext.allowDisruptive).
+   */
+  disruptive?: string;
+  /** About how many requests one run of it sends (quick profile), for the request budget. */
+  requests?: number;
   run(ctx: PropertyContext): Promise<void>;
 }
 
@@ -32,6 +39,8 @@ export interface PropertyContext {
   /** fast-check parameters to pass to fc.assert: seed (printed on failure) and numRuns for the profile. */
   fc: { seed: number; numRuns: number };
   target: Target;
+  /** Whether changes that cannot be put back may be made (--allow-disruptive, or the run's own reference). */
+  allowDisruptive: boolean;
   /** The run's signal; during teardown, a fresh one bounded by the request timeout. */
   readonly signal: AbortSignal;
   /** Management API request to {base}/client/v4{path} with the target's default auth. */
@@ -55,10 +64,17 @@ export interface PropertyContext {
   }): Promise<WireResponse>;
   /** Provisions a bucket (named from the run id) that is emptied and deleted at teardown. */
   bucket(label?: string): Promise<string>;
-  /** Registers a teardown action (run in reverse order at the end, whatever happened). */
-  defer(action: () => Promise<unknown>): void;
+  /**
+   * Registers a teardown action (run in reverse order at the end, whatever happened). `what` names
+   * it and `undo` is a command that does it by hand, both shown if the action fails.
+   */
+  defer(action: () => Promise<unknown>, what?: string, undo?: string): void;
+  /** Records something the property could not put back: the run fails and lists it with `undo`. */
+  leftover(what: string, error: string, undo?: string): void;
   /** Throws a TargetError: the target answered something the runner cannot judge (verdict error). */
   unjudgeable(reason: string): never;
   /** The target cannot be asked this (an id or endpoint missing from its config): verdict skipped. */
   skip(reason: string): never;
+  /** A prerequisite the spec does not promise is missing on the target (a read endpoint): blocked. */
+  blocked(reason: string): never;
 }

@@ -30,8 +30,29 @@ export interface CaseResult {
   reason?: string;
   durationMs: number;
   checks: CheckResult[];
-  /** Teardown actions that failed: something may be left on the target. */
-  teardown?: string[];
+  /** What teardown could not remove or put back: it is still on the target. */
+  leftovers?: Leftover[];
+}
+
+/** Something a run created or changed that is still on the target. */
+export interface Leftover {
+  /** In words: `bucket ec-…`, `DNS record … (teardown of create)`, `security_level back to medium`. */
+  what: string;
+  /** Why teardown could not do it. */
+  error: string;
+  /** A command that removes or restores it by hand (credentials from the environment). */
+  undo?: string;
+}
+
+/** How many requests the run sent to its target (schemas/results.schema.json). */
+export interface RequestCounts {
+  total: number;
+  management: number;
+  s3: number;
+  /** Tries repeated after a throttled or unavailable answer. */
+  retried: number;
+  /** Answers with status 429. */
+  throttled: number;
 }
 
 export interface ClauseResult {
@@ -80,8 +101,17 @@ export interface RunResults {
   clauses: ClauseResult[];
   cases: CaseResult[];
   baseline?: BaselineDiff;
-  /** 0: no clause fails or errors (or all such are in the baseline); 1: some do. */
-  exitCode: 0 | 1;
+  /** Requests sent to the target, teardown included. */
+  requests?: RequestCounts;
+  /** Everything teardown could not remove or put back, over all cases. */
+  leftovers: (Leftover & { caseId: string })[];
+  /** The run was stopped (SIGINT, SIGTERM) before every case ran. */
+  interrupted: boolean;
+  /**
+   * 0: no clause fails or errors (or the run matches its baseline) and nothing is left on the
+   * target; 1: otherwise; 130: interrupted.
+   */
+  exitCode: 0 | 1 | 130;
 }
 
 export type RunEvent =
@@ -95,6 +125,10 @@ export type RunEvent =
       seed: number;
       cases: number;
       clauses: number;
+      /** The pacing and request budget in force, in words, when there are any. */
+      limits?: string;
+      /** What the run may leave changed (opt-in disruptive checks), announced before it starts. */
+      disruptive?: { id: string; what: string }[];
     }
   | { type: 'case-start'; caseId: string; title: string }
   | { type: 'check'; result: CheckResult }

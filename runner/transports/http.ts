@@ -1,11 +1,15 @@
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Agent, request, errors as undiciErrors } from 'undici';
 import { generateStream } from '../data/generate.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, TargetError } from '../util/errors.ts';
 import { bufferBody, collectBody, emptyBody, flattenHeaders, StepResponse } from './response.ts';
+import type { Door, Reservation, Traffic } from './traffic.ts';
 
 const SMALL_BODY = 1024 * 1024;
+/** A whole-request deadline grows by this per MiB of body, so large transfers get a floor of 1 MiB/s. */
+const MS_PER_MIB = 1000;
 
 export type RequestBody = string | Buffer | GeneratedBody | undefined;
 
@@ -14,6 +18,23 @@ export interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body?: RequestBody;
+}
+
+export interface SendOptions {
+  /**
+   * Stops what has not started: no request is sent once it is aborted, and waits (pacing, retry
+   * backoff) end. A request in flight is not cut by it: its answer may carry an id teardown needs.
+   */
+  signal: AbortSignal;
+  /** Cuts a request in flight (teardown's own deadline); the per-request deadline applies anyway. */
+  abort?: AbortSignal;
+  /** Bounds each try as a whole, headers and body. */
+  timeoutMs: number;
+  /** Pacing, budget, retries and counts; absent for one-off requests outside a run. */
+  traffic?: Traffic;
+  door?: Door;
+  teardown?: boolean;
+  reservation?: Reservation;
 }
 
 export function bodyLength(body: RequestBody): number {
@@ -26,14 +47,63 @@ export function bodyStream(body: RequestBody): string | Buffer | Readable | unde
   return body instanceof GeneratedBody ? generateStream(body.seed, 0, body.size) : body;
 }
 
-/** Sends one request over undici; transport failures become TargetError (verdict `error`). */
-export async function sendHttp(
-  agent: Agent,
-  req: OutgoingRequest,
-  signal: AbortSignal,
-): Promise<StepResponse> {
+/** Milliseconds a transfer of `bytes` may take on top of the request timeout. */
+export function transferAllowance(bytes: number): number {
+  return Math.ceil(bytes / (1024 * 1024)) * MS_PER_MIB;
+}
+
+/**
+ * Sends one request over undici, under the run's traffic rules: throttled and unavailable answers
+ * are tried again as Traffic allows, and one that persists is marked `unavailable` so that no
+ * check takes it for the target's considered answer. Transport failures become TargetError.
+ */
+export async function sendHttp(agent: Agent, req: OutgoingRequest, opts: SendOptions): Promise<StepResponse> {
+  const { traffic, door = 'management' } = opts;
+  for (let attempt = 0; ; attempt++) {
+    notStopped(opts.signal, req);
+    await traffic?.admit(door, opts.signal, opts);
+    notStopped(opts.signal, req);
+    const res = await sendOnce(agent, req, opts);
+    if (!traffic) return res;
+    traffic.observe(door, res);
+    const delay = traffic.retryDelay(req.method, res, attempt);
+    if (delay === undefined) {
+      markUnavailable(res, attempt + 1);
+      return res;
+    }
+    traffic.counts.retried += 1;
+    await sleep(delay, undefined, { signal: opts.signal }).catch(() => {
+      throw new TargetError(
+        `request aborted while waiting to retry ${req.method} ${new URL(req.url).pathname}`,
+      );
+    });
+  }
+}
+
+function notStopped(signal: AbortSignal, req: OutgoingRequest): void {
+  if (signal.aborted) {
+    const why = signal.reason instanceof Error ? signal.reason.message : 'stopped';
+    throw new TargetError(`${req.method} ${new URL(req.url).pathname} not sent: ${why}`);
+  }
+}
+
+/** A throttled or unavailable answer that outlasted the retries: no check may judge it as the target's. */
+export function markUnavailable(res: StepResponse, tries: number): void {
+  if (![429, 502, 503, 504].includes(res.status)) return;
+  const after = res.headers['retry-after'];
+  res.unavailable = `target unavailable: HTTP ${res.status} after ${tries} ${tries === 1 ? 'try' : 'tries'}${after ? ` (Retry-After: ${after})` : ''}`;
+}
+
+async function sendOnce(agent: Agent, req: OutgoingRequest, opts: SendOptions): Promise<StepResponse> {
   const headers = { ...req.headers };
   if (req.body instanceof GeneratedBody) headers['content-length'] = String(req.body.size);
+  const path = new URL(req.url).pathname;
+  // One deadline for the whole exchange: a target trickling bytes cannot hold the run.
+  const deadline = new AbortController();
+  let limitMs = opts.timeoutMs + transferAllowance(bodyLength(req.body));
+  const started = Date.now();
+  let timer = setTimeout(() => deadline.abort(), limitMs);
+  const signal = opts.abort ? AbortSignal.any([opts.abort, deadline.signal]) : deadline.signal;
   try {
     const res = await request(req.url, {
       method: req.method as any,
@@ -44,16 +114,29 @@ export async function sendHttp(
     });
     let body = emptyBody();
     const length = Number(res.headers['content-length'] ?? Number.NaN);
+    if (length > SMALL_BODY) {
+      // A large announced body gets its transfer allowance; an endless one only the timeout.
+      clearTimeout(timer);
+      limitMs += transferAllowance(length);
+      timer = setTimeout(() => deadline.abort(), Math.max(0, started + limitMs - Date.now()));
+    }
     if (req.method === 'HEAD') await res.body.dump();
     // A small body of known length is read in one go: cheaper than iterating the stream.
     else if (length <= SMALL_BODY) body = bufferBody(Buffer.from(await res.body.arrayBuffer()));
     else body = await collectBody(res.body);
     return new StepResponse(res.statusCode, flattenHeaders(res.headers as any), body);
   } catch (err) {
-    if (signal.aborted) throw new TargetError(`request aborted: ${errorMessage(signal.reason ?? err)}`);
-    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-      throw new TargetError(`timed out waiting for ${req.method} ${new URL(req.url).pathname}`);
+    if (opts.abort?.aborted)
+      throw new TargetError(`request aborted: ${errorMessage(opts.abort.reason ?? err)}`);
+    if (
+      deadline.signal.aborted ||
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError
+    ) {
+      throw new TargetError(`no complete answer to ${req.method} ${path} within ${limitMs} ms (--timeout)`);
     }
-    throw new TargetError(`${req.method} ${new URL(req.url).pathname}: ${errorMessage(err)}`);
+    throw new TargetError(`${req.method} ${path}: ${errorMessage(err)}`);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -3,8 +3,12 @@ import type { Readable } from 'node:stream';
 import { parseXml } from '../match/xml.ts';
 import { TargetError } from '../util/errors.ts';
 
-/** Bodies up to this size are kept for parsing and messages; larger ones only by size and digest. */
-const KEEP_BYTES = 8 * 1024 * 1024;
+/**
+ * Bodies up to this size are kept for parsing and messages; larger ones only by size and digest,
+ * so memory stays flat whatever the target sends. Documented in the README (Bounded memory).
+ */
+export const KEEP_BYTES = 8 * 1024 * 1024;
+const CAP = `${KEEP_BYTES / 1024 / 1024} MiB`;
 
 export interface CollectedBody {
   size: number;
@@ -86,6 +90,8 @@ export function emptyBody(): CollectedBody {
 
 /** What any step kind produced, in the one shape the matchers read. */
 export class StepResponse {
+  /** Set when the answer is a throttled or unavailable one that outlasted the retries (see http.ts). */
+  unavailable?: string;
   private parsedJson?: { value: unknown };
   private parsedXml?: { value: unknown };
 
@@ -109,7 +115,7 @@ export class StepResponse {
   json(): unknown {
     if (!this.parsedJson) {
       if (this.body.truncated)
-        throw new TargetError(`body of ${this.body.size} bytes is too large to parse as JSON`);
+        throw new TargetError(`body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as JSON`);
       const text = this.text();
       try {
         this.parsedJson = { value: JSON.parse(text) };
@@ -124,7 +130,7 @@ export class StepResponse {
   xml(): unknown {
     if (!this.parsedXml) {
       if (this.body.truncated)
-        throw new TargetError(`body of ${this.body.size} bytes is too large to parse as XML`);
+        throw new TargetError(`body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as XML`);
       const text = this.text();
       if (!text.trim()) throw new TargetError('body is empty, expected XML');
       this.parsedXml = { value: parseXml(text) };

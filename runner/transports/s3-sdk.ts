@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import { Transform } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as S3 from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { generateStream } from '../data/generate.ts';
@@ -7,16 +9,27 @@ import type { S3Target } from '../model/target.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, InputError, TargetError } from '../util/errors.ts';
 import { lookupLocalhost } from './agent.ts';
-import { collectBody, emptyBody, flattenHeaders, StepResponse } from './response.ts';
+import { markUnavailable, transferAllowance } from './http.ts';
+import { collectBody, emptyBody, flattenHeaders, KEEP_BYTES, StepResponse } from './response.ts';
+import type { Reservation, Traffic } from './traffic.ts';
+
+/** Commands whose answer body is the object itself: streamed and hashed, never parsed whole. */
+const STREAMING_OUTPUT = new Set(['GetObject', 'GetObjectTorrent', 'SelectObjectContent']);
 
 /** The real SDK, pointed at the target; one client per run so connections are reused. */
-export function createS3Client(target: S3Target, connections: number, timeoutMs: number): S3.S3Client {
+export function createS3Client(
+  target: S3Target,
+  connections: number,
+  timeoutMs: number,
+  traffic?: Traffic,
+  stop: AbortSignal = new AbortController().signal,
+): S3.S3Client {
   const agentOptions = {
     keepAlive: true,
     maxSockets: Math.max(connections, 4),
     lookup: lookupLocalhost as any,
   };
-  return new S3.S3Client({
+  const client = new S3.S3Client({
     endpoint: target.endpoint,
     region: target.region,
     forcePathStyle: target.addressing === 'path',
@@ -34,6 +47,45 @@ export function createS3Client(target: S3Target, connections: number, timeoutMs:
       connectionTimeout: timeoutMs,
     }),
   });
+  if (traffic) {
+    // Every request the SDK sends, teardown's included, is paced and counted like the runner's own.
+    client.middlewareStack.add(
+      (next: any) => async (args: any) => {
+        await traffic.pace('s3', stop);
+        const result = await next(args);
+        traffic.observe('s3', { status: result.response.statusCode, headers: result.response.headers });
+        return result;
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'edgecheckTraffic' } as any,
+    );
+  }
+  return client;
+}
+
+/** Passes at most `limit` bytes, then fails: an XML answer is parsed whole, so its size is capped. */
+function capped(body: NodeJS.ReadableStream, limit: number, what: string): Transform {
+  let seen = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > limit)
+        done(new TargetError(`${what}: answer over the ${limit / 1024 / 1024} MiB edgecheck reads as XML`));
+      else done(null, chunk);
+    },
+  });
+  cap.on('error', () => (body as { destroy?: () => void }).destroy?.());
+  return body.pipe(cap);
+}
+
+export interface S3SendOptions {
+  /** Stops what has not started (see SendOptions in http.ts); a command in flight runs to its end. */
+  signal: AbortSignal;
+  /** Cuts a command in flight (teardown's own deadline). */
+  abort?: AbortSignal;
+  timeoutMs: number;
+  traffic?: Traffic;
+  teardown?: boolean;
+  reservation?: Reservation;
 }
 
 type CommandCtor = new (input: Record<string, unknown>) => S3.$Command<any, any, any, any, any>;
@@ -55,45 +107,105 @@ function toSdkInput(input: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Runs one command; the response's headers come from the wire, the output from the SDK. */
+/**
+ * Runs one command; the response's headers come from the wire, the output from the SDK. Throttled
+ * and unavailable answers are tried again as the run's Traffic allows (the SDK itself never retries,
+ * so a target's passing 500 is seen as it is).
+ */
 export async function sendS3Command(
   client: S3.S3Client,
   name: string,
   input: Record<string, unknown>,
-  signal: AbortSignal,
+  opts: S3SendOptions,
 ): Promise<StepResponse> {
   const Ctor = commandFor(name);
   if (!Ctor) throw new InputError('s3', `unknown S3 command '${name}'`);
+  for (let attempt = 0; ; attempt++) {
+    if (opts.signal.aborted) throw new TargetError(`${name} not sent: the run was stopped`);
+    opts.traffic?.checkBudget(opts);
+    if (opts.reservation) opts.reservation.used += 1;
+    const { response, method } = await sendOnce(client, name, Ctor, input, opts);
+    const delay = opts.traffic?.retryDelay(method, response, attempt);
+    if (delay === undefined) {
+      markUnavailable(response, attempt + 1);
+      return response;
+    }
+    opts.traffic!.counts.retried += 1;
+    await sleep(delay, undefined, { signal: opts.signal }).catch(() => {
+      throw new TargetError(`${name}: aborted while waiting to retry`);
+    });
+  }
+}
+
+async function sendOnce(
+  client: S3.S3Client,
+  name: string,
+  Ctor: CommandCtor,
+  input: Record<string, unknown>,
+  opts: S3SendOptions,
+): Promise<{ response: StepResponse; method: string }> {
   const command = new Ctor(toSdkInput(input));
   let wire: { statusCode: number; headers: Record<string, string> } | undefined;
+  let method = 'GET';
   command.middlewareStack.add(
     (next: any) => async (args: any) => {
+      method = args.request?.method ?? method;
       const result = await next(args);
       wire = { statusCode: result.response.statusCode, headers: result.response.headers };
+      if (!STREAMING_OUTPUT.has(name) && result.response.body?.pipe) {
+        result.response.body = capped(result.response.body, KEEP_BYTES, name);
+      }
       return result;
     },
     { step: 'deserialize', priority: 'low', name: 'edgecheckWireCapture' } as any,
   );
+  // One deadline for the whole exchange, body included; large uploads get their transfer allowance.
+  const size = typeof input.ContentLength === 'number' ? input.ContentLength : 0;
+  let limitMs = opts.timeoutMs + transferAllowance(size);
+  const started = Date.now();
+  const deadline = new AbortController();
+  let timer = setTimeout(() => deadline.abort(), limitMs);
+  const signal = opts.abort ? AbortSignal.any([opts.abort, deadline.signal]) : deadline.signal;
+  let body: { destroy?: () => void } | undefined;
+  const onDeadline = () => body?.destroy?.();
+  signal.addEventListener('abort', onDeadline, { once: true });
   try {
     const output = (await client.send(command, { abortSignal: signal })) as Record<string, any>;
     const { $metadata, Body, ...rest } = output;
-    const body =
-      Body && typeof Body[Symbol.asyncIterator] === 'function' ? await collectBody(Body) : emptyBody();
-    return new StepResponse(
+    body = Body;
+    let collected = emptyBody();
+    if (Body && typeof Body[Symbol.asyncIterator] === 'function') {
+      const length = Number(wire?.headers['content-length'] ?? 0);
+      if (length > 0) {
+        clearTimeout(timer);
+        limitMs += transferAllowance(length);
+        timer = setTimeout(() => deadline.abort(), Math.max(0, started + limitMs - Date.now()));
+      }
+      collected = await collectBody(Body);
+    }
+    const response = new StepResponse(
       $metadata?.httpStatusCode ?? wire?.statusCode ?? 0,
       flattenHeaders(wire?.headers ?? {}),
-      body,
+      collected,
       rest,
     );
+    return { response, method };
   } catch (err) {
+    if (deadline.signal.aborted && !opts.abort?.aborted) {
+      throw new TargetError(`${name}: no complete answer within ${limitMs} ms (--timeout)`);
+    }
     const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
     const status = e.$metadata?.httpStatusCode ?? wire?.statusCode;
     // No status, or a success status the SDK could not parse: the runner cannot judge it.
-    if (status === undefined || status < 300 || signal.aborted)
-      throw new TargetError(`${name}: ${errorMessage(err)}`);
-    return new StepResponse(status, flattenHeaders(wire?.headers ?? {}), emptyBody(), undefined, {
+    if (status === undefined || status < 300 || signal.aborted || err instanceof TargetError)
+      throw err instanceof TargetError ? err : new TargetError(`${name}: ${errorMessage(err)}`);
+    const response = new StepResponse(status, flattenHeaders(wire?.headers ?? {}), emptyBody(), undefined, {
       name: e.name ?? 'Error',
       message: e.message ?? '',
     });
+    return { response, method };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onDeadline);
   }
 }

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { errorMessage, TargetError } from '../util/errors.ts';
-import { collectBody, StepResponse } from './response.ts';
+import { collectBody, KEEP_BYTES, StepResponse } from './response.ts';
 
 /**
  * Raw bytes over TCP, for requests no HTTP client will send (Transfer-Encoding together with
@@ -54,8 +54,13 @@ export function sendWire(
       }
     };
     socket.on('connect', () => socket.write(raw));
+    let received = 0;
     socket.on('data', (c) => {
       chunks.push(c);
+      received += c.length;
+      // The raw answer is held whole to be parsed, so its size is capped like any parsed body.
+      if (received > KEEP_BYTES)
+        return fail(`answer over the ${KEEP_BYTES / 1024 / 1024} MiB edgecheck reads`);
       if (complete(Buffer.concat(chunks))) {
         socket.destroy();
         void finish();

@@ -17,6 +17,9 @@ export class TargetError extends Error {}
 /** The target cannot be asked this (no such endpoint, credentials or feature configured): skipped. */
 export class TargetLacks extends Error {}
 
+/** A prerequisite outside what the spec promises is missing on the target: the verdict is `blocked`. */
+export class TargetBlocked extends Error {}
+
 /** A check's expectation did not hold: the verdict is `fail`. */
 export class CheckFailure extends Error {
   constructor(

@@ -113,7 +113,9 @@ export function runResults(
     },
     clauses: judged,
     cases,
-    exitCode: clauseTally.fail + clauseTally.error > 0 ? 1 : 0,
+    leftovers: cases.flatMap((c) => (c.leftovers ?? []).map((l) => ({ caseId: c.id, ...l }))),
+    interrupted: false,
+    exitCode: clauseTally.fail + clauseTally.error > 0 || cases.some((c) => c.leftovers?.length) ? 1 : 0,
     ...p,
   };
 }
@@ -166,7 +168,13 @@ export function sampleResults(): RunResults {
       ],
       {
         reason: 'given 2 failed: PutObject returned 500',
-        teardown: ['teardown of bucket b: DeleteBucket returned 409'],
+        leftovers: [
+          {
+            what: 'bucket b',
+            error: 'DeleteBucket returned 409',
+            undo: 'aws s3 rb s3://b --force --endpoint-url http://127.0.0.1:2 --region auto',
+          },
+        ],
       },
     ),
     caseResult('s3.list.basic', 's3', [

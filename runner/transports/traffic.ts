@@ -1,0 +1,233 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TargetLacks } from '../util/errors.ts';
+
+/** Which door of the target a request goes through: rate caps and counts are kept per door. */
+export type Door = 'management' | 's3';
+
+/** Statuses that say the target is struggling, not that it broke the spec. */
+export const UNAVAILABLE = new Set([429, 502, 503, 504]);
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+export interface RateCap {
+  requests: number;
+  windowMs: number;
+}
+
+export interface TrafficOptions {
+  /** At most this many requests start within any window, per door (management only by default). */
+  rateCap?: Partial<Record<Door, RateCap>>;
+  /** Requests the run may send in all, teardown included; new cases stop starting before it is crossed. */
+  budget?: number;
+  /** Retries of a throttled or unavailable answer (default 3). */
+  retries?: number;
+  /** The longest wait between tries; a Retry-After beyond it is not waited for (default 30 s). */
+  maxRetryWaitMs?: number;
+}
+
+/** The budget would be crossed: what remains is skipped, with this as the reason. */
+export class BudgetReached extends TargetLacks {}
+
+/** Requests a case may still send under its reservation. */
+export interface Reservation {
+  estimate: number;
+  used: number;
+}
+
+/** Sliding-window limiter: at most `requests` starts within any `windowMs`. */
+class Window {
+  private readonly starts: number[] = [];
+  /** Set from the target's RateLimit header: no start before this time. */
+  private pausedUntil = 0;
+  /** Remaining requests the target last announced, counted down as requests start. */
+  private announced?: { remaining: number; resetAt: number };
+  constructor(private cap?: RateCap) {}
+
+  tighten(cap: RateCap): void {
+    const current = this.cap ? this.cap.requests / this.cap.windowMs : Number.POSITIVE_INFINITY;
+    if (cap.requests / cap.windowMs < current) this.cap = cap;
+  }
+
+  announce(remaining: number, resetMs: number): void {
+    this.announced = { remaining, resetAt: Date.now() + resetMs };
+  }
+
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+  }
+
+  /** Resolves when one more request may start, and counts it as started. */
+  async admit(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      let wait = this.pausedUntil - now;
+      if (this.announced && now < this.announced.resetAt && this.announced.remaining <= 0) {
+        wait = Math.max(wait, this.announced.resetAt - now);
+      }
+      if (this.cap) {
+        while (this.starts.length && this.starts[0] <= now - this.cap.windowMs) this.starts.shift();
+        if (this.starts.length >= this.cap.requests) {
+          wait = Math.max(wait, this.starts[0] + this.cap.windowMs - now);
+        }
+      }
+      if (wait <= 0) break;
+      await sleep(wait, undefined, { signal });
+    }
+    if (this.cap) this.starts.push(Date.now());
+    if (this.announced) this.announced.remaining -= 1;
+  }
+}
+
+/** Parses `Retry-After` (seconds or an HTTP date) into milliseconds. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The IETF httpapi rate-limit headers, both drafts in use: `RateLimit: "default";r=50;t=30` with
+ * `RateLimit-Policy: "default";q=100;w=60`, and the older `RateLimit-Remaining` / `-Reset` /
+ * `RateLimit-Limit` with a policy of `100;w=60`.
+ */
+export function readRateLimit(headers: Record<string, string>): {
+  remaining?: number;
+  resetMs?: number;
+  policy?: RateCap;
+} {
+  const param = (text: string | undefined, name: string): number | undefined => {
+    const m = text && new RegExp(`(?:^|[;,\\s])${name}=(\\d+)`).exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const rl = headers.ratelimit;
+  const remaining = param(rl, 'r') ?? param(rl, 'remaining') ?? num(headers['ratelimit-remaining']);
+  const reset = param(rl, 't') ?? param(rl, 'reset') ?? num(headers['ratelimit-reset']);
+  const policyText = headers['ratelimit-policy'];
+  const q = param(policyText, 'q') ?? num(policyText?.split(';')[0]);
+  const w = param(policyText, 'w');
+  return {
+    remaining,
+    resetMs: reset === undefined ? undefined : reset * 1000,
+    policy:
+      q !== undefined && w !== undefined && q > 0 && w > 0 ? { requests: q, windowMs: w * 1000 } : undefined,
+  };
+}
+
+function num(v: string | undefined): number | undefined {
+  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
+  return Number(v);
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+}
+
+export interface TrafficCounts {
+  total: number;
+  management: number;
+  s3: number;
+  /** Tries repeated after a throttled or unavailable answer. */
+  retried: number;
+  /** Answers with 429. */
+  throttled: number;
+}
+
+/**
+ * The run's manners towards its target: paces requests under the rate caps and what the target
+ * announces, keeps the request budget, retries throttled answers with backoff, and counts.
+ */
+export class Traffic {
+  readonly counts: TrafficCounts = { total: 0, management: 0, s3: 0, retried: 0, throttled: 0 };
+  private readonly windows: Record<Door, Window>;
+  private readonly reservations = new Set<Reservation>();
+  readonly retries: number;
+  readonly maxRetryWaitMs: number;
+  readonly budget?: number;
+
+  constructor(options: TrafficOptions = {}) {
+    this.windows = {
+      management: new Window(options.rateCap?.management),
+      s3: new Window(options.rateCap?.s3),
+    };
+    this.budget = options.budget;
+    this.retries = options.retries ?? 3;
+    this.maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
+  }
+
+  /**
+   * Reserves a case's estimated requests. Undefined when they would cross the budget with what
+   * was sent and what running cases still hold: the case then does not start.
+   */
+  reserve(estimate: number): Reservation | undefined {
+    const r: Reservation = { estimate, used: 0 };
+    if (this.budget === undefined) return r;
+    let held = 0;
+    for (const o of this.reservations) held += Math.max(0, o.estimate - o.used);
+    if (this.counts.total + held + estimate > this.budget) return undefined;
+    this.reservations.add(r);
+    return r;
+  }
+
+  release(r: Reservation | undefined): void {
+    if (r) this.reservations.delete(r);
+  }
+
+  /** Refuses a request that would cross the budget. Teardown always goes: leaving things behind is worse. */
+  checkBudget(opts: { teardown?: boolean } = {}): void {
+    if (!opts.teardown && this.budget !== undefined && this.counts.total >= this.budget) {
+      throw new BudgetReached(`the request budget of ${this.budget} is spent`);
+    }
+  }
+
+  /** Waits for a slot under the rate caps, then counts the request as sent. */
+  async pace(door: Door, signal: AbortSignal, reservation?: Reservation): Promise<void> {
+    await this.windows[door].admit(signal);
+    this.counts.total += 1;
+    this.counts[door] += 1;
+    if (reservation) reservation.used += 1;
+  }
+
+  async admit(door: Door, signal: AbortSignal, opts: { teardown?: boolean; reservation?: Reservation } = {}) {
+    this.checkBudget(opts);
+    await this.pace(door, signal, opts.reservation);
+  }
+
+  /** Learns from an answer: the target's announced limits, and throttling. */
+  observe(door: Door, answer: Answer): void {
+    const rl = readRateLimit(answer.headers);
+    const w = this.windows[door];
+    if (rl.policy) w.tighten(rl.policy);
+    if (rl.remaining !== undefined && rl.resetMs !== undefined) w.announce(rl.remaining, rl.resetMs);
+    if (answer.status === 429) {
+      this.counts.throttled += 1;
+      const after = retryAfterMs(answer.headers['retry-after']);
+      if (after !== undefined) w.pause(Math.min(after, this.maxRetryWaitMs));
+    }
+  }
+
+  /**
+   * How long to wait before trying again, or undefined when the answer stands: 429 is retried for
+   * any method (the target did not act on it), 502/503/504 only for idempotent methods.
+   */
+  retryDelay(method: string, answer: Answer, attempt: number): number | undefined {
+    if (attempt >= this.retries || !UNAVAILABLE.has(answer.status)) return undefined;
+    if (answer.status !== 429 && !IDEMPOTENT.has(method.toUpperCase())) return undefined;
+    const hinted = retryAfterMs(answer.headers['retry-after']);
+    if (hinted !== undefined && hinted > this.maxRetryWaitMs) return undefined;
+    // Exponential backoff with full jitter, at least what the target asked for.
+    const backoff = Math.random() * Math.min(this.maxRetryWaitMs, 500 * 2 ** attempt);
+    return Math.max(hinted ?? 0, backoff);
+  }
+}
+
+/** `1000/5m`, `20/2s`, `off`: a rate cap as a flag or config value writes it. */
+export function parseRateCap(text: string): RateCap | 'off' | undefined {
+  if (text === 'off') return 'off';
+  const m = /^(\d+)\/(\d*)(ms|s|m|h)$/.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[3] as 'ms' | 's' | 'm' | 'h'];
+  const requests = Number(m[1]);
+  const windowMs = Number(m[2] || 1) * unit;
+  return requests > 0 && windowMs > 0 ? { requests, windowMs } : undefined;
+}
