@@ -4,6 +4,7 @@ import { seedDnsRecords } from './dns-record-seed.ts';
 import type { StoredRecord } from './dns-record-shape.ts';
 import { seedInvites } from './invite-seed.ts';
 import type { Ruleset } from './ruleset-shape.ts';
+import { EOL } from './schedule.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -48,7 +49,10 @@ export function createState(ctx: ReferenceContext): State {
     nextLogpushJobId: 1,
     certificatePacks: seedCertificatePacks(ctx, zone),
     invites: seedInvites(ctx),
-    zoneSettings: new Map(),
+    // A zone on a service that no longer accepts medium would have been moved off it.
+    zoneSettings: new Map(
+      ctx.asOf >= EOL.securityLevel ? [['security_level', { value: 'off', modified_on: null }]] : [],
+    ),
     dnsSettings: {
       flatten_all_cnames: false,
       foundation_dns: false,

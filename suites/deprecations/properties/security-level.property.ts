@@ -1,5 +1,6 @@
 import type { PropertyDef } from 'edgecheck/kit';
 import {
+  DISRUPTIVE,
   mustBeRefused,
   mustSucceed,
   withSecurityLevel,
@@ -13,6 +14,8 @@ import {
  */
 const anyValue: PropertyDef = {
   id: 'dep.security-level.medium-before',
+  disruptive: DISRUPTIVE,
+  requests: 4,
   title: 'Before 2024-09-30, security_level medium is accepted',
   clauses: ['dep.security-level.any-value'],
   run: (ctx) => withSecurityLevel(ctx, 'medium', mustSucceed('medium')),
@@ -20,6 +23,8 @@ const anyValue: PropertyDef = {
 
 const restricted: PropertyDef = {
   id: 'dep.security-level.medium-from',
+  disruptive: DISRUPTIVE,
+  requests: 4,
   title: 'From 2024-09-30, security_level medium is refused',
   clauses: ['dep.security-level.restricted'],
   run: (ctx) => withSecurityLevel(ctx, 'medium', mustBeRefused('medium')),
@@ -27,6 +32,8 @@ const restricted: PropertyDef = {
 
 const underAttack: PropertyDef = {
   id: 'dep.security-level.under-attack-from',
+  disruptive: DISRUPTIVE,
+  requests: 4,
   title: 'From 2024-09-30, security_level under_attack is still accepted',
   clauses: ['dep.security-level.under-attack'],
   run: (ctx) => withSecurityLevel(ctx, 'under_attack', mustSucceed('under_attack')),

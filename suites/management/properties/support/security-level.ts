@@ -1,5 +1,5 @@
 import type { PropertyContext } from 'edgecheck/kit';
-import { call, type Envelope, succeed, violation } from './envelope.ts';
+import { call, type Envelope, violation } from './envelope.ts';
 import { serialQueue } from './serial.ts';
 
 /**
@@ -9,40 +9,98 @@ import { serialQueue } from './serial.ts';
  */
 const turn = serialQueue();
 
+/**
+ * SPEC Errors 3: "After 2024-09-30" only off and under_attack are accepted. On the date itself
+ * either rule may hold, so a value is taken as settable again only where both rules allow it.
+ */
+const RESTRICTED_FROM = '2024-09-30';
+const ALWAYS_ACCEPTED = ['off', 'under_attack'];
+
+/** Whether `value` can be set (so put back) under the rules in force at the run's --as-of. */
+export function settableAt(value: string, asOf: string): boolean {
+  return asOf < RESTRICTED_FROM || ALWAYS_ACCEPTED.includes(value);
+}
+
+export const DISRUPTIVE =
+  "may leave the zone's security_level changed when its current value can no longer be set at --as-of";
+
 function path(ctx: PropertyContext): string {
   const zone = ctx.target.management?.zoneId;
   if (!zone) ctx.skip('the target config has no zoneId');
   return `/zones/${zone}/settings/security_level`;
 }
 
-/** PATCHes security_level to `value` and hands the answer to `judge`; the previous value is put back. */
+function patchCommand(ctx: PropertyContext, value: string): string {
+  const url = `${ctx.target.management?.baseUrl.replace(/\/+$/, '')}/client/v4${path(ctx)}`;
+  return `curl -sS -X PATCH '${url}' -H "Authorization: Bearer $EDGECHECK_API_TOKEN" -H 'content-type: application/json' --data '{"value":"${value}"}'`;
+}
+
+/** The zone's current security_level. */
+export async function currentLevel(ctx: PropertyContext): Promise<string> {
+  // SPEC shows only the PATCH; GET is how the service documents reading a setting. A target
+  // without it cannot be checked here: blocked, never fail.
+  const res = await ctx.api({ method: 'GET', path: path(ctx) });
+  if (res.status === 404 || res.status === 405 || res.status === 501) {
+    ctx.blocked(
+      `GET settings/security_level answered ${res.status}, so the value to put back cannot be read`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = (res.json() as Envelope<{ value?: unknown } | null>).result?.value;
+  } catch {
+    ctx.unjudgeable(`GET settings/security_level answered ${res.status} with a body that is not JSON`);
+  }
+  if (typeof value !== 'string') violation('GET settings/security_level answered no value');
+  return value;
+}
+
+/**
+ * PATCHes security_level to `value` (a function of the value found, so a check can set the
+ * current value to itself) and hands the answer to `judge`; the value found is put back. Where
+ * the PATCH could change the value and the value found cannot be set again at --as-of, the check
+ * runs only when the run allows disruptive changes; else it is skipped with the reason.
+ */
 export function withSecurityLevel(
   ctx: PropertyContext,
-  value: string,
+  value: string | ((previous: string) => string),
   judge: (answer: Envelope) => void,
 ): Promise<void> {
   return turn(async () => {
-    // GET is how the service documents reading a setting; SPEC shows only the PATCH.
-    const current = await succeed<{ value?: unknown } | null>(ctx, { method: 'GET', path: path(ctx) });
-    const previous = current.result?.value;
-    if (typeof previous !== 'string') violation('GET settings/security_level answered no value');
-    const answer = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value } });
+    const previous = await currentLevel(ctx);
+    const wanted = typeof value === 'function' ? value(previous) : value;
+    const restorable = wanted === previous || settableAt(previous, ctx.asOf);
+    if (!restorable && !ctx.allowDisruptive) {
+      ctx.skip(
+        `security_level is ${previous}, which cannot be set again as of ${ctx.asOf}; ` +
+          `setting ${wanted} could not be undone (--allow-disruptive runs it)`,
+      );
+    }
+    const answer = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: wanted } });
     try {
       judge(answer);
     } finally {
-      if (answer.success) {
-        const back = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: previous } });
-        // A value that cannot be put back is a teardown problem, reported as such.
-        if (!back.success)
-          ctx.defer(() => Promise.reject(new Error(`could not put security_level back to ${previous}`)));
+      if (answer.success && wanted !== previous) {
+        const what = `security_level back to ${previous}`;
+        if (!restorable) {
+          ctx.leftover(
+            what,
+            `${previous} cannot be set again as of ${ctx.asOf}`,
+            patchCommand(ctx, previous),
+          );
+        } else {
+          const back = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: previous } });
+          if (!back.success)
+            ctx.leftover(what, `PATCH answered ${JSON.stringify(back.errors)}`, patchCommand(ctx, previous));
+        }
       }
     }
   });
 }
 
-export function mustSucceed(value: string): (answer: Envelope) => void {
+export function mustSucceed(what: string): (answer: Envelope) => void {
   return (answer) => {
-    if (!answer.success) violation(`security_level ${value} was refused: ${JSON.stringify(answer.errors)}`);
+    if (!answer.success) violation(`security_level ${what} was refused: ${JSON.stringify(answer.errors)}`);
   };
 }
 
