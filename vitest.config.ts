@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // As bin/suite-hooks.mjs does for the CLI: suites kept outside the project import this kit too.
+  resolve: { alias: { 'edgecheck/kit': fileURLToPath(new URL('./runner/kit.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     // Servers, child processes and whole suite runs: seconds, not milliseconds.

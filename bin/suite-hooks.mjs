@@ -1,0 +1,43 @@
+// Module hooks (node:module register) that let a suites folder kept anywhere load its properties.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE_JSON = new URL('../package.json', import.meta.url).href;
+const KIT = /^edgecheck(?:\/|$)/;
+
+export async function resolve(specifier, context, nextResolve) {
+  // `edgecheck/kit` means this installation's kit, wherever the importing suite lives: resolved as a
+  // self-reference from this package, so the package's `exports` still decide what is public.
+  if (KIT.test(specifier)) return nextResolve(specifier, { ...context, parentURL: PACKAGE_JSON });
+  const resolved = await nextResolve(specifier, context);
+  // Suites are ES modules. A copy outside any package (or in one whose package.json names no
+  // "type") would otherwise run as CommonJS; Node's own syntax detection makes the same call for .js.
+  if (
+    !resolved.format &&
+    resolved.url.startsWith('file:') &&
+    resolved.url.endsWith('.ts') &&
+    !resolved.url.includes('/node_modules/') &&
+    packageType(path.dirname(fileURLToPath(resolved.url))) === undefined
+  ) {
+    return { ...resolved, format: 'module' };
+  }
+  return resolved;
+}
+
+const typeByDir = new Map();
+
+/** The "type" of the nearest package.json above `dir` (undefined when none says). */
+function packageType(dir) {
+  if (typeByDir.has(dir)) return typeByDir.get(dir);
+  let type;
+  try {
+    type = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).type;
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    const parent = path.dirname(dir);
+    type = parent === dir ? undefined : packageType(parent);
+  }
+  typeByDir.set(dir, type);
+  return type;
+}
