@@ -142,7 +142,8 @@ export class ConsoleReporter implements Reporter {
         ),
       );
     } else if (results.interrupted) {
-      lines.push(this.p.yellow('run interrupted: checks that had not run are blocked'));
+      const by = results.stoppedBy ? ` (${oneLine(results.stoppedBy)})` : '';
+      lines.push(this.p.yellow(`run interrupted${by}: checks that had not run are blocked`));
     }
     if (results.clauses.length) lines.push(this.p.bold('Clauses by SPEC section'));
     const idWidth = Math.min(48, Math.max(0, ...results.clauses.map((c) => c.id.length)));

@@ -52,6 +52,8 @@ export interface RunOptions extends Selection {
   maxRetryWaitMs?: number;
   /** Each teardown action's own deadline (default the larger of 60 s and four request timeouts). */
   teardownTimeoutMs?: number;
+  /** The whole run's deadline: past it no new request starts and the run tears down and fails. */
+  maxDurationMs?: number;
   /** Teardown not yet done, for a caller that must say what is left if it stops at once. */
   outstanding?: Outstanding;
 }
@@ -126,6 +128,15 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const onAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
+  const deadline = options.maxDurationMs
+    ? setTimeout(
+        () =>
+          controller.abort(
+            new Error(`the run reached its --max-duration of ${options.maxDurationMs! / 1000} s`),
+          ),
+        options.maxDurationMs,
+      )
+    : undefined;
   const reporters = options.reporters ?? [];
   const runId = newRunId();
   const startedAt = new Date();
@@ -208,9 +219,10 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     const bad = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
     const leftovers = cases.flatMap((c) => (c.leftovers ?? []).map((l) => ({ caseId: c.id, ...l })));
     const interrupted = controller.signal.aborted;
+    const bySignal = Boolean(options.signal?.aborted);
     const verdictCode = diff ? (diff.newFailures.length || diff.fixed.length ? 1 : 0) : bad ? 1 : 0;
-    // Something left on the target fails the run whatever the verdicts.
-    const exitCode = interrupted ? 130 : leftovers.length ? 1 : verdictCode;
+    // Something left on the target, or a run cut by its deadline, fails whatever the verdicts.
+    const exitCode = bySignal ? 130 : leftovers.length || interrupted ? 1 : verdictCode;
     results = {
       edgecheck: VERSION,
       runId,
@@ -227,11 +239,13 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       requests: { ...traffic.counts },
       leftovers,
       interrupted,
+      stoppedBy: interrupted ? errorMessage(controller.signal.reason) : undefined,
       exitCode,
     };
     ctx.emit({ type: 'run-end', results });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    clearTimeout(deadline);
     // Each resource is released whatever happened to the others: a leftover worker or socket
     // would keep the process alive after the run.
     const closing = await Promise.allSettled([

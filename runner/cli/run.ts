@@ -72,6 +72,8 @@ Live targets (see "Running against production" in the README)
   --max-retry-wait MS      the longest wait before a retry (default 30000); an answer that
                            stays throttled or unavailable is judged 'error', never 'fail'
   --teardown-timeout MS    each teardown action's own deadline (default 60000)
+  --max-duration S         the whole run's deadline in seconds (default 3600): past it no new
+                           request starts, the run tears down and exits 1
 
 Output
   --reporter SPEC          console, json[=FILE], junit[=FILE] (repeatable; default console)
@@ -118,6 +120,7 @@ export const OPTIONS = {
   retries: { type: 'string' },
   'max-retry-wait': { type: 'string' },
   'teardown-timeout': { type: 'string' },
+  'max-duration': { type: 'string' },
   seed: { type: 'string' },
   reporter: { type: 'string', multiple: true },
   baseline: { type: 'string' },
@@ -228,6 +231,7 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       retries: int('--retries', v.retries, 0, 10) ?? config?.retries,
       maxRetryWaitMs: int('--max-retry-wait', v['max-retry-wait'], 0, 600_000),
       teardownTimeoutMs: int('--teardown-timeout', v['teardown-timeout'], 1000, 3_600_000),
+      maxDurationMs: (int('--max-duration', v['max-duration'], 1, 7 * 86_400) ?? 3600) * 1000,
       outstanding,
       seed: int('--seed', v.seed, 0, 2 ** 31 - 1),
       baseline: v.baseline,

@@ -105,11 +105,13 @@ export interface RunResults {
   requests?: RequestCounts;
   /** Everything teardown could not remove or put back, over all cases. */
   leftovers: (Leftover & { caseId: string })[];
-  /** The run was stopped (SIGINT, SIGTERM) before every case ran. */
+  /** The run was stopped (SIGINT, SIGTERM, or its --max-duration) before every case ran. */
   interrupted: boolean;
+  /** What stopped it. */
+  stoppedBy?: string;
   /**
    * 0: no clause fails or errors (or the run matches its baseline) and nothing is left on the
-   * target; 1: otherwise; 130: interrupted.
+   * target; 1: otherwise (a run stopped by its deadline included); 130: interrupted by a signal.
    */
   exitCode: 0 | 1 | 130;
 }
