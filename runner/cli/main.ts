@@ -7,6 +7,7 @@ import { COMPARE_HELP, compareCommand } from './compare.ts';
 import { LINT_HELP, lintCommand } from './lint.ts';
 import { RUN_HELP, runCommand } from './run.ts';
 import { SERVE_HELP, serveCommand } from './serve.ts';
+import { sweepCommand } from './sweep.ts';
 
 const HELP = `edgecheck ${VERSION}: conformance checks for the Edge Platform API v4 and its S3 interface
 
@@ -17,6 +18,7 @@ Usage: edgecheck <command> [options]     (edgecheck <command> --help for its opt
   clauses    list every clause with its checks, dates and (given results) verdict
   serve      start the embedded reference target and print its URLs and credentials
   compare    put the results of several runs side by side
+  sweep      list what interrupted runs left on a target; --delete removes it
 
 ${RUN_HELP.split('\n').slice(0, 1).join('')}
 `;
@@ -48,6 +50,8 @@ export async function main(argv: string[], out = process.stdout, err = process.s
         return await serveCommand(rest, out);
       case 'compare':
         return await compareCommand(rest, out);
+      case 'sweep':
+        return await sweepCommand(rest, out);
       default:
         err.write(`edgecheck: unknown command '${command}'; run 'edgecheck --help' for the list\n`);
         return 2;
