@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { parseRateCap, readRateLimit, retryAfterMs, Traffic } from '../runner/transports/traffic.ts';
+
+const never = new AbortController().signal;
+
+describe('traffic: pacing under a rate cap', () => {
+  it('starts at most N requests in any window, and the N+1th only when the first leaves it', async () => {
+    const t = new Traffic({ rateCap: { management: { requests: 3, windowMs: 300 } } });
+    const started: number[] = [];
+    const t0 = Date.now();
+    await Promise.all(
+      Array.from({ length: 7 }, () => t.admit('management', never).then(() => started.push(Date.now() - t0))),
+    );
+    started.sort((a, b) => a - b);
+    // Any window of 300 ms holds at most 3 starts.
+    for (let i = 3; i < started.length; i++) expect(started[i] - started[i - 3]).toBeGreaterThanOrEqual(298);
+    expect(started[6]).toBeGreaterThanOrEqual(598);
+    expect(t.counts).toMatchObject({ total: 7, management: 7, s3: 0 });
+  });
+
+  it('leaves the other door unpaced', async () => {
+    const t = new Traffic({ rateCap: { management: { requests: 1, windowMs: 10_000 } } });
+    const t0 = Date.now();
+    for (let i = 0; i < 20; i++) await t.admit('s3', never);
+    expect(Date.now() - t0).toBeLessThan(500);
+  });
+
+  it('adopts a stricter RateLimit-Policy the target announces, and waits out RateLimit remaining 0', async () => {
+    const t = new Traffic();
+    t.observe('management', { status: 200, headers: { 'ratelimit-policy': '"default";q=2;w=1' } });
+    t.observe('management', { status: 200, headers: { ratelimit: '"default";r=0;t=1' } });
+    const t0 = Date.now();
+    await t.admit('management', never);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+  });
+
+  it('a wait for a slot ends when the run stops', async () => {
+    const t = new Traffic({ rateCap: { management: { requests: 1, windowMs: 60_000 } } });
+    await t.admit('management', never);
+    const stop = new AbortController();
+    const waiting = t.admit('management', stop.signal);
+    stop.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow();
+  });
+});
+
+describe('traffic: the request budget', () => {
+  it('reserves a case only while what was sent plus what running cases hold stays within it', async () => {
+    const t = new Traffic({ budget: 10 });
+    const a = t.reserve(6)!;
+    expect(a).toBeDefined();
+    expect(t.reserve(5)).toBeUndefined();
+    for (let i = 0; i < 6; i++) await t.admit('management', never, { reservation: a });
+    t.release(a);
+    expect(t.reserve(4)).toBeDefined();
+    expect(t.reserve(1)).toBeUndefined();
+  });
+
+  it('refuses a request past the budget, but never a teardown request', async () => {
+    const t = new Traffic({ budget: 2 });
+    await t.admit('s3', never);
+    await t.admit('s3', never);
+    await expect(t.admit('s3', never)).rejects.toThrow('the request budget of 2 is spent');
+    await t.admit('s3', never, { teardown: true });
+    expect(t.counts.total).toBe(3);
+  });
+});
+
+describe('traffic: retries', () => {
+  const t = new Traffic({ retries: 2, maxRetryWaitMs: 5000 });
+  const answer = (status: number, headers: Record<string, string> = {}) => ({ status, headers });
+
+  it('retries 429 for any method and 502/503/504 only for idempotent ones', () => {
+    expect(t.retryDelay('POST', answer(429), 0)).toBeTypeOf('number');
+    expect(t.retryDelay('POST', answer(503), 0)).toBeUndefined();
+    for (const s of [502, 503, 504]) expect(t.retryDelay('GET', answer(s), 0)).toBeTypeOf('number');
+    expect(t.retryDelay('GET', answer(500), 0)).toBeUndefined();
+    expect(t.retryDelay('GET', answer(404), 0)).toBeUndefined();
+  });
+
+  it('waits at least what Retry-After asks, and stops after the retries or past the longest wait', () => {
+    expect(t.retryDelay('GET', answer(503, { 'retry-after': '2' }), 0)).toBeGreaterThanOrEqual(2000);
+    expect(t.retryDelay('GET', answer(503), 2)).toBeUndefined();
+    expect(t.retryDelay('GET', answer(429, { 'retry-after': '60' }), 0)).toBeUndefined();
+  });
+});
+
+describe('traffic: header and flag formats', () => {
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    expect(retryAfterMs('3')).toBe(3000);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+    expect(retryAfterMs('soon')).toBeUndefined();
+  });
+
+  it('reads both drafts of the RateLimit headers', () => {
+    expect(
+      readRateLimit({ ratelimit: '"default";r=50;t=30', 'ratelimit-policy': '"default";q=100;w=60' }),
+    ).toEqual({ remaining: 50, resetMs: 30_000, policy: { requests: 100, windowMs: 60_000 } });
+    expect(
+      readRateLimit({ 'ratelimit-remaining': '7', 'ratelimit-reset': '2', 'ratelimit-policy': '10;w=5' }),
+    ).toEqual({ remaining: 7, resetMs: 2000, policy: { requests: 10, windowMs: 5000 } });
+    expect(readRateLimit({})).toEqual({ remaining: undefined, resetMs: undefined, policy: undefined });
+  });
+
+  it('parses rate caps as flags write them', () => {
+    expect(parseRateCap('1000/5m')).toEqual({ requests: 1000, windowMs: 300_000 });
+    expect(parseRateCap('20/2s')).toEqual({ requests: 20, windowMs: 2000 });
+    expect(parseRateCap('5/s')).toEqual({ requests: 5, windowMs: 1000 });
+    expect(parseRateCap('off')).toBe('off');
+    for (const bad of ['0/5m', '10', '10/5x', '-1/5m']) expect(parseRateCap(bad)).toBeUndefined();
+  });
+});
