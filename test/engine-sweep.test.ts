@@ -17,6 +17,7 @@ import { today } from '../runner/api.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
 import { createS3Client } from '../runner/transports/s3-sdk.ts';
 import { runMain } from './helpers/engine-cli.ts';
+import { startServer } from './helpers/engine-server.ts';
 import { startMutatingProxy } from './suite-management-proxy.ts';
 
 /*
@@ -343,6 +344,40 @@ describe('edgecheck sweep on a target that lacks an endpoint', () => {
       expect(deleting.stdout).toContain('deleted 1 of 1 object from 1 run');
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('a delete answered with success is not believed: the object still listed afterwards is named, exit 1', async () => {
+    const id = newRunId(Date.now() - 5 * HOUR);
+    const record = { id: 'r1', name: `ec-${id}-a.example.com`, zone_name: 'example.com' };
+    const envelope = (result: unknown) => JSON.stringify({ success: true, errors: [], messages: [], result });
+    // Lists the record every time and answers 200 to its DELETE without deleting it.
+    const target = await startServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.method === 'DELETE') res.end(envelope({ id: 'r1' }));
+      else res.end(envelope(/\/dns_records\?/.test(req.url) ? [record] : []));
+    });
+    try {
+      const out = await runMain([
+        'sweep',
+        '--management-url',
+        target.url,
+        '--account-id',
+        'a',
+        '--zone-id',
+        'z',
+        '--delete',
+      ]);
+      expect(out.code).toBe(1);
+      expect(out.stdout).toContain(
+        `could not delete DNS record ec-${id}-a.example.com (r1): still there after DELETE /zones/z/dns_records/r1 answered 200`,
+      );
+      expect(out.stdout).toContain('deleted 0 of 1 object from 1 run');
+      expect(target.seen.filter((r) => r.method === 'DELETE').map((r) => r.url)).toEqual([
+        '/client/v4/zones/z/dns_records/r1',
+      ]);
+    } finally {
+      await target.close();
     }
   });
 

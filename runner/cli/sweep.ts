@@ -3,9 +3,10 @@ import { readConfigFile, resolveTarget } from '../config/load-config.ts';
 import { runIdTime } from '../execute/run-id.ts';
 import { redactText } from '../redact.ts';
 import { KIND_LABEL, type Leftover, sweep } from '../sweep/sweep.ts';
+import { parseRateCap } from '../transports/traffic.ts';
 import { InputError } from '../util/errors.ts';
 import { int, oneOf, parse } from './args.ts';
-import { OPTIONS as RUN_OPTIONS } from './run.ts';
+import { DEFAULT_RATE_LIMIT, OPTIONS as RUN_OPTIONS } from './run.ts';
 
 export const SWEEP_HELP = `Usage: edgecheck sweep [target options] [--run-id ID] [--older-than AGE] [--delete]
 
@@ -29,6 +30,8 @@ Target (as for 'edgecheck run'; secrets come from the environment or files only)
   --region NAME            S3 signing region (default auto)
   --name LABEL             the target's name in the output
   --timeout MS             per-request timeout (default 30000)
+  --rate-limit N/WINDOW    at most N management API requests in any WINDOW (default
+                           ${DEFAULT_RATE_LIMIT}, as for 'edgecheck run' against a live target); off
 
 Exit code: 0 when every kind could be looked at (and, with --delete, everything selected is
 gone), 1 when something could not be looked at or deleted, 2 for bad input.
@@ -44,6 +47,7 @@ const OPTIONS = {
   region: RUN_OPTIONS.region,
   name: RUN_OPTIONS.name,
   timeout: RUN_OPTIONS.timeout,
+  'rate-limit': RUN_OPTIONS['rate-limit'],
   help: RUN_OPTIONS.help,
   'run-id': { type: 'string' },
   'older-than': { type: 'string' },
@@ -99,6 +103,9 @@ export async function sweepCommand(argv: string[], out: NodeJS.WritableStream): 
     throw new InputError(`--run-id ${runId}`, "not a run id: 10 characters as 'edgecheck run' prints them");
   }
   const olderThanMs = parseAge('--older-than', v['older-than']);
+  const rate = parseRateCap(v['rate-limit'] ?? DEFAULT_RATE_LIMIT);
+  if (!rate)
+    throw new InputError(`--rate-limit ${v['rate-limit']}`, 'write N/WINDOW, e.g. 1000/5m or 20/2s, or off');
   if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
   const config = v.config ? readConfigFile(v.config) : undefined;
   const target = resolveTarget(config, v.config, {
@@ -130,6 +137,7 @@ export async function sweepCommand(argv: string[], out: NodeJS.WritableStream): 
     olderThanMs,
     remove: Boolean(v.delete),
     timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? config?.timeoutMs,
+    rateLimit: rate === 'off' ? undefined : rate,
     now,
   });
   const runs = new Set(report.found.map((l) => l.runId)).size;

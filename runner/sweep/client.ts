@@ -5,6 +5,7 @@ import { redactText } from '../redact.ts';
 import { sendHttp } from '../transports/http.ts';
 import { buildApiRequest } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
+import type { Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
 
 /** What a sweep talks through: one agent and one S3 client, every request bounded by `timeoutMs`. */
@@ -14,6 +15,8 @@ export interface SweepContext {
   s3?: S3Client;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Paces management requests under the rate cap and retries throttled answers, as a run does. */
+  traffic: Traffic;
 }
 
 /** A request the target did not answer as a sweep needs; the message says what was sent and what came back. */
@@ -36,7 +39,11 @@ export async function send(
 ): Promise<StepResponse> {
   const req = buildApiRequest(m, { method, path, query });
   try {
-    return await sendHttp(ctx.agent, req, { signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    return await sendHttp(ctx.agent, req, {
+      signal: ctx.signal,
+      timeoutMs: ctx.timeoutMs,
+      traffic: ctx.traffic,
+    });
   } catch (err) {
     throw new SweepError(redactText(errorMessage(err)));
   }

@@ -5,6 +5,7 @@ import type { Target } from '../model/target.ts';
 import { registerSecret } from '../redact.ts';
 import { createAgent } from '../transports/agent.ts';
 import { createS3Client } from '../transports/s3-sdk.ts';
+import { type RateCap, Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
 import { answered, envelope, type SweepContext, SweepError, s3Error, send } from './client.ts';
 import { findLeftovers, KIND_LABEL, type Kind, type Leftover, type Selection } from './find.ts';
@@ -21,6 +22,8 @@ export interface SweepOptions {
   remove?: boolean;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
+  /** At most this many management requests in any window (none: unpaced). */
+  rateLimit?: RateCap;
   signal?: AbortSignal;
   /** The present, for ages (tests set it). */
   now?: number;
@@ -109,6 +112,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     s3: target.s3 ? createS3Client(target.s3, PARALLEL, timeoutMs) : undefined,
     timeoutMs,
     signal: controller.signal,
+    traffic: new Traffic({ rateCap: options.rateLimit ? { management: options.rateLimit } : undefined }),
   };
   const sel: Selection = {
     runId: options.runId,
