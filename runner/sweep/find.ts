@@ -114,7 +114,10 @@ async function buckets(ctx: SweepContext, sel: Selection): Promise<Leftover[]> {
   let token: string | undefined;
   for (let n = 0; n < 1000; n++) {
     const page = await s3
-      .send(new ListBucketsCommand({ ContinuationToken: token }), { abortSignal: ctx.signal })
+      // The SDK's own timeout bounds idle time only; this bounds the request as a whole.
+      .send(new ListBucketsCommand({ ContinuationToken: token }), {
+        abortSignal: AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)]),
+      })
       .catch((err: unknown) => {
         throw new SweepError(`ListBuckets: ${s3Error(err)}`);
       });

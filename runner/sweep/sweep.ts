@@ -58,7 +58,7 @@ export function describeLeftover(l: Leftover): string {
 async function removeOne(ctx: SweepContext, l: Leftover): Promise<string> {
   if (l.kind === 'bucket') {
     // Objects, then unfinished multipart uploads, then the bucket.
-    await destroyBucket(ctx.s3!, l.id).catch((err: unknown) => {
+    await destroyBucket(ctx.s3!, l.id, ctx.signal).catch((err: unknown) => {
       throw new SweepError(s3Error(err));
     });
     return 'DeleteBucket succeeded';
