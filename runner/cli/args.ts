@@ -3,16 +3,49 @@ import { InputError } from '../util/errors.ts';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
+/**
+ * A string flag followed by a negative number (`--timeout -1`) joined as `--timeout=-1`:
+ * parseArgs would take `-1` for an option ("argument is ambiguous"), while the value's own
+ * check can say what to write instead.
+ */
+function joinNegativeValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = arg.startsWith('--')
+      ? arg.slice(2)
+      : /^-[^-]$/.test(arg)
+        ? Object.keys(options).find((k) => options[k].short === arg[1])
+        : undefined;
+    if (name && options[name]?.type === 'string' && /^-[\d.]/.test(argv[i + 1] ?? '')) {
+      out.push(`--${name}=${argv[++i]}`);
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /** node:util parseArgs, with its errors turned into one-line input errors that name the flag. */
 export function parse<T extends Options>(command: string, argv: string[], options: T, positionals = false) {
   try {
-    return parseArgs({ args: argv, options, strict: true as const, allowPositionals: positionals });
+    return parseArgs({
+      args: joinNegativeValues(argv, options),
+      options,
+      strict: true as const,
+      allowPositionals: positionals,
+    });
   } catch (err) {
     const msg = (err as Error).message.split('\n')[0];
     const flag = /'(-{1,2}[^' ]+)/.exec(msg)?.[1] ?? command;
     const hint = `see 'edgecheck ${command} --help'`;
     if (/Unknown option/.test(msg)) throw new InputError(flag, `unknown option; ${hint}`);
     if (/argument missing/.test(msg)) throw new InputError(flag, `needs a value; ${hint}`);
+    if (/argument is ambiguous/.test(msg)) {
+      throw new InputError(flag, `needs a value; write one that starts with '-' as ${flag}=VALUE; ${hint}`);
+    }
     if (/Unexpected argument/.test(msg))
       throw new InputError(command, `unexpected argument ${msg.match(/'([^']+)'/)?.[1] ?? ''}; ${hint}`);
     throw new InputError(flag, `${msg}; ${hint}`);
@@ -28,11 +61,14 @@ export function date(flag: string, value: string | undefined): string | undefine
   return value;
 }
 
+/** A whole number in decimal digits only: not -1, 1e3, 0x10, 12abc, " 12" or an empty string. */
 export function int(flag: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new InputError(`${flag} ${value}`, `write a whole number from ${min} to ${max}`);
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const shown = value === '' ? "''" : value;
+    throw new InputError(`${flag} ${shown}`, `write a whole number from ${min} to ${max}`);
+  }
   return n;
 }
 
