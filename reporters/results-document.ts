@@ -4,6 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RunResults } from '../runner/model/results.ts';
 import { InputError } from '../runner/util/errors.ts';
+import { jsonTooDeep, lineColumn, MAX_RESULTS_NESTING, readInputFile } from '../runner/util/input-file.ts';
 
 // ajv-formats is CommonJS: under NodeNext its callable is the `default` of the namespace.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
@@ -33,12 +34,21 @@ function validate(doc: unknown): string | undefined {
 export function readResultsDocument(path: string): RunResults {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readInputFile(path, 'results', path);
   } catch (err) {
+    if (err instanceof InputError) throw new ResultsDocumentError(err.where, err.what);
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
     throw new ResultsDocumentError(path, `${why}; give a file written by --reporter json=PATH`);
+  }
+  const deep = jsonTooDeep(text, MAX_RESULTS_NESTING);
+  if (deep !== undefined) {
+    const { line, col } = lineColumn(text, deep);
+    throw new ResultsDocumentError(
+      `${path}:${line}:${col}`,
+      `nested more than ${MAX_RESULTS_NESTING} levels deep; give a file written by --reporter json=PATH`,
+    );
   }
   let doc: unknown;
   try {

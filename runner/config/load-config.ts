@@ -39,7 +39,7 @@ export interface ConfigFile {
 const SECRET_KEYS = /^(token|key|apiKey|apiToken|secret|secretAccessKey|password)$/i;
 
 export function readConfigFile(file: string): ConfigFile {
-  const src = readYaml(file);
+  const src = readYaml(file, 'config');
   const doc = src.value;
   const validate = schemas().validator('config.schema.json');
   if (!validate(doc)) {

@@ -30,7 +30,7 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
   const out = new Map<string, Clause>();
   const validate = schemas().validator('clauses.schema.json');
   for (const area of areas) {
-    const src = readYaml(path.join(root, area, 'clauses.yaml'));
+    const src = readYaml(path.join(root, area, 'clauses.yaml'), 'clauses');
     if (!validate(src.value)) {
       const e = validate.errors![0];
       const at = pointerToPath(e.instancePath);

@@ -1,7 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
+import {
+  Composer,
+  type Document,
+  isMap,
+  isNode,
+  isScalar,
+  Lexer,
+  LineCounter,
+  type Node,
+  Parser,
+  visit,
+} from 'yaml';
 import { displayPath } from '../paths.ts';
 import { InputError } from '../util/errors.ts';
+import { INPUT_LIMITS, type InputKind, MAX_NESTING, readInputFile } from '../util/input-file.ts';
 
 /** A parsed YAML file that can say where any of its values stands (file:line:column). */
 export interface YamlSource {
@@ -12,29 +23,39 @@ export interface YamlSource {
   whereKey(path: readonly (string | number)[]): string;
 }
 
-export function readYaml(file: string): YamlSource {
+/** Aliases a file may hold; the suites use none. More is refused before any is expanded. */
+export const MAX_ALIASES = 100;
+
+/**
+ * Reads one YAML document, bounded: the file's size by its kind (INPUT_LIMITS), nesting by
+ * MAX_NESTING, aliases by MAX_ALIASES and what they expand to. Each breach is an InputError
+ * naming the file (and line where there is one).
+ */
+export function readYaml(file: string, kind: Exclude<InputKind, 'results' | 'secret'> = 'case'): YamlSource {
   const shown = displayPath(file);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readInputFile(file, kind, shown);
   } catch (err) {
+    if (err instanceof InputError) throw err;
     throw new InputError(shown, `cannot read: ${(err as Error).message}`);
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number) => {
+    const pos = lines.linePos(offset);
+    return `${shown}:${pos.line}:${pos.col}`;
+  };
+  const doc = parseBounded(text, lines, at, INPUT_LIMITS[kind].kind);
   const first = doc.errors[0];
   if (first) {
     const pos = lines.linePos(first.pos[0]);
     const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
     throw new InputError(`${shown}:${pos.line}:${pos.col}`, `YAML syntax: ${what}`);
   }
-  const at = (offset: number) => {
-    const pos = lines.linePos(offset);
-    return `${shown}:${pos.line}:${pos.col}`;
-  };
+  checkKeysAndAliases(doc, lines, at);
   return {
     file,
-    value: doc.toJS({ maxAliasCount: 100 }),
+    value: toValue(doc, at),
     where(path) {
       // Walk up until a node exists (an error may name a key that is missing).
       for (let n = path.length; n >= 0; n--) {
@@ -53,6 +74,98 @@ export function readYaml(file: string): YamlSource {
       return this.where(path);
     },
   };
+}
+
+/**
+ * parseDocument, with the parser's stack watched as it grows: a deeply nested file is refused
+ * before the composer, which recurses once per level, gets to it.
+ */
+function parseBounded(
+  text: string,
+  lines: LineCounter,
+  at: (offset: number) => string,
+  kind: string,
+): Document {
+  const parser = new Parser(lines.addNewLine);
+  function* tokens() {
+    lines.addNewLine(0);
+    for (const lexeme of new Lexer().lex(text)) {
+      yield* parser.next(lexeme);
+      if (parser.stack.length > MAX_NESTING) {
+        throw new InputError(
+          at(parser.offset),
+          `nested more than ${MAX_NESTING} levels deep, which ${kind} never needs; flatten it or check it is the right file`,
+        );
+      }
+    }
+    yield* parser.end();
+  }
+  // Duplicate keys are found by checkKeysAndAliases: the library's own check is quadratic in a map's size.
+  const composer = new Composer({ uniqueKeys: false, prettyErrors: false });
+  let doc: Document | undefined;
+  for (const next of composer.compose(tokens(), true, text.length)) {
+    if (!doc) doc = next;
+    else {
+      throw new InputError(at(next.range[0]), 'a second YAML document; keep one document per file');
+    }
+  }
+  return doc!;
+}
+
+/** Duplicate keys, and aliases: how many, and none inside its own anchor (an endless value). */
+function checkKeysAndAliases(doc: Document, lines: LineCounter, at: (offset: number) => string): void {
+  let aliases = 0;
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Map<unknown, number>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const first = seen.get(pair.key.value);
+        if (first !== undefined) {
+          throw new InputError(
+            at(pair.key.range[0]),
+            `this key is already set in the same mapping (line ${lines.linePos(first).line}); keep one`,
+          );
+        }
+        seen.set(pair.key.value, pair.key.range[0]);
+      }
+    },
+    Alias(_, alias, path) {
+      const where = at(alias.range?.[0] ?? 0);
+      if (++aliases > MAX_ALIASES) {
+        throw new InputError(where, `more than ${MAX_ALIASES} YAML aliases; write the values out`);
+      }
+      const target = alias.resolve(doc);
+      if (!target)
+        throw new InputError(where, `alias *${alias.source} has no anchor &${alias.source} before it`);
+      if (path.includes(target as Node)) {
+        throw new InputError(
+          where,
+          `alias *${alias.source} is inside its own anchor, an endless value; write it out`,
+        );
+      }
+    },
+  });
+}
+
+/** The document as plain values; aliases that would expand past the library's bound are refused. */
+function toValue(doc: Document, at: (offset: number) => string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let first = 0;
+    visit(doc, {
+      Alias(_, alias) {
+        first = alias.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    throw new InputError(
+      at(first),
+      `YAML aliases from here on expand to more than ${MAX_ALIASES} copies; write the values out`,
+    );
+  }
 }
 
 /** ajv's instancePath (`/steps/0/api`) as a YAML path. */

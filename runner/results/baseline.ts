@@ -16,7 +16,7 @@ export interface Baseline {
 
 export function loadBaseline(file: string): Baseline {
   if (!existsSync(file)) throw new InputError(`--baseline ${file}`, 'no such file');
-  const src = readYaml(file);
+  const src = readYaml(file, 'baseline');
   const doc = src.value as Partial<Baseline> | null;
   if (!doc || typeof doc !== 'object' || !doc.clauses || typeof doc.clauses !== 'object') {
     throw new InputError(
