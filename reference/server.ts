@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Target } from '../runner/model/target.ts';
 import { REFERENCE_CREDENTIALS, REFERENCE_IDS, type ReferenceContext } from './context.ts';
 import { FaultSet } from './faults.ts';
 import { createManagementHandler } from './management/index.ts';
 import { createState, type State } from './management/store.ts';
 import { createS3Handlers } from './s3/index.ts';
 import { S3Store } from './s3/store.ts';
+import type { ReferenceTarget } from './target.ts';
 
 export interface ReferenceOptions {
   asOf: string;
@@ -25,7 +25,7 @@ export interface ReferenceHandle {
   /** What the server holds, for tests that compare it before and after a run (reference/snapshot.ts). */
   state: { management: State; s3: S3Store };
   /** The target config a run uses against this server. */
-  target(): Target;
+  target(): ReferenceTarget;
   close(): Promise<void>;
 }
 

@@ -1,12 +1,12 @@
 import { Worker } from 'node:worker_threads';
-import type { Target } from '../runner/model/target.ts';
 import { UnknownFaultError } from './faults.ts';
 import type { ReferenceOptions } from './server.ts';
+import type { ReferenceTarget } from './target.ts';
 
 export interface WorkerReference {
   urls: { management: string; s3: string; public: string };
   faults: string[];
-  target(): Target;
+  target(): ReferenceTarget;
   close(): Promise<void>;
 }
 

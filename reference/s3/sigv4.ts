@@ -1,6 +1,6 @@
+import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { NodeSha256 } from '../../runner/transports/sha256.ts';
 import type { ReferenceContext } from '../context.ts';
 import { S3Error } from './errors.ts';
 
@@ -14,6 +14,9 @@ export interface Authenticated {
 
 /** The expected signature of one aws-chunked chunk, from the previous signature and the chunk's SHA-256 (hex). */
 export type ChunkSignature = (previous: string | undefined, chunkSha256: string) => Promise<string>;
+
+/** SHA-256 for AWS's signer, on Node's crypto, from the library itself, as the reference shares no module with the engine. */
+const NodeSha256 = Hash.bind(null, 'sha256') as unknown as new (secret?: unknown) => Hash;
 
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
