@@ -112,7 +112,9 @@ describe('target from config, flags and environment', () => {
   it('a secret file that cannot be read names the config field, not the file content', () => {
     const file = configFile('missing-file.yaml', 'management:\n  baseUrl: http://x\n  tokenFile: nope.txt\n');
     const e = inputError(() => resolveTarget(readConfigFile(file), file, {}, {}));
-    expect(e.message).toBe('management.tokenFile: cannot read nope.txt: ENOENT');
+    expect(e.message).toBe(
+      'management.tokenFile: cannot read the file it names (ENOENT); give the path of a file holding only the secret, relative to the config file',
+    );
   });
 });
 

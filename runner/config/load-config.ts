@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pointerToPath, readYaml } from '../load/yaml-source.ts';
 import type { Target } from '../model/target.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
+import { readInputFile } from '../util/input-file.ts';
 
 /** The config file's shape (schemas/config.schema.json). */
 export interface ConfigFile {
@@ -36,11 +36,86 @@ export interface ConfigFile {
   timeoutMs?: number;
 }
 
-const SECRET_KEYS = /^(token|key|apiKey|apiToken|secret|secretAccessKey|password)$/i;
+/** Fields that name an environment variable holding a secret (or, for emailEnv, the key pair's email). */
+const ENV_FIELDS = {
+  management: ['tokenEnv', 'emailEnv', 'keyEnv'],
+  s3: ['accessKeyIdEnv', 'secretAccessKeyEnv'],
+} as const;
+
+/** Keys people write for a secret, and the fields that say where it is kept instead. */
+const SECRET_KEYS: { key: RegExp; section: 'management' | 's3'; env: string; file?: string }[] = [
+  { key: /^(api)?(token|bearer|bearertoken)$/, section: 'management', env: 'tokenEnv', file: 'tokenFile' },
+  { key: /^(api|auth|global|globalapi)?key$/, section: 'management', env: 'keyEnv', file: 'keyFile' },
+  { key: /^(auth)?email$/, section: 'management', env: 'emailEnv' },
+  { key: /^password$/, section: 'management', env: 'tokenEnv', file: 'tokenFile' },
+  { key: /^(s3)?(access)?keyid$/, section: 's3', env: 'accessKeyIdEnv' },
+  {
+    key: /^(s3)?(secret|secretkey|secretaccesskey)$/,
+    section: 's3',
+    env: 'secretAccessKeyEnv',
+    file: 'secretAccessKeyFile',
+  },
+];
+
+/** Advice for a secret written where the config expects only where it is kept; undefined for other keys. */
+function secretKeyAdvice(section: string | undefined, key: string): string | undefined {
+  const bare = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  // In s3, a plain "key", "token" or "password" is the secret access key.
+  const s3Secret = section === 's3' && /^(key|token|password)$/.test(bare);
+  const match = s3Secret
+    ? SECRET_KEYS.find((s) => s.env === 'secretAccessKeyEnv')
+    : SECRET_KEYS.find((s) => s.key.test(bare) && (section === undefined || s.section === section));
+  if (!match) return undefined;
+  const field = (name: string) => (section ? name : `${match.section}.${name}`);
+  const where = match.file
+    ? `an environment variable (${field(match.env)}) or a file (${field(match.file)})`
+    : `an environment variable (${field(match.env)})`;
+  return `secrets never go in a config file: name ${where}`;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A value written where the name of an environment variable belongs that is more likely the
+ * secret itself: not a valid name, or a long random-looking run of letters and digits
+ * (variable names are words; tokens and key ids are not).
+ */
+export function looksLikeSecret(value: string): boolean {
+  if (!ENV_NAME.test(value)) return true;
+  return value
+    .split('_')
+    .some((part) => part.length >= 20 && (/\d/.test(part) || (/[a-z]/.test(part) && /[A-Z]/.test(part))));
+}
+
+/**
+ * An unknown key that may be a pasted secret: characters no key has, or long and unlike a
+ * camelCase word (several digits, or no lower-case letter, as in an access key id).
+ */
+function keyLooksLikeSecret(key: string): boolean {
+  if (/[^\w.-]/.test(key)) return true;
+  return key.length >= 20 && ((key.match(/\d/g)?.length ?? 0) >= 3 || !/[a-z]/.test(key));
+}
 
 export function readConfigFile(file: string): ConfigFile {
   const src = readYaml(file, 'config');
   const doc = src.value;
+  // Before the schema, whose messages could otherwise lead with another problem.
+  if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
+    const sections = doc as Record<string, unknown>;
+    for (const [section, fields] of Object.entries(ENV_FIELDS)) {
+      const values = sections[section];
+      if (!values || typeof values !== 'object') continue;
+      for (const field of fields) {
+        const v = (values as Record<string, unknown>)[field];
+        if (typeof v === 'string' && looksLikeSecret(v)) {
+          throw new InputError(
+            src.where([section, field]),
+            `${section}.${field} looks like a secret, not the name of an environment variable; name the variable that holds it (the value is not shown)`,
+          );
+        }
+      }
+    }
+  }
   const validate = schemas().validator('config.schema.json');
   if (!validate(doc)) {
     const e = validate.errors![0];
@@ -50,10 +125,13 @@ export function readConfigFile(file: string): ConfigFile {
         : '';
     const at = pointerToPath(e.instancePath);
     const where = extra ? src.whereKey([...at, extra]) : src.where(at);
-    if (SECRET_KEYS.test(extra)) {
+    const advice = extra ? secretKeyAdvice(at[0] as string | undefined, extra) : undefined;
+    if (advice) throw new InputError(where, advice);
+    // A key that is itself a pasted secret is not repeated either.
+    if (extra && keyLooksLikeSecret(extra)) {
       throw new InputError(
         where,
-        `secrets never go in a config file: name an environment variable (${extra}Env) or a file (${extra}File)`,
+        'unknown key (not shown: it looks like a secret); see schemas/config.schema.json',
       );
     }
     throw new InputError(where, `${describeErrors([e])}; see schemas/config.schema.json`);
@@ -97,10 +175,17 @@ function secretFrom(
   base: string,
 ) {
   if (file) {
+    const full = path.resolve(base, file);
     try {
-      return readFileSync(path.resolve(base, file), 'utf8').trim();
+      return readInputFile(full, 'secret', where).trim();
     } catch (err) {
-      throw new InputError(where, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      if (err instanceof InputError) throw err;
+      // The path is not repeated: a secret pasted here by mistake would be printed with it.
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new InputError(
+        where,
+        `cannot read the file it names (${code}); give the path of a file holding only the secret, relative to the config file`,
+      );
     }
   }
   const v = envName ? env[envName] : undefined;

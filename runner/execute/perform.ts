@@ -9,6 +9,7 @@ import { sendWire } from '../transports/wire.ts';
 import { InputError, TargetError, TargetLacks } from '../util/errors.ts';
 import { bucketName, createBucket, destroyBucket, removeBucketCommand } from './buckets.ts';
 import { type RunContext, sendOptions } from './context.ts';
+import type { SentRequest } from './failure-detail.ts';
 import { awsCliFor, curlFor } from './repro.ts';
 import type { TeardownLedger } from './teardown.ts';
 
@@ -18,6 +19,8 @@ export interface Performed {
   repro?: () => string;
   /** Whether the step did what it asked (status < 400, no SDK error): prerequisites need this. */
   ok: boolean;
+  /** What was sent, for the exchange shown with a failing check. */
+  sent?: SentRequest;
 }
 
 /** Resolves a step's placeholders and sends it. Throws MissingValue, TargetLacks or TargetError. */
@@ -38,6 +41,7 @@ export async function performStep(
       response,
       repro: () => curlFor(req, 'management', undefined, api.auth?.startsWith('wrong-')),
       ok: response.status < 400,
+      sent: { kind: 'http', request: req },
     };
   }
   if (step.http) {
@@ -58,13 +62,19 @@ export async function performStep(
       response,
       repro: () => curlFor(req, mode, region, http.sign === 'bad-signature'),
       ok: response.status < 400,
+      sent: { kind: 'http', request: req },
     };
   }
   if (step.s3) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
     const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
     const response = await sendS3Command(ctx.s3(), step.s3, input, sendOptions(ctx, 's3'));
-    return { response, repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint), ok: !response.error };
+    return {
+      response,
+      repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint),
+      ok: !response.error,
+      sent: { kind: 'sdk', command: step.s3 },
+    };
   }
   if (step.wire) {
     const wire = resolve(step.wire, scope) as WireRequest;
@@ -86,7 +96,11 @@ export async function performStep(
       throw new TargetError(`wire ${wire.method} ${wire.path} not sent: the run was stopped`);
     const cut = opts.abort ?? new AbortController().signal;
     const response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, cut);
-    return { response, ok: response.status < 400 };
+    return {
+      response,
+      ok: response.status < 400,
+      sent: { kind: 'wire', method: wire.method, url: base + wire.path, headers },
+    };
   }
   if (step.bucket !== undefined) {
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');

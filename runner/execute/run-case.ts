@@ -12,6 +12,7 @@ import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetLacks } from '../util/errors.ts';
 import { type RunContext, teardownContext } from './context.ts';
+import { exchangeOf, sourceExcerpt } from './failure-detail.ts';
 import { describeStep, performStep } from './perform.ts';
 import { TeardownLedger } from './teardown.ts';
 
@@ -126,6 +127,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
       origin: p.def.origin,
       ...extra,
     };
+    if (verdict === 'fail' || verdict === 'error') plain.source ??= sourceExcerpt(c.file, p.def.origin);
     // Only messages, values and reproductions can carry a secret; a bare pass has none.
     const r = verdict === 'pass' ? plain : redactDeep(plain);
     results.push(r);
@@ -219,7 +221,9 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
         }
         break;
       }
-      const { response, repro, ok } = performed;
+      const { response, repro, ok, sent } = performed;
+      // Built only for a failing or erroring check.
+      const exchange = () => exchangeOf(sent, response);
       // Captures first: a teardown (and a later step) needs them even when a check of this step fails.
       for (const [name, spec] of Object.entries(step.capture ?? {})) {
         try {
@@ -258,7 +262,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
         const unavailable = unjudgeable(p.def, response);
         if (unavailable) {
           stepFailed = true;
-          record(p, 'error', { message: unavailable });
+          record(p, 'error', { message: unavailable, exchange: exchange() });
           continue;
         }
         try {
@@ -272,11 +276,13 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
               expected: err.expected,
               actual: err.actual,
               repro: repro?.(),
+              source: sourceExcerpt(c.file, p.def.origin, err.key),
+              exchange: exchange(),
             });
           } else if (err instanceof MissingValue) {
             record(p, 'blocked', { message: err.message });
           } else {
-            record(p, 'error', { message: errorMessage(err), repro: repro?.() });
+            record(p, 'error', { message: errorMessage(err), repro: repro?.(), exchange: exchange() });
           }
         }
       }

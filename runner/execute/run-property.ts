@@ -157,7 +157,8 @@ export async function runProperty(
                   ? {
                       ...base,
                       verdict: 'error',
-                      message: `the property's own code failed: ${redactText(errorMessage(bug))}${bug.stack ? `\n${redactText(bug.stack)}` : ''}`,
+                      message: `the property's own code failed: ${redactText(errorMessage(bug))} (seed ${ctx.seed})`,
+                      stack: bug.stack ? redactText(bug.stack) : undefined,
                     }
                   : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
     }

@@ -8,9 +8,9 @@ import { getPointer } from './pointer.ts';
 import { ABSENT, type Mismatch, match } from './value.ts';
 import { getXmlPath } from './xml.ts';
 
-function failWith(what: string, m: Mismatch): never {
+function failWith(what: string, m: Mismatch, key: readonly string[]): never {
   const where = m.at ? ` at ${m.at}` : '';
-  throw new CheckFailure(`${what}${where}: ${m.message}`, m.expected, m.actual);
+  throw new CheckFailure(`${what}${where}: ${m.message}`, m.expected, m.actual, key);
 }
 
 /**
@@ -21,41 +21,53 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
   if (check.status !== undefined) {
     const m = match(check.status, res.status);
     if (m)
-      failWith('status', { ...m, message: `expected ${JSON.stringify(check.status)}, got ${res.status}` });
+      failWith('status', { ...m, message: `expected ${JSON.stringify(check.status)}, got ${res.status}` }, [
+        'status',
+      ]);
   }
   for (const [name, want] of Object.entries(check.headers ?? {})) {
     const key = name.toLowerCase();
     const have = Object.hasOwn(res.headers, key) ? res.headers[key] : ABSENT;
     const m = match(typeof want === 'number' ? String(want) : want, have);
-    if (m) failWith(`header ${key}`, m);
+    if (m) failWith(`header ${key}`, m, ['headers', name]);
   }
   if (check.error !== undefined) {
     const m = match(check.error, res.error ? res.error.name : ABSENT);
-    if (m) failWith('error', { ...m, message: `${m.message}${res.error ? ` (${res.error.message})` : ''}` });
+    if (m)
+      failWith('error', { ...m, message: `${m.message}${res.error ? ` (${res.error.message})` : ''}` }, [
+        'error',
+      ]);
   }
   for (const [pointer, want] of Object.entries(check.output ?? {})) {
     if (!res.output)
-      throw new CheckFailure(`output: the command failed with ${res.error?.name ?? 'an error'}`);
+      throw new CheckFailure(
+        `output: the command failed with ${res.error?.name ?? 'an error'}`,
+        undefined,
+        undefined,
+        ['output', pointer],
+      );
     const m = match(want, getPointer(res.output, pointer), pointer);
-    if (m) failWith('output', m);
+    if (m) failWith('output', m, ['output', pointer]);
   }
   if (check.schema !== undefined || check.json !== undefined) {
     const body = res.json();
     if (check.schema !== undefined) {
       const problem = schemas().check(check.schema, body);
       if (problem)
-        throw new CheckFailure(`body does not match ${check.schema}: ${problem}`, check.schema, body);
+        throw new CheckFailure(`body does not match ${check.schema}: ${problem}`, check.schema, body, [
+          'schema',
+        ]);
     }
     for (const [pointer, want] of Object.entries(check.json ?? {})) {
       const m = match(want, getPointer(body, pointer), pointer);
-      if (m) failWith('json', m);
+      if (m) failWith('json', m, ['json', pointer]);
     }
   }
   if (check.xml !== undefined) {
     const doc = res.xml();
     for (const [path, want] of Object.entries(check.xml)) {
       const m = match(want, getXmlPath(doc, path), path);
-      if (m) failWith('xml', { ...m, at: path });
+      if (m) failWith('xml', { ...m, at: path }, ['xml', path]);
     }
   }
   if (check.body) checkBody(check.body, res);
@@ -67,11 +79,15 @@ function checkBody(want: BodyExpect, res: StepResponse): void {
   if (want.empty !== undefined && (b.size === 0) !== want.empty) {
     throw new CheckFailure(
       want.empty ? `body: expected empty, got ${b.size} bytes` : 'body: expected content, got none',
+      undefined,
+      undefined,
+      ['body', 'empty'],
     );
   }
   if (want.size !== undefined) {
     const size = parseSize(want.size, 'body.size');
-    if (b.size !== size) throw new CheckFailure(`body: expected ${size} bytes, got ${b.size}`, size, b.size);
+    if (b.size !== size)
+      throw new CheckFailure(`body: expected ${size} bytes, got ${b.size}`, size, b.size, ['body', 'size']);
   }
   if (want.equals !== undefined) {
     if (b.truncated || res.text() !== want.equals) {
@@ -79,17 +95,26 @@ function checkBody(want: BodyExpect, res: StepResponse): void {
         `body: expected ${JSON.stringify(want.equals)}, got ${preview()}`,
         want.equals,
         res.text(),
+        ['body', 'equals'],
       );
     }
   }
   if (want.contains !== undefined && !res.text().includes(want.contains)) {
-    throw new CheckFailure(`body: expected to contain ${JSON.stringify(want.contains)}, got ${preview()}`);
+    throw new CheckFailure(
+      `body: expected to contain ${JSON.stringify(want.contains)}, got ${preview()}`,
+      undefined,
+      undefined,
+      ['body', 'contains'],
+    );
   }
   if (want.sha256 !== undefined && b.sha256 !== want.sha256.toLowerCase()) {
-    throw new CheckFailure(`body: sha256 ${b.sha256}, expected ${want.sha256}`);
+    throw new CheckFailure(`body: sha256 ${b.sha256}, expected ${want.sha256}`, undefined, undefined, [
+      'body',
+      'sha256',
+    ]);
   }
   if (want.md5 !== undefined && b.md5 !== want.md5.toLowerCase()) {
-    throw new CheckFailure(`body: md5 ${b.md5}, expected ${want.md5}`);
+    throw new CheckFailure(`body: md5 ${b.md5}, expected ${want.md5}`, undefined, undefined, ['body', 'md5']);
   }
   if (want.generated) {
     const size = parseSize(want.generated.size, 'body.generated.size');
@@ -100,11 +125,15 @@ function checkBody(want: BodyExpect, res: StepResponse): void {
         `body: expected bytes ${first}-${last} (${length} bytes), got ${b.size} bytes`,
         length,
         b.size,
+        ['body', 'generated'],
       );
     }
     if (b.sha256 !== generatedDigest('sha256', want.generated.seed, first, last + 1)) {
       throw new CheckFailure(
         `body: ${b.size} bytes, but not bytes ${first}-${last} of the object (content differs)`,
+        undefined,
+        undefined,
+        ['body', 'generated'],
       );
     }
   }

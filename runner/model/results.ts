@@ -18,6 +18,49 @@ export interface CheckResult {
   repro?: string;
   /** file:line of the check in its case file. */
   origin: string;
+  /** Failing and erroring checks: the case file's lines around the expectation that did not hold. */
+  source?: SourceExcerpt;
+  /** Failing and erroring checks of HTTP and SDK steps: what was sent and what came back, redacted. */
+  exchange?: Exchange;
+  /** A property's own exception (a bug in its code, not the target's answer): where it was thrown. */
+  stack?: string;
+}
+
+/** Lines of a case file, with where the mismatching matcher stands (1-based, for a caret). */
+export interface SourceExcerpt {
+  file: string;
+  line: number;
+  column: number;
+  lines: { n: number; text: string }[];
+}
+
+/** Response bodies are cut at this many bytes in an exchange; the size and digest say the rest. */
+export const EXCHANGE_BODY_LIMIT = 2048;
+
+export interface ExchangeBody {
+  size: number;
+  /** UTF-8 text, at most EXCHANGE_BODY_LIMIT bytes of it; absent for binary bodies. */
+  text?: string;
+  /** The text stops before the body does. */
+  truncated?: boolean;
+  /** Binary bodies (and bodies too large to keep) are shown by size and digest, never raw. */
+  sha256?: string;
+}
+
+export interface Exchange {
+  /** HTTP steps: method, URL and headers as sent. */
+  request?: { method: string; url: string; headers: Record<string, string> };
+  /** SDK steps: the command and its input. */
+  command?: string;
+  response: {
+    status: number;
+    headers: Record<string, string>;
+    body?: ExchangeBody;
+    /** SDK steps: the command's output as JSON text, cut like a body. */
+    output?: string;
+    /** SDK steps: the command's error. */
+    error?: { name: string; message: string };
+  };
 }
 
 export interface CaseResult {

@@ -26,6 +26,8 @@ export class CheckFailure extends Error {
     message: string,
     readonly expected?: unknown,
     readonly actual?: unknown,
+    /** Where the matcher that did not hold is written in the check: `['json', '/result/status']`. */
+    readonly key?: readonly string[],
   ) {
     super(message);
   }
