@@ -150,7 +150,7 @@ function bestEffort(reporter: Reporter): Reporter {
 }
 
 /** The management rate cap: the flag or config value, else the default for a live target. */
-function rateLimit(text: string | undefined, live: boolean): RateCap | undefined {
+export function rateLimit(text: string | undefined, live: boolean): RateCap | undefined {
   const value = text ?? (live ? DEFAULT_RATE_LIMIT : undefined);
   if (value === undefined) return undefined;
   const cap = parseRateCap(value);

@@ -3,10 +3,9 @@ import { readConfigFile, resolveTarget } from '../config/load-config.ts';
 import { runIdTime } from '../execute/run-id.ts';
 import { redactText } from '../redact.ts';
 import { KIND_LABEL, type Leftover, sweep } from '../sweep/sweep.ts';
-import { parseRateCap } from '../transports/traffic.ts';
 import { InputError } from '../util/errors.ts';
 import { int, oneOf, parse } from './args.ts';
-import { DEFAULT_RATE_LIMIT, OPTIONS as RUN_OPTIONS } from './run.ts';
+import { DEFAULT_RATE_LIMIT, OPTIONS as RUN_OPTIONS, rateLimit } from './run.ts';
 
 export const SWEEP_HELP = `Usage: edgecheck sweep [target options] [--run-id ID] [--older-than AGE] [--delete]
 
@@ -103,11 +102,10 @@ export async function sweepCommand(argv: string[], out: NodeJS.WritableStream): 
     throw new InputError(`--run-id ${runId}`, "not a run id: 10 characters as 'edgecheck run' prints them");
   }
   const olderThanMs = parseAge('--older-than', v['older-than']);
-  const rate = parseRateCap(v['rate-limit'] ?? DEFAULT_RATE_LIMIT);
-  if (!rate)
-    throw new InputError(`--rate-limit ${v['rate-limit']}`, 'write N/WINDOW, e.g. 1000/5m or 20/2s, or off');
   if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
   const config = v.config ? readConfigFile(v.config) : undefined;
+  // A sweep is always against a live target: the same pacing as a run's.
+  const rate = rateLimit(v['rate-limit'] ?? config?.rateLimit, true);
   const target = resolveTarget(config, v.config, {
     name: v.name,
     managementUrl: v['management-url'],
@@ -137,7 +135,7 @@ export async function sweepCommand(argv: string[], out: NodeJS.WritableStream): 
     olderThanMs,
     remove: Boolean(v.delete),
     timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? config?.timeoutMs,
-    rateLimit: rate === 'off' ? undefined : rate,
+    rateLimit: rate,
     now,
   });
   const runs = new Set(report.found.map((l) => l.runId)).size;
