@@ -1,4 +1,4 @@
-import { ABSENT } from './value.ts';
+import { ABSENT } from './absent.ts';
 
 /** RFC 6901 JSON pointer; ABSENT when any step is missing. "" is the whole value. */
 export function getPointer(value: unknown, pointer: string): unknown {

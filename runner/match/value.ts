@@ -1,4 +1,5 @@
 import { schemas } from '../schema/registry.ts';
+import { ABSENT } from './absent.ts';
 import { getPointer } from './pointer.ts';
 
 /** Why a value did not match: where (a pointer or path), what was expected, what was there. */
@@ -30,7 +31,8 @@ export const OPERATORS = [
   '$sorted',
 ] as const;
 
-export const ABSENT = Symbol('absent');
+// Callers that match values also name the marker; it comes from its own module.
+export { ABSENT };
 
 const regexes = new Map<string, RegExp>();
 function regex(source: string): RegExp {
