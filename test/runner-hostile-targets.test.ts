@@ -1,0 +1,307 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResults } from '../runner/model/results.ts';
+import { BIN, cleanEnv } from './helpers/engine-cli.ts';
+import {
+  type HostileMode,
+  type HostileOptions,
+  type HostileTarget,
+  startHostileTarget,
+} from './helpers/hostile-target.ts';
+
+// A run against a target that misbehaves ends in bounded time and memory, judges nothing it cannot
+// (`error`, never `fail`) and writes its reports.
+
+/** Per-request timeout given to every run. */
+const TIMEOUT_MS = 1000;
+/** Tries of one request: the first and the runner's default 3 retries of a 429/502/503/504. */
+const TRIES = 4;
+/** The most those retries wait in all: Retry-After (1 s) or a backoff of at most 0.5, 1 and 2 s. */
+const RETRY_WAITS_MS = 1000 + 1000 + 2000;
+/** The most requests sent one after another here: the property replays its failing example twice. */
+const CHAIN = 3;
+/**
+ * From the first request the target sees to the runner's exit: the chain of requests, each of
+ * TRIES tries bounded by the timeout plus the waits between them, and a few seconds for teardown
+ * and reports (3 × 8 s + 4 s).
+ */
+const AT_TARGET_BOUND_MS = CHAIN * (TRIES * TIMEOUT_MS + RETRY_WAITS_MS) + 4000;
+/**
+ * Process start before the first request (loading and compiling the sources), with a wave of runs
+ * starting at once on 2 cores that other work may share; nothing in it depends on the target.
+ */
+const START_ALLOWANCE_MS = 60_000;
+const WALL_BOUND_MS = AT_TARGET_BOUND_MS + START_ALLOWANCE_MS;
+/** Peak resident memory of the runner process. */
+const MEMORY_BOUND_KB = 300 * 1024;
+/** Guards for the machine, not assertions: a runaway child is killed past these. */
+const KILL_AFTER_MS = 100_000;
+const KILL_ABOVE_KB = 1536 * 1024;
+
+/** A few management cases, a few S3 cases and one property: quick, yet every kind of step. */
+const SELECTION = [
+  ['--case', 'mgmt.envelope.shapes'],
+  ['--case', 'mgmt.zones.details'],
+  ['--case', 'mgmt.pagination.past-end-empty'],
+  ['--case', 's3.region.location'],
+  ['--case', 's3.put.by-post'],
+].flat();
+
+const ENV = {
+  EDGECHECK_API_TOKEN: 'hostile-test-token',
+  EDGECHECK_S3_ACCESS_KEY_ID: 'hostile-test-key',
+  EDGECHECK_S3_SECRET_ACCESS_KEY: 'hostile-test-secret',
+};
+
+interface RunOutcome {
+  label: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Spawn to exit. */
+  durationMs: number;
+  /** The target's first request to exit; undefined when the target saw none. */
+  atTargetMs?: number;
+  /** Highest VmHWM seen in /proc/<pid>/status, in kB. */
+  peakKb: number;
+  killedFor?: 'time' | 'memory';
+  stderr: string;
+  jsonFile: string;
+  junitFile: string;
+  server: HostileTarget;
+}
+
+let tmp = '';
+const servers: HostileTarget[] = [];
+const children = new Set<ChildProcess>();
+/** Set once the tests are over: a wave that has not started yet never starts. */
+let stopping = false;
+
+/** The peak resident set of a live process (kB); undefined once it is gone. */
+function vmHwmKb(pid: number): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps the last `max` characters: a child's output cannot grow the test process unbounded. */
+function tail(text: string, chunk: Buffer, max = 64 * 1024): string {
+  const next = text + chunk.toString('utf8');
+  return next.length > max ? next.slice(-max) : next;
+}
+
+/** Runs `edgecheck run` as a child process with `server` as both endpoints, watching its memory. */
+function runAgainst(label: string, server: HostileTarget, args: string[]): Promise<RunOutcome> {
+  const dir = mkdtempSync(path.join(tmp, `${label}-`));
+  const jsonFile = path.join(dir, 'results.json');
+  const junitFile = path.join(dir, 'junit.xml');
+  const argv = [
+    BIN,
+    'run',
+    ...['--management-url', server.url, '--s3-endpoint', server.url],
+    ...['--account-id', 'a', '--zone-id', 'z'],
+    ...['--timeout', String(TIMEOUT_MS)],
+    ...['--reporter', `json=${jsonFile}`, '--reporter', `junit=${junitFile}`],
+    ...args,
+  ];
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    // The folder is the cwd, so the run's .edgecheck/last-run.json stays out of the project.
+    const child = spawn(process.execPath, argv, {
+      cwd: dir,
+      env: cleanEnv(ENV),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.add(child);
+    const out: RunOutcome = {
+      label,
+      code: null,
+      signal: null,
+      durationMs: 0,
+      peakKb: 0,
+      stderr: '',
+      jsonFile,
+      junitFile,
+      server,
+    };
+    child.stderr?.on('data', (d: Buffer) => {
+      out.stderr = tail(out.stderr, d);
+    });
+    const kill = (why: 'time' | 'memory') => {
+      out.killedFor ??= why;
+      child.kill('SIGKILL');
+    };
+    const watch = setInterval(() => {
+      const kb = child.pid === undefined ? undefined : vmHwmKb(child.pid);
+      if (kb !== undefined) out.peakKb = Math.max(out.peakKb, kb);
+      if (out.peakKb > KILL_ABOVE_KB) kill('memory');
+      if (Date.now() - started > KILL_AFTER_MS) kill('time');
+    }, 100);
+    child.on('error', (err) => {
+      clearInterval(watch);
+      children.delete(child);
+      reject(err);
+    });
+    child.on('exit', (code, signal) => {
+      clearInterval(watch);
+      const now = Date.now();
+      out.durationMs = now - started;
+      if (server.firstRequestAt !== undefined) out.atTargetMs = now - server.firstRequestAt;
+      out.code = code;
+      out.signal = signal;
+    });
+    child.on('close', () => {
+      children.delete(child);
+      resolve(out);
+    });
+  });
+}
+
+function readResults(o: RunOutcome): RunResults | undefined {
+  try {
+    return JSON.parse(readFileSync(o.jsonFile, 'utf8')) as RunResults;
+  } catch {
+    return undefined;
+  }
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
+
+/** One line per run, for whoever reads the test output. */
+function describeOutcome(o: RunOutcome, results: RunResults | undefined): string {
+  const s = results?.summary;
+  const tally = (t: Record<string, number> | undefined) =>
+    t
+      ? Object.entries(t)
+          .filter(([, n]) => n > 0)
+          .map(([v, n]) => `${n} ${v}`)
+          .join(', ') || 'none'
+      : 'no report';
+  return (
+    `[hostile ${o.label}] exit ${o.code ?? o.signal}${o.killedFor ? ` (killed: ${o.killedFor})` : ''}, ` +
+    `${seconds(o.durationMs)} (${seconds(o.atTargetMs)} at the target), peak ${Math.round(o.peakKb / 1024)} MB, ` +
+    `target saw ${o.server.requests} requests (${o.server.throttled} answered 429), run reports ` +
+    `${results?.requests?.total ?? '-'}; clauses: ${tally(s?.clauses)}; checks: ${tally(s?.checks)}` +
+    (results ? '' : `; stderr: ${o.stderr.trim().split('\n').slice(-2).join(' / ') || 'empty'}`)
+  );
+}
+
+/** Every check message of the given verdict. */
+function messages(results: RunResults, verdict: string): string[] {
+  return results.cases.flatMap((c) =>
+    c.checks.filter((k) => k.verdict === verdict).map((k) => `${c.id} ${k.step}: ${k.message ?? ''}`),
+  );
+}
+
+/** Ended by itself, in time and memory, with both reports written. */
+function expectBounded(o: RunOutcome): void {
+  expect.soft(o.killedFor, 'killed by the watchdog').toBeUndefined();
+  expect.soft(o.signal, 'ended by a signal').toBeNull();
+  expect.soft(o.atTargetMs, 'ms from the first request to exit').toBeLessThan(AT_TARGET_BOUND_MS);
+  expect.soft(o.durationMs, 'ms from spawn to exit').toBeLessThan(WALL_BOUND_MS);
+  expect.soft(o.peakKb, 'peak resident memory in kB').toBeLessThan(MEMORY_BOUND_KB);
+  expect.soft(existsSync(o.jsonFile), 'JSON report written').toBe(true);
+  expect.soft(existsSync(o.junitFile), 'JUnit report written').toBe(true);
+}
+
+/** Nothing judged on what a broken target answered: errors, blocked or skipped, exit 1. */
+function expectJudgedFairly(o: RunOutcome, results: RunResults | undefined): void {
+  expect.soft(o.code, `exit code (stderr: ${o.stderr.slice(-500)})`).toBe(1);
+  if (existsSync(o.junitFile)) {
+    const root = /<testsuites\b[^>]*>/.exec(readFileSync(o.junitFile, 'utf8'))?.[0] ?? '';
+    expect.soft(root, 'JUnit: no failures').toMatch(/failures="0"/);
+    expect.soft(root, 'JUnit: some errors').toMatch(/errors="[1-9]\d*"/);
+  }
+  expect(results, 'JSON report parses').toBeDefined();
+  if (!results) return;
+  const { clauses, checks } = results.summary;
+  expect.soft(messages(results, 'fail'), 'checks judged fail').toEqual([]);
+  expect.soft(clauses.fail, 'clauses judged fail').toBe(0);
+  // A check may pass on what the target did answer (a 200 to a PUT), but no clause can.
+  expect.soft(clauses.pass, 'clauses judged pass').toBe(0);
+  expect.soft(clauses.untested, 'untested clauses').toBe(0);
+  expect.soft(clauses.error, 'clauses judged error').toBeGreaterThan(0);
+  expect.soft(checks.error, 'checks judged error').toBeGreaterThan(0);
+  expect.soft(results.exitCode, 'exit code in the report').toBe(1);
+  expect.soft(results.requests?.total, 'requests in the report').toBe(o.server.requests);
+}
+
+interface Scenario {
+  label: string;
+  mode: HostileMode;
+  options?: HostileOptions;
+  args: string[];
+  /** Every `error` check's message says this. */
+  errorsSay?: RegExp;
+  /**
+   * Runs after the others: streaming as fast as a client reads takes the test process's event
+   * loop, where every hostile target lives, and would make the others late to answer.
+   */
+  streams?: boolean;
+}
+
+const BROKEN: Scenario[] = [
+  { label: 'reset', mode: 'reset', args: SELECTION },
+  { label: 'slow', mode: 'slow', args: SELECTION, errorsSay: /--timeout/ },
+  { label: 'truncated', mode: 'truncated', args: SELECTION },
+  {
+    label: 'html-502',
+    mode: 'html',
+    options: { htmlStatus: 502 },
+    args: SELECTION,
+    errorsSay: /unavailable/i,
+  },
+  { label: 'endless', mode: 'endless', args: SELECTION, streams: true },
+  { label: 'status-429', mode: 'status-429', args: SELECTION, errorsSay: /unavailable|throttl/i },
+  { label: 'status-503', mode: 'status-503', args: SELECTION, errorsSay: /unavailable/i },
+];
+
+const runs = new Map<string, Promise<RunOutcome>>();
+
+describe('runs against hostile targets', () => {
+  beforeAll(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'edgecheck-hostile-'));
+    const launch = async (s: Scenario) => {
+      if (stopping) throw new Error(`${s.label}: not started, the tests are over`);
+      const server = await startHostileTarget(s.mode, s.options);
+      servers.push(server);
+      return runAgainst(s.label, server, s.args);
+    };
+    // The runs of a wave start at once (their bounds allow for sharing the cores); the streaming
+    // targets' wave starts when the first has ended. Tests await their own run.
+    const all = BROKEN;
+    const first = all.filter((s) => !s.streams).map((s) => [s, launch(s)] as const);
+    const firstDone = Promise.allSettled(first.map(([, run]) => run));
+    const second = all.filter((s) => s.streams).map((s) => [s, firstDone.then(() => launch(s))] as const);
+    for (const [s, run] of [...first, ...second]) {
+      run.catch(() => {});
+      runs.set(s.label, run);
+    }
+  });
+
+  afterAll(async () => {
+    stopping = true;
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.allSettled(runs.values());
+    await Promise.all(servers.map((s) => s.close()));
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  for (const s of BROKEN) {
+    it(`${s.label}: within ${AT_TARGET_BOUND_MS / 1000} s at the target and ${MEMORY_BOUND_KB / 1024} MB, exit 1, both reports, error verdicts and no fail`, async () => {
+      const o = await runs.get(s.label)!;
+      const results = readResults(o);
+      console.log(describeOutcome(o, results));
+      expectBounded(o);
+      expectJudgedFairly(o, results);
+      if (results && s.errorsSay) {
+        for (const m of messages(results, 'error')) expect.soft(m, 'error message').toMatch(s.errorsSay);
+      }
+    });
+  }
+});
