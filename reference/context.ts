@@ -1,10 +1,10 @@
-import type { FaultSet } from './faults.ts';
+import type { ActiveFaults } from './fault-def.ts';
 
 /** What every part of the reference sees: its date, its faults, its fixed identities. */
 export interface ReferenceContext {
   /** YYYY-MM-DD: the date whose behaviour the server implements (deprecation schedule). */
   asOf: string;
-  faults: FaultSet;
+  faults: ActiveFaults;
   /** Directory for object bodies; in memory when absent. */
   dataDir?: string;
   credentials: ReferenceCredentials;

@@ -1,21 +1,15 @@
+import type { ActiveFaults, FaultDef } from './fault-def.ts';
 import { managementFaults } from './management/faults.ts';
 import { s3Faults } from './s3/faults.ts';
 
-/** One behaviour the reference can break on demand, and the clauses a suite must then see fail. */
-export interface FaultDef {
-  name: string;
-  area: 'management' | 's3';
-  description: string;
-  /** Clause ids that fail (or error) when this fault is on, and no others. */
-  breaks: string[];
-}
+export type { FaultDef };
 
 export const FAULTS: readonly FaultDef[] = [...managementFaults, ...s3Faults];
 
 export class UnknownFaultError extends Error {}
 
 /** The faults switched on for one server. Checking a fault is a Set lookup: cheap on hot paths. */
-export class FaultSet {
+export class FaultSet implements ActiveFaults {
   private readonly on: Set<string>;
 
   constructor(names: Iterable<string> = []) {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { REFERENCE_CREDENTIALS, REFERENCE_IDS, type ReferenceContext } from './context.ts';
 import { FaultSet } from './faults.ts';
+import type { Handler } from './handler.ts';
 import { createManagementHandler } from './management/index.ts';
 import { createState, type State } from './management/store.ts';
 import { createS3Handlers } from './s3/index.ts';
@@ -29,7 +30,7 @@ export interface ReferenceHandle {
   close(): Promise<void>;
 }
 
-export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+export type { Handler };
 
 async function listen(
   handler: Handler,

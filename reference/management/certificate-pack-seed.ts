@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import type { Json, Zone } from './store.ts';
+import type { Json, Zone } from './shapes.ts';
 
 function certificate(
   id: string,

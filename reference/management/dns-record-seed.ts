@@ -1,6 +1,6 @@
 import type { StoredRecord } from './dns-record-shape.ts';
 import { newId } from './ids.ts';
-import type { Zone } from './store.ts';
+import type { Zone } from './shapes.ts';
 
 /** A few records present in every fresh reference zone. */
 export function seedDnsRecords(zone: Zone, on: string): Map<string, StoredRecord> {

@@ -1,6 +1,6 @@
 import type { ReferenceContext } from '../context.ts';
 import { EOL, since } from './schedule.ts';
-import type { Json } from './store.ts';
+import type { Json } from './shapes.ts';
 
 /** A DNS record as the reference keeps it; `toResponse` renders it for the as-of date. */
 export interface StoredRecord {

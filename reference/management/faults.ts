@@ -1,4 +1,4 @@
-import type { FaultDef } from '../faults.ts';
+import type { FaultDef } from '../fault-def.ts';
 import { DNS_SETTINGS_RETIREMENT } from './dns-settings.ts';
 import { RETIRED_ENDPOINTS } from './retired-endpoints.ts';
 import { serveFaultName } from './retirement.ts';

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import type { Handler } from '../server.ts';
+import type { Handler } from '../handler.ts';
 import { ApiError, CODES } from './api-error.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';

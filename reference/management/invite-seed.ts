@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import type { Json } from './store.ts';
+import type { Json } from './shapes.ts';
 
 /** The well-known invite and a second one, both pending. */
 export function seedInvites(ctx: ReferenceContext): Map<string, Json> {

@@ -1,4 +1,4 @@
-import type { Json } from './store.ts';
+import type { Json } from './shapes.ts';
 
 export interface Rule {
   id: string;

@@ -5,15 +5,9 @@ import type { StoredRecord } from './dns-record-shape.ts';
 import { seedInvites } from './invite-seed.ts';
 import type { Ruleset } from './ruleset-shape.ts';
 import { EOL } from './schedule.ts';
+import type { Json, Zone } from './shapes.ts';
 
-export type Json = Record<string, unknown>;
-
-export interface Zone {
-  id: string;
-  name: string;
-  accountId: string;
-  createdOn: string;
-}
+export type { Json, Zone };
 
 /** Everything one reference server remembers. In memory; one instance per server. */
 export interface State {

@@ -1,4 +1,4 @@
-import type { FaultDef } from '../faults.ts';
+import type { FaultDef } from '../fault-def.ts';
 
 /** [name, description, clauses it breaks]: each fault bends one behaviour at the place it lives. */
 const CATALOG: [string, string, string[]][] = [

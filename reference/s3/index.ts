@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import type { Handler } from '../server.ts';
+import type { Handler } from '../handler.ts';
 import { createPublicEntry } from './public-entry.ts';
 import { createS3Endpoint } from './s3-endpoint.ts';
 import { S3Store } from './store.ts';

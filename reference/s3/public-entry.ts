@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import type { Handler } from '../server.ts';
+import type { Handler } from '../handler.ts';
 import { parseAddress } from './address.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { noSuchKey, S3Error } from './errors.ts';

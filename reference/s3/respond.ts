@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import type { Handler } from '../server.ts';
+import type { Handler } from '../handler.ts';
 import { S3Error } from './errors.ts';
 import { renderXml, S3_XMLNS } from './xml.ts';
 
