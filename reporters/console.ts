@@ -10,9 +10,9 @@ import type {
 import type { ClauseVerdict } from '../runner/model/verdict.ts';
 import { checksByClause, clauseReason, groupBySection } from './clause-checks.ts';
 import { type Paint, paint, wantsColor } from './colors.ts';
+import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
-import { safeJson } from './safe-json.ts';
-import { oneLine, padEnd, printable, truncate } from './text.ts';
+import { oneLine, padEnd, printable } from './text.ts';
 
 const ORDER: readonly ClauseVerdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped', 'untested'];
 const PAST: Record<ClauseVerdict, string> = {
@@ -192,19 +192,8 @@ export class ConsoleReporter implements Reporter {
   }
 
   private failure(check: CheckResult, n: number): string[] {
-    const head = `${n}) ${check.verdict.toUpperCase()} ${check.clauses.join(', ')}`;
-    const lines = [check.verdict === 'fail' ? this.p.red(head) : this.p.red(this.p.bold(head))];
-    const title = check.title ? `: ${oneLine(check.title)}` : '';
-    lines.push(`   case ${check.caseId}, ${check.step}${title}`);
-    lines.push(`   at ${check.origin}`);
-    if (check.message) lines.push(`   ${oneLine(check.message)}`);
-    if (check.expected !== undefined) lines.push(`   expected: ${this.p.green(value(check.expected))}`);
-    if (check.actual !== undefined) lines.push(`   actual:   ${this.p.red(value(check.actual))}`);
-    if (check.repro) {
-      lines.push('   reproduce:');
-      for (const line of printable(check.repro).split('\n')) lines.push(`     ${this.p.cyan(line)}`);
-    }
-    return lines;
+    const [head, ...rest] = renderFailure(check, { paint: this.p, valueLimit: VALUE_LIMIT });
+    return [`${n}) ${head}`, ...rest.map((l) => (l ? `   ${l}` : l))];
   }
 
   /** Last before the totals, where nobody misses it: what the run did not put back, and how to. */
@@ -245,8 +234,4 @@ export function closingLine(tally: Tally<ClauseVerdict>): string {
   const parts = [`${tally.pass} ${PAST.pass}`, `${tally.fail} ${PAST.fail}`];
   for (const v of ORDER.slice(2)) if (tally[v]) parts.push(`${tally[v]} ${PAST[v]}`);
   return parts.join(', ');
-}
-
-function value(v: unknown): string {
-  return truncate(safeJson(v), VALUE_LIMIT);
 }

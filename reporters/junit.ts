@@ -9,10 +9,9 @@ import type {
   RunResults,
 } from '../runner/model/results.ts';
 import { checksByClause, clauseDurationMs, clauseReason, topSection } from './clause-checks.ts';
+import { renderFailure } from './failure.ts';
 import { writeOutput } from './output.ts';
 import { EventLog } from './partial.ts';
-import { safeJson } from './safe-json.ts';
-import { truncate } from './text.ts';
 import { xmlAttr, xmlSafe } from './xml-text.ts';
 
 type Node = Record<string, unknown>;
@@ -183,15 +182,11 @@ function checkDetails(clause: ClauseResult, checks: CheckResult[]): string {
 }
 
 function describe(c: CheckResult, full: boolean): string {
+  // The failure body carries the details, laid out as in the console; system-out keeps one entry per check.
+  if (full) return renderFailure(c, { valueLimit: VALUE_LIMIT }).join('\n');
   const title = c.title ? `: ${c.title}` : '';
   const lines = [`[${c.verdict}] ${c.caseId}, ${c.step}${title} (${c.origin})`];
   if (c.message) lines.push(`  ${c.message}`);
-  // The failure body carries the details; system-out keeps one entry per check.
-  if (full) {
-    if (c.expected !== undefined) lines.push(`  expected: ${truncate(safeJson(c.expected), VALUE_LIMIT)}`);
-    if (c.actual !== undefined) lines.push(`  actual:   ${truncate(safeJson(c.actual), VALUE_LIMIT)}`);
-    if (c.repro) lines.push('  reproduce:', ...c.repro.split('\n').map((l) => `    ${l}`));
-  }
   return lines.join('\n');
 }
 

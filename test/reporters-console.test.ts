@@ -60,17 +60,44 @@ describe('console reporter summary', () => {
     expect(lines[at('mgmt.auth.secrets ') + 1]).toContain('untestable: storage of tokens is not observable');
   });
 
-  it('shows each failing check with expected, actual and the reproduction', async () => {
+  it('shows each failing check as Hurl does: where, the case lines with a caret, values once, the exchange, the reproduction', async () => {
     const out = await consoleOutput(sampleResults());
     expect(out).toContain('Failures (3 checks)');
-    expect(out).toContain('1) FAIL mgmt.envelope.errors, mgmt.envelope.success');
-    expect(out).toContain('   at suites/management/zones.case.yaml:15');
-    expect(out).toContain('   expected: []');
-    expect(out).toContain('   actual:   [{"code":1000,"message":"oops"}]');
-    expect(out).toContain(
+    const lines = out.split('\n');
+    const first = lines.indexOf('1) fail: json /errors: expected [] but got 1 element');
+    expect(first).toBeGreaterThan(0);
+    expect(lines.slice(first + 1, first + 10)).toEqual([
+      '     --> suites/management/zones.case.yaml:15:26',
+      '       | mgmt.zones.get, get-zone: errors is empty on success (mgmt.envelope.errors, mgmt.envelope.success)',
+      '    12 |     api: { method: GET, path: /zones/abc }',
+      '    13 |     expect:',
+      '    14 |       - clauses: [mgmt.envelope.errors, mgmt.envelope.success]',
+      '    15 |         json: { /errors: [] }',
+      '       |                          ^^',
+      '       |',
+      '   expected: []',
+    ]);
+    // Expected and actual once each, not repeated elsewhere in the failure.
+    expect(out.split('expected: []').length - 1).toBe(1);
+    expect(out.split('actual:   [{"code":1000,"message":"oops"}]').length - 1).toBe(1);
+    const request = lines.indexOf('   request:');
+    expect(lines.slice(request, request + 10)).toEqual([
+      '   request:',
+      '     GET http://127.0.0.1:1/client/v4/zones/abc',
+      '     accept: application/json',
+      '     authorization: [REDACTED]',
+      '   response:',
+      '     HTTP 200',
+      '     content-type: application/json',
+      '',
+      '     {"success":true,"errors":[{"code":1000,"message":"oops"}]}',
+      '   reproduce:',
+    ]);
+    expect(lines[request + 10]).toBe(
       "     curl -sS -X GET 'http://127.0.0.1:1/client/v4/zones/abc' -H 'Authorization: Bearer <redacted>'",
     );
-    expect(out).toContain('2) ERROR mgmt.dns.error-chain');
+    expect(out).toContain('2) error: timeout after 30000 ms');
+    expect(out).toContain('     --> suites/management/dns.case.yaml:20');
   });
 
   it('ends with totals and the closing line `N passed, N failed` counting clauses', async () => {

@@ -91,11 +91,21 @@ describe('junit reporter', () => {
     for (const suite of root.testsuite) expect(suite.time).toMatch(/^\d+\.\d{3}$/);
   });
 
-  it('puts expected, actual and the reproduction in the failure body', () => {
+  it('puts the failure as the console shows it in the failure body: case lines with a caret, values once, exchange, reproduction', () => {
     const f = byId('mgmt.envelope.errors').failure!;
     expect(f.message).toBe('json /errors: expected [] but got 1 element');
-    expect(f['#text']).toContain('expected: []');
-    expect(f['#text']).toContain('actual:   [{"code":1000,"message":"oops"}]');
+    const body = (f['#text'] ?? '').split('\n');
+    const at = body.indexOf('fail: json /errors: expected [] but got 1 element');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(body[at + 1]).toBe('  --> suites/management/zones.case.yaml:15:26');
+    expect(body).toContain(' 15 |         json: { /errors: [] }');
+    expect(body[body.indexOf(' 15 |         json: { /errors: [] }') + 1]).toBe(
+      '    |                          ^^',
+    );
+    expect(body.filter((l) => l === 'expected: []')).toHaveLength(1);
+    expect(body.filter((l) => l === 'actual:   [{"code":1000,"message":"oops"}]')).toHaveLength(1);
+    expect(body).toContain('  GET http://127.0.0.1:1/client/v4/zones/abc');
+    expect(body).toContain('  HTTP 200');
     expect(f['#text']).toContain("curl -sS -X GET 'http://127.0.0.1:1/client/v4/zones/abc'");
     expect(byId('mgmt.dns.error-chain').error!.message).toBe('timeout after 30000 ms');
   });

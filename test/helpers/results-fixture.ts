@@ -142,7 +142,30 @@ export function sampleResults(): RunResults {
         actual: [{ code: 1000, message: 'oops' }],
         repro:
           "curl -sS -X GET 'http://127.0.0.1:1/client/v4/zones/abc' -H 'Authorization: Bearer <redacted>'",
-        origin: 'suites/management/zones.case.yaml:15',
+        origin: 'suites/management/zones.case.yaml:14:9',
+        source: {
+          file: 'suites/management/zones.case.yaml',
+          line: 15,
+          column: 26,
+          lines: [
+            { n: 12, text: '    api: { method: GET, path: /zones/abc }' },
+            { n: 13, text: '    expect:' },
+            { n: 14, text: '      - clauses: [mgmt.envelope.errors, mgmt.envelope.success]' },
+            { n: 15, text: '        json: { /errors: [] }' },
+          ],
+        },
+        exchange: {
+          request: {
+            method: 'GET',
+            url: 'http://127.0.0.1:1/client/v4/zones/abc',
+            headers: { accept: 'application/json', authorization: '[REDACTED]' },
+          },
+          response: {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+            body: { size: 64, text: '{"success":true,"errors":[{"code":1000,"message":"oops"}]}' },
+          },
+        },
       },
     ]),
     caseResult('mgmt.dns.create', 'management', [
