@@ -1,6 +1,7 @@
 import { FAULTS } from '../../reference/faults.ts';
 import { startReference } from '../../reference/server.ts';
 import { today } from '../api.ts';
+import type { Target } from '../model/target.ts';
 import { InputError } from '../util/errors.ts';
 import { date, int, parse } from './args.ts';
 
@@ -14,6 +15,53 @@ Starts the embedded reference target (management API, S3 interface, public bucke
   --data-dir DIR      keep object bodies on disk instead of in memory
   --list-faults       print every fault with the clauses it breaks, and exit
 `;
+
+/** Shell words as they may be pasted: the reference's values are plain, anything else is quoted. */
+const word = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * The `edgecheck run` command that targets a served reference with everything it offers: the
+ * bearer token and the key pair (legacy-auth clauses are skipped without the pair), the S3 keys,
+ * every id and feature. The local server has no request limit, so the live-target rate cap is off,
+ * and its state is its own, so the checks whose change cannot be put back run too.
+ */
+export function runCommandFor(t: Target, asOf: string): string {
+  const m = t.management!;
+  const s3 = t.s3!;
+  const env: [string, string | undefined][] = [
+    ['EDGECHECK_API_TOKEN', m.token],
+    ['EDGECHECK_AUTH_EMAIL', m.legacy?.email],
+    ['EDGECHECK_AUTH_KEY', m.legacy?.key],
+    ['EDGECHECK_S3_ACCESS_KEY_ID', s3.accessKeyId],
+    ['EDGECHECK_S3_SECRET_ACCESS_KEY', s3.secretAccessKey],
+  ];
+  const parts = [
+    ...env.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${word(v!)}`),
+    'npx edgecheck run',
+    `--management-url ${word(m.baseUrl)}`,
+    `--s3-endpoint ${word(s3.endpoint)}`,
+    ...(s3.publicUrl ? [`--public-url ${word(s3.publicUrl)}`] : []),
+    ...(m.accountId ? [`--account-id ${word(m.accountId)}`] : []),
+    ...(m.zoneId ? [`--zone-id ${word(m.zoneId)}`] : []),
+    ...Object.entries(m.ids).map(([k, v]) => `--id ${word(`${k}=${v}`)}`),
+    ...t.features.map((f) => `--feature ${word(f)}`),
+    '--rate-limit off',
+    '--allow-disruptive',
+    `--as-of ${asOf}`,
+  ];
+  // Lines of about 90 columns, continued with a backslash, so the command pastes as it is.
+  const lines: string[] = [];
+  let line = ' ';
+  for (const p of parts) {
+    if (line.length > 2 && line.length + p.length > 88) {
+      lines.push(`${line} \\`);
+      line = '   ';
+    }
+    line += ` ${p}`;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
 
 export async function serveCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const { values } = parse('serve', argv, {
@@ -70,13 +118,8 @@ export async function serveCommand(argv: string[], out: NodeJS.WritableStream): 
       `    secret key     ${c.secretAccessKey}`,
       `  public buckets   ${handle.urls.public}/<bucket>/<key>`,
       '',
-      'Run the suites against it from another shell:',
-      `  EDGECHECK_API_TOKEN=${c.token} EDGECHECK_S3_ACCESS_KEY_ID=${c.accessKeyId} \\`,
-      `  EDGECHECK_S3_SECRET_ACCESS_KEY=${c.secretAccessKey} npx edgecheck run \\`,
-      `    --management-url ${handle.urls.management} --s3-endpoint ${handle.urls.s3} --public-url ${handle.urls.public} \\`,
-      `    --account-id ${t.management!.accountId} --zone-id ${t.management!.zoneId} \\`,
-      `    --id invite=${t.management!.ids.invite} --id certificatePack=${t.management!.ids.certificatePack} \\`,
-      `    ${t.features.map((f) => `--feature ${f}`).join(' ')} --as-of ${asOf}`,
+      'Run every suite against it, every credential and feature on, from another shell:',
+      runCommandFor(t, asOf),
       'Ctrl-C stops the server.',
       '',
     ].join('\n'),
