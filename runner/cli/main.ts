@@ -21,11 +21,19 @@ Usage: edgecheck <command> [options]     (edgecheck <command> --help for its opt
   sweep      list what interrupted runs left on a target; --delete removes it
 
 ${RUN_HELP.split('\n').slice(0, 1).join('')}
+
+Exit codes
+  0    no clause fails or errors (or the run matches --baseline)
+  1    some clause fails or errors, the run does not match --baseline, or the run left
+       something on the target
+  2    bad input: one line naming the file:line, flag or field, and what to do
+  3    internal error: one line (EDGECHECK_DEBUG=1 shows the stack)
+  130  interrupted (Ctrl-C, SIGTERM)
 `;
 
 const USER_ERRORS = [InputError, ReporterSpecError, UnknownFaultError];
 
-/** The CLI. Returns the exit code: 0 ok, 1 clauses failed, 2 bad input or usage, 130 interrupted. */
+/** The CLI. Returns the exit code: 0 ok, 1 clauses failed, 2 bad input or usage, 3 internal error, 130 interrupted. */
 export async function main(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
   const [command, ...rest] = argv;
   try {
