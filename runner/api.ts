@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { S3Client } from '@aws-sdk/client-s3';
 import pLimit from 'p-limit';
-import { startReferenceWorker } from '../reference/worker.ts';
 import type { RunContext } from './execute/context.ts';
 import { ExclusiveLocks } from './execute/exclusive.ts';
 import { caseSkipReason, runCase } from './execute/run-case.ts';
@@ -26,9 +25,12 @@ import { VERSION } from './version.ts';
 export interface RunOptions extends Selection {
   /** Areas (folders of suites/); default all. */
   suites?: string[];
-  /** Absent: the embedded reference is started for this run and stopped after it. */
-  target?: Target;
-  reference?: { faults?: string[] };
+  target: Target;
+  /**
+   * Set by the caller that started this target for this run alone (the embedded reference,
+   * cli/embedded.ts): the run owns it, so disruptive checks run, and its faults are reported.
+   */
+  ownedTarget?: { faults: string[] };
   asOf?: string;
   profile?: 'quick' | 'full';
   concurrency?: number;
@@ -103,10 +105,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const work = selectWork(loaded, options);
   const baseline = options.baseline ? loadBaseline(options.baseline) : undefined;
 
-  const reference = options.target
-    ? undefined
-    : await startReferenceWorker({ asOf, faults: options.reference?.faults });
-  const target = options.target ?? reference!.target();
+  const target = options.target;
+  const owned = options.ownedTarget;
   registerSecret(target.management?.token);
   registerSecret(target.management?.legacy?.key);
   registerSecret(target.s3?.secretAccessKey);
@@ -145,7 +145,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     management: target.management?.baseUrl,
     s3: target.s3?.endpoint,
     embedded: Boolean(target.embedded),
-    faults: reference?.faults,
+    faults: owned?.faults,
   };
   const ctx: RunContext = {
     runId,
@@ -154,8 +154,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     profile,
     seed: options.seed ?? randomBytes(4).readUInt32BE(0) >>> 1,
     readOnly: Boolean(options.readOnly),
-    // The run's own reference is the run's to change.
-    allowDisruptive: Boolean(options.allowDisruptive || reference),
+    // A target started for this run alone is the run's to change.
+    allowDisruptive: Boolean(options.allowDisruptive || owned),
     timeoutMs,
     clauses: loaded.clauses,
     agent,
@@ -184,7 +184,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       cases: work.cases.length + work.properties.length,
       clauses: work.clauses.length,
       limits: describeLimits(options),
-      disruptive: ctx.allowDisruptive && !reference ? disruptiveWork(work, ctx) : undefined,
+      disruptive: ctx.allowDisruptive && !owned ? disruptiveWork(work, ctx) : undefined,
     });
     const limit = pLimit(concurrency);
     // Longest chains start first, so a run's wall time approaches its critical path.
@@ -252,7 +252,6 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       ...reporters.map((r) => r.close()),
       (async () => s3?.destroy())(),
       agent.close(),
-      reference?.close(),
     ]);
     closeFailure = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   }

@@ -5,8 +5,8 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { createReporter } from '../reporters/registry.ts';
-import { runEdgecheck } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import schema from '../schemas/results.schema.json' with { type: 'json' };
 import { memoryStream } from './helpers/results-fixture.ts';
@@ -25,7 +25,7 @@ describe('reporters on a real run', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgecheck-run-'));
-    results = await runEdgecheck({
+    results = await runAgainstEmbedded({
       suites: ['management'],
       cases: ['mgmt.auth.*'],
       reference: { faults: ['accept-missing-auth'] },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runEdgecheck, today } from '../runner/api.ts';
+import { runAgainstEmbedded } from '../cli/embedded.ts';
+import { today } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 
 /*
@@ -28,7 +29,7 @@ const BOUNDARIES = [
 ].sort();
 
 async function clean(asOf: string): Promise<void> {
-  const results = await runEdgecheck({ suites: AREAS, asOf });
+  const results = await runAgainstEmbedded({ suites: AREAS, asOf });
   const bad = results.clauses
     .filter((c) => ['fail', 'error', 'blocked'].includes(c.verdict))
     .map((c) => `${c.verdict} ${c.id}: ${c.message ?? ''}`);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS, type FaultDef } from '../reference/faults.ts';
-import { runEdgecheck, today } from '../runner/api.ts';
+import { today } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import { type Clause, clauseApplies } from '../runner/model/clause.ts';
 
@@ -53,7 +54,7 @@ function plan(fault: FaultDef): { asOf: string; expected: string[] }[] {
 
 describe('management faults are noticed by exactly the clauses they break', () => {
   it('without faults, no clause fails, errors or is blocked', async () => {
-    const results = await runEdgecheck({ suites: AREAS });
+    const results = await runAgainstEmbedded({ suites: AREAS });
     const bad = results.clauses
       .filter((c) => ['fail', 'error', 'blocked'].includes(c.verdict))
       .map((c) => c.id);
@@ -75,7 +76,11 @@ describe('management faults are noticed by exactly the clauses they break', () =
     '%s',
     async (_name, fault) => {
       for (const { asOf, expected } of plan(fault)) {
-        const results = await runEdgecheck({ suites: AREAS, asOf, reference: { faults: [fault.name] } });
+        const results = await runAgainstEmbedded({
+          suites: AREAS,
+          asOf,
+          reference: { faults: [fault.name] },
+        });
         const failing = results.clauses
           .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
           .map((c) => c.id)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS } from '../reference/faults.ts';
-import { runEdgecheck } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import type { RunResults } from '../runner/model/results.ts';
 
@@ -27,7 +27,7 @@ const why = (r: RunResults) =>
 
 describe('the S3 suite against the reference', () => {
   it('passes every testable S3 clause of the fault-free reference: no fail, error or blocked', async () => {
-    const r = await runEdgecheck({ suites: ['s3'], seed: SEED });
+    const r = await runAgainstEmbedded({ suites: ['s3'], seed: SEED });
     expect(why(r)).toEqual([]);
     const untested = r.clauses.filter((c) => c.verdict === 'untested' && !c.untestable).map((c) => c.id);
     expect(untested).toEqual([]);
@@ -47,7 +47,7 @@ describe('the S3 suite against the reference', () => {
   // Whole-suite runs, one per fault: several at once, each with its own reference on its own ports.
   for (const fault of faults) {
     it.concurrent(`notices fault ${fault.name} by exactly the clauses it breaks`, async () => {
-      const r = await runEdgecheck({ suites: ['s3'], seed: SEED, reference: { faults: [fault.name] } });
+      const r = await runAgainstEmbedded({ suites: ['s3'], seed: SEED, reference: { faults: [fault.name] } });
       expect({ fault: fault.name, broken: broken(r) }).toEqual({
         fault: fault.name,
         broken: [...fault.breaks].sort(),

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { runAgainstEmbedded } from '../../cli/embedded.ts';
 import { createReporter } from '../../reporters/registry.ts';
 import { runEdgecheck } from '../api.ts';
 import { readConfigFile, resolveTarget } from '../config/load-config.ts';
@@ -212,14 +213,12 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const results = await runEdgecheck({
+    const options = {
       suites: v.suite,
       cases: v.case,
       clauses: v.clause,
       tags: v.tag,
       shard: v.shard,
-      target,
-      reference: { faults: v.fault },
       asOf: date('--as-of', v['as-of'] ?? config?.asOf),
       profile: oneOf('--profile', v.profile ?? config?.profile, ['quick', 'full'] as const),
       readOnly: v['read-only'] ?? config?.readOnly,
@@ -238,7 +237,11 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       reporters,
       signal: controller.signal,
       suitesDir: v['suites-dir'],
-    });
+    };
+    // With no target, the embedded reference is started for this run and stopped after it.
+    const results = target
+      ? await runEdgecheck({ ...options, target })
+      : await runAgainstEmbedded({ ...options, reference: { faults: v.fault } });
     return interrupted ? 130 : results.exitCode;
   } finally {
     process.off('SIGINT', onSignal);

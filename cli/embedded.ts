@@ -1,0 +1,26 @@
+import { startReferenceWorker } from '../reference/worker.ts';
+import { type RunOptions, runEdgecheck, today } from '../runner/api.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import type { Target } from '../runner/model/target.ts';
+
+export interface EmbeddedRunOptions extends Omit<RunOptions, 'target' | 'ownedTarget'> {
+  /** Faults the reference breaks on purpose for this run (reference/faults.ts). */
+  reference?: { faults?: string[] };
+}
+
+/**
+ * Starts the embedded reference for one run, runs against it over HTTP, and stops it. The
+ * wiring lives here, outside the engine, because the engine knows targets only as URLs.
+ */
+export async function runAgainstEmbedded(options: EmbeddedRunOptions): Promise<RunResults> {
+  const { reference: referenceOptions, ...runOptions } = options;
+  const asOf = options.asOf ?? today();
+  const reference = await startReferenceWorker({ asOf, faults: referenceOptions?.faults });
+  try {
+    // The reference's own description of itself is an engine Target by structure.
+    const target: Target = reference.target();
+    return await runEdgecheck({ ...runOptions, asOf, target, ownedTarget: { faults: reference.faults } });
+  } finally {
+    await reference.close();
+  }
+}
