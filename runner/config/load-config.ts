@@ -34,6 +34,9 @@ export interface ConfigFile {
   profile?: 'quick' | 'full';
   concurrency?: number;
   timeoutMs?: number;
+  rateLimit?: string;
+  maxRequests?: number;
+  retries?: number;
 }
 
 /** Fields that name an environment variable holding a secret (or, for emailEnv, the key pair's email). */
