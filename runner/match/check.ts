@@ -21,9 +21,17 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
   if (check.status !== undefined) {
     const m = match(check.status, res.status);
     if (m)
-      failWith('status', { ...m, message: `expected ${JSON.stringify(check.status)}, got ${res.status}` }, [
+      // The whole expectation, not the one operator that missed: the message names it, so it is shown once.
+      failWith(
         'status',
-      ]);
+        {
+          ...m,
+          expected: check.status,
+          actual: res.status,
+          message: `expected ${JSON.stringify(check.status)}, got ${res.status}`,
+        },
+        ['status'],
+      );
   }
   for (const [name, want] of Object.entries(check.headers ?? {})) {
     const key = name.toLowerCase();
