@@ -32,91 +32,100 @@ export async function performStep(
   ledger: TeardownLedger,
 ): Promise<Performed> {
   const { target, signal } = ctx;
-  if (step.api) {
-    if (!target.management) throw new TargetLacks('the target has no management API configured');
-    const api = resolve(step.api, scope) as ApiRequest;
-    const req = buildApiRequest(target.management, api);
-    const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
-    return {
-      response,
-      repro: () => curlFor(req, 'management', undefined, api.auth?.startsWith('wrong-')),
-      ok: response.status < 400,
-      sent: { kind: 'http', request: req },
-    };
-  }
-  if (step.http) {
-    if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-    const http = resolve(step.http, scope) as HttpRequest;
-    if (http.endpoint === 'public' && !target.s3.publicUrl)
-      throw new TargetLacks('the target has no public bucket URL');
-    const req = await buildS3Request(target.s3, http);
-    const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
-    const mode =
-      http.endpoint === 'public' || http.sign === 'none'
-        ? 'none'
-        : http.sign === 'presign'
-          ? 'presigned'
-          : 'sigv4';
-    const region = target.s3.region;
-    return {
-      response,
-      repro: () => curlFor(req, mode, region, http.sign === 'bad-signature'),
-      ok: response.status < 400,
-      sent: { kind: 'http', request: req },
-    };
-  }
-  if (step.s3) {
-    if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-    const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
-    const response = await sendS3Command(ctx.s3(), step.s3, input, sendOptions(ctx, 's3'));
-    return {
-      response,
-      repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint),
-      ok: !response.error,
-      sent: { kind: 'sdk', command: step.s3 },
-    };
-  }
-  if (step.wire) {
-    const wire = resolve(step.wire, scope) as WireRequest;
-    let base: string;
-    const headers = [...wire.headers];
-    if (wire.endpoint === 'management') {
+  switch (step.kind) {
+    case 'api': {
       if (!target.management) throw new TargetLacks('the target has no management API configured');
-      base = managementUrl(target.management, '/').origin;
-      for (const [k, v] of Object.entries(authHeaders(target.management, wire.auth ?? 'default')))
-        headers.push([k, v]);
-    } else {
-      if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-      base = target.s3.endpoint;
+      const api = resolve(step.api, scope) as ApiRequest;
+      const req = buildApiRequest(target.management, api);
+      const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
+      return {
+        response,
+        repro: () => curlFor(req, 'management', undefined, api.auth?.startsWith('wrong-')),
+        ok: response.status < 400,
+        sent: { kind: 'http', request: req },
+      };
     }
-    if (!/^http:/.test(base)) throw new TargetLacks('raw wire requests need a plain-HTTP endpoint');
-    const opts = sendOptions(ctx, wire.endpoint === 's3' ? 's3' : 'management');
-    await ctx.traffic.admit(opts.door!, signal, opts);
-    if (signal.aborted)
-      throw new TargetError(`wire ${wire.method} ${wire.path} not sent: the run was stopped`);
-    const cut = opts.abort ?? new AbortController().signal;
-    const response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, cut);
-    return {
-      response,
-      ok: response.status < 400,
-      sent: { kind: 'wire', method: wire.method, url: base + wire.path, headers },
-    };
+    case 'http': {
+      if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+      const http = resolve(step.http, scope) as HttpRequest;
+      if (http.endpoint === 'public' && !target.s3.publicUrl)
+        throw new TargetLacks('the target has no public bucket URL');
+      const req = await buildS3Request(target.s3, http);
+      const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
+      const mode =
+        http.endpoint === 'public' || http.sign === 'none'
+          ? 'none'
+          : http.sign === 'presign'
+            ? 'presigned'
+            : 'sigv4';
+      const region = target.s3.region;
+      return {
+        response,
+        repro: () => curlFor(req, mode, region, http.sign === 'bad-signature'),
+        ok: response.status < 400,
+        sent: { kind: 'http', request: req },
+      };
+    }
+    case 's3': {
+      if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+      const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
+      const response = await sendS3Command(ctx.s3(), step.s3, input, sendOptions(ctx, 's3'));
+      return {
+        response,
+        repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint),
+        ok: !response.error,
+        sent: { kind: 'sdk', command: step.s3 },
+      };
+    }
+    case 'wire': {
+      const wire = resolve(step.wire, scope) as WireRequest;
+      let base: string;
+      const headers = [...wire.headers];
+      if (wire.endpoint === 'management') {
+        if (!target.management) throw new TargetLacks('the target has no management API configured');
+        base = managementUrl(target.management, '/').origin;
+        for (const [k, v] of Object.entries(authHeaders(target.management, wire.auth ?? 'default')))
+          headers.push([k, v]);
+      } else {
+        if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+        base = target.s3.endpoint;
+      }
+      if (!/^http:/.test(base)) throw new TargetLacks('raw wire requests need a plain-HTTP endpoint');
+      const opts = sendOptions(ctx, wire.endpoint === 's3' ? 's3' : 'management');
+      await ctx.traffic.admit(opts.door!, signal, opts);
+      if (signal.aborted)
+        throw new TargetError(`wire ${wire.method} ${wire.path} not sent: the run was stopped`);
+      const cut = opts.abort ?? new AbortController().signal;
+      const response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, cut);
+      return {
+        response,
+        ok: response.status < 400,
+        sent: { kind: 'wire', method: wire.method, url: base + wire.path, headers },
+      };
+    }
+    case 'bucket': {
+      if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+      const name = bucketName(ctx.runId, caseSlug, step.bucket);
+      const s3 = ctx.s3();
+      const s3Target = target.s3;
+      await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
+      ledger.add({
+        what: `bucket ${name}`,
+        undo: () => removeBucketCommand(s3Target, name),
+        run: (td) => destroyBucket(s3, name, td),
+      });
+      scope[step.bucket] = name;
+      return { response: new StepResponse(200, {}, emptyBody()), ok: true };
+    }
+    default:
+      return unknownKind(step);
   }
-  if (step.bucket !== undefined) {
-    if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-    const name = bucketName(ctx.runId, caseSlug, step.bucket);
-    const s3 = ctx.s3();
-    const s3Target = target.s3;
-    await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
-    ledger.add({
-      what: `bucket ${name}`,
-      undo: () => removeBucketCommand(s3Target, name),
-      run: (td) => destroyBucket(s3, name, td),
-    });
-    scope[step.bucket] = name;
-    return { response: new StepResponse(200, {}, emptyBody()), ok: true };
-  }
-  throw new InputError(step.origin, 'step has no kind');
+}
+
+/** Proves at compile time that every kind is handled; at run time, names a step built by hand. */
+function unknownKind(step: never): never {
+  const { origin, kind } = step as { origin: string; kind: unknown };
+  throw new InputError(origin, `step of unknown kind '${String(kind)}'`);
 }
 
 export interface Described {
@@ -131,30 +140,41 @@ export interface Described {
 /** A teardown step in words and as a command, and how to confirm that a delete took. */
 export function describeStep(step: StepDef, scope: Scope, ctx: RunContext): Described {
   try {
-    if (step.api && ctx.target.management) {
-      const mgmt = ctx.target.management;
-      const api = resolve(step.api, scope) as ApiRequest;
-      const req = buildApiRequest(mgmt, api);
-      return {
-        what: `${api.method} ${api.path}`,
-        undo: () => curlFor(req, 'management'),
-        confirm:
-          api.method.toUpperCase() === 'DELETE'
-            ? (tctx) => confirmGone(tctx, buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }))
-            : undefined,
-      };
-    }
-    if (step.http && ctx.target.s3) {
-      const http = resolve(step.http, scope) as HttpRequest;
-      return { what: `${http.method} ${http.bucket ?? ''}/${http.key ?? ''}` };
-    }
-    if (step.s3 && ctx.target.s3) {
-      const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
-      const endpoint = ctx.target.s3.endpoint;
-      return {
-        what: `${step.s3} ${JSON.stringify(input)}`,
-        undo: () => awsCliFor(step.s3!, input, endpoint),
-      };
+    switch (step.kind) {
+      case 'api': {
+        const mgmt = ctx.target.management;
+        if (!mgmt) break;
+        const api = resolve(step.api, scope) as ApiRequest;
+        const req = buildApiRequest(mgmt, api);
+        return {
+          what: `${api.method} ${api.path}`,
+          undo: () => curlFor(req, 'management'),
+          confirm:
+            api.method.toUpperCase() === 'DELETE'
+              ? (tctx) => confirmGone(tctx, buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }))
+              : undefined,
+        };
+      }
+      case 'http': {
+        if (!ctx.target.s3) break;
+        const http = resolve(step.http, scope) as HttpRequest;
+        return { what: `${http.method} ${http.bucket ?? ''}/${http.key ?? ''}` };
+      }
+      case 's3': {
+        if (!ctx.target.s3) break;
+        const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
+        const endpoint = ctx.target.s3.endpoint;
+        return {
+          what: `${step.s3} ${JSON.stringify(input)}`,
+          undo: () => awsCliFor(step.s3!, input, endpoint),
+        };
+      }
+      // A raw request or a bucket has no command of its own to repeat it by hand: the origin says it.
+      case 'wire':
+      case 'bucket':
+        break;
+      default:
+        return unknownKind(step);
     }
   } catch {
     // A placeholder with no value: the teardown itself will say so when it runs.

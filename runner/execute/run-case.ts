@@ -34,8 +34,9 @@ export function caseSkipReason(c: CaseDef, ctx: RunContext): string | undefined 
     return `${c.disruptive}, which cannot be put back; --allow-disruptive runs it`;
   }
   const all = [...c.given, ...c.steps];
-  if (all.some((s) => s.api) && !ctx.target.management) return 'the target has no management API configured';
-  if (all.some((s) => s.s3 || s.http || s.bucket !== undefined) && !ctx.target.s3) {
+  if (all.some((s) => s.kind === 'api') && !ctx.target.management)
+    return 'the target has no management API configured';
+  if (all.some((s) => s.kind === 's3' || s.kind === 'http' || s.kind === 'bucket') && !ctx.target.s3) {
     return 'the target has no S3 endpoint configured';
   }
   return undefined;
@@ -97,7 +98,7 @@ export function estimateRequests(c: CaseDef): number {
   let n = 0;
   for (const s of [...c.given, ...c.steps]) {
     // A bucket is created, then listed, emptied, deleted and confirmed gone at teardown.
-    n += s.bucket !== undefined ? 5 : 1;
+    n += s.kind === 'bucket' ? 5 : 1;
     // A teardown request, and the read that confirms a delete.
     if (s.teardown) n += 2;
   }
@@ -227,7 +228,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
       // Captures first: a teardown (and a later step) needs them even when a check of this step fails.
       for (const [name, spec] of Object.entries(step.capture ?? {})) {
         try {
-          const v = capture(spec, response, step.api ? 'api' : step.s3 ? 's3' : 'other');
+          const v = capture(spec, response, step.kind === 'api' || step.kind === 's3' ? step.kind : 'other');
           if (v === ABSENT) uncaptured.set(name, `the answer has nothing at ${JSON.stringify(spec)}`);
           else scope[name] = v;
         } catch (err) {

@@ -1,13 +1,12 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
-import type { CaseDef, CheckDef, StepDef } from '../model/case.ts';
+import { type CaseDef, type CheckDef, STEP_KINDS, type StepDef } from '../model/case.ts';
+import type { CaseFormatType, StepFormatType } from '../model/case-format.ts';
 import { SUITES_DIR } from '../paths.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
 import { pointerToPath, readYaml, type YamlSource } from './yaml-source.ts';
-
-export const STEP_KINDS = ['api', 's3', 'http', 'wire', 'bucket'] as const;
 
 /** Case files of an area: every *.case.yaml below suites/<area>/, in a stable order. */
 export function caseFiles(area: string, root = SUITES_DIR): string[] {
@@ -44,19 +43,28 @@ export function loadCaseFile(file: string, area: string): CaseDef[] {
           : src.where(at);
       throw new InputError(where, explain(e));
     }
-    return toCase(raw as Record<string, any>, src, base, area);
+    return toCase(raw as CaseFormatType, src, base, area);
   });
 }
 
-function toCase(raw: Record<string, any>, src: YamlSource, base: (string | number)[], area: string): CaseDef {
-  const step = (s: Record<string, any>, at: (string | number)[]): StepDef => ({
-    ...s,
+/** A step as written (valid against the schema: exactly one kind) as the engine's union, told apart by `kind`. */
+function toStep(raw: StepFormatType, src: YamlSource, at: (string | number)[]): StepDef {
+  const { api, s3, input, http, wire, bucket, teardown, expect, ...common } = raw;
+  const rest = {
+    ...common,
     origin: src.where(at),
-    expect: (s.expect as Record<string, any>[] | undefined)?.map(
-      (c, k): CheckDef => ({ ...(c as CheckDef), origin: src.where([...at, 'expect', k]) }),
-    ),
-    teardown: s.teardown ? step(s.teardown, [...at, 'teardown']) : undefined,
-  });
+    expect: expect?.map((c, k): CheckDef => ({ ...c, origin: src.where([...at, 'expect', k]) })),
+    teardown: teardown ? toStep(teardown, src, [...at, 'teardown']) : undefined,
+  };
+  if (api) return { ...rest, kind: 'api', api };
+  if (s3 !== undefined) return { ...rest, kind: 's3', s3, input };
+  if (http) return { ...rest, kind: 'http', http };
+  if (wire) return { ...rest, kind: 'wire', wire };
+  if (bucket !== undefined) return { ...rest, kind: 'bucket', bucket };
+  throw new InputError(rest.origin, `a step needs exactly one of ${STEP_KINDS.join(', ')}`);
+}
+
+function toCase(raw: CaseFormatType, src: YamlSource, base: (string | number)[], area: string): CaseDef {
   return {
     id: raw.id,
     title: raw.title,
@@ -66,8 +74,8 @@ function toCase(raw: Record<string, any>, src: YamlSource, base: (string | numbe
     readOnly: raw.readOnly ?? false,
     exclusive: raw.exclusive ?? [],
     disruptive: raw.disruptive,
-    given: (raw.given ?? []).map((s: Record<string, any>, k: number) => step(s, [...base, 'given', k])),
-    steps: raw.steps.map((s: Record<string, any>, k: number) => step(s, [...base, 'steps', k])),
+    given: (raw.given ?? []).map((s, k) => toStep(s, src, [...base, 'given', k])),
+    steps: raw.steps.map((s, k) => toStep(s, src, [...base, 'steps', k])),
     origin: src.where([...base, 'id']),
     file: src.file,
     area,

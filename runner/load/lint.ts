@@ -47,13 +47,13 @@ export function lintSuites(
         if (stepIds.has(step.id)) error(step.origin, `duplicate step id '${step.id}' in case '${c.id}'`);
         stepIds.add(step.id);
       }
-      if (step.s3 && !commandFor(step.s3)) {
+      if (step.kind === 's3' && !commandFor(step.s3)) {
         error(
           step.origin,
           `unknown S3 command '${step.s3}': use an @aws-sdk/client-s3 command name without 'Command'`,
         );
       }
-      const request = { api: step.api, http: step.http, wire: step.wire, input: step.input };
+      const request = sentPart(step);
       for (const name of fixtureNames(request)) {
         try {
           fixtureText(name);
@@ -69,7 +69,10 @@ export function lintSuites(
         lintCheck(check, error);
         for (const p of placeholdersIn(check)) checkPlaceholder(check.origin, p.name, false, defined, error);
       }
-      for (const name of [...(step.bucket ? [step.bucket] : []), ...Object.keys(step.capture ?? {})]) {
+      for (const name of [
+        ...(step.kind === 'bucket' ? [step.bucket] : []),
+        ...Object.keys(step.capture ?? {}),
+      ]) {
         if (ROOTS.has(name) || name === 'i') {
           error(step.origin, `'${name}' is a built-in placeholder; give the capture or bucket another name`);
         }
@@ -169,6 +172,24 @@ function lintCheck(check: CheckDef, error: (where: string, what: string) => void
       check.origin,
       'a check without a matcher cannot fail; add status, headers, json, xml, body, output or error',
     );
+  }
+}
+
+/** What a step sends, where its placeholders and fixtures are. */
+function sentPart(step: StepDef): unknown {
+  switch (step.kind) {
+    case 'api':
+      return step.api;
+    case 'http':
+      return step.http;
+    case 'wire':
+      return step.wire;
+    case 's3':
+      return step.input;
+    case 'bucket':
+      return undefined;
+    default:
+      return step satisfies never;
   }
 }
 

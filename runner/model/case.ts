@@ -1,15 +1,31 @@
-/** The shape of a case file after loading (schemas/case.schema.json is the source of truth). */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/**
+ * A case after loading. The shapes written in YAML come from the one definition of the format,
+ * runner/model/case-format.ts; the loader adds where each thing was written (`origin`),
+ * defaults, and a step's `kind`.
+ */
+import type { Static } from '@sinclair/typebox';
+import type {
+  ApiRequestFormat,
+  BodyExpectFormat,
+  CaptureFormat,
+  CaseFormatType,
+  CheckFormat,
+  HttpRequestFormat,
+  StepFormatType,
+  StepKind,
+  WireRequestFormat,
+} from './case-format.ts';
 
-export interface CaseDef {
-  id: string;
-  title: string;
-  tags: string[];
-  features: string[];
-  profiles: ('quick' | 'full')[];
-  readOnly: boolean;
-  /** Shared target state the case changes: cases naming the same state never overlap. */
-  exclusive: string[];
+export type { AuthMode, Json, StepKind } from './case-format.ts';
+export { STEP_KINDS } from './case-format.ts';
+
+export type ApiRequest = Static<typeof ApiRequestFormat>;
+export type HttpRequest = Static<typeof HttpRequestFormat>;
+export type WireRequest = Static<typeof WireRequestFormat>;
+export type CaptureSpec = Static<typeof CaptureFormat>;
+export type BodyExpect = Static<typeof BodyExpectFormat>;
+
+export interface CaseDef extends Required<Omit<CaseFormatType, 'disruptive' | 'given' | 'steps'>> {
   /** What the case changes that cannot be put back: it runs only when the run allows it. */
   disruptive?: string;
   given: StepDef[];
@@ -20,85 +36,27 @@ export interface CaseDef {
   area: string;
 }
 
-export type AuthMode = 'default' | 'bearer' | 'legacy' | 'none' | 'wrong-bearer' | 'wrong-legacy';
-
-export interface ApiRequest {
-  method: string;
-  path: string;
-  query?: Record<string, Json>;
-  headers?: Record<string, string>;
-  body?: Json;
-  rawBody?: string;
-  auth?: AuthMode;
-}
-
-export interface HttpRequest {
-  method: string;
-  bucket?: string;
-  key?: string;
-  path?: string;
-  query?: Record<string, Json>;
-  headers?: Record<string, string>;
-  body?: Json;
-  sign?: 'header' | 'presign' | 'none' | 'bad-signature';
-  payload?: 'unsigned' | 'signed';
-  expires?: number;
-  endpoint?: 's3' | 'public';
-}
-
-export interface WireRequest {
-  endpoint: 'management' | 's3';
-  method: string;
-  path: string;
-  headers: [string, string][];
-  body?: string;
-  auth?: AuthMode;
-}
-
-export type CaptureSpec =
-  | string
-  | { json: string }
-  | { header: string }
-  | { xml: string }
-  | { output: string }
-  | { status: true };
-
-export interface StepDef {
-  id?: string;
-  title?: string;
-  api?: ApiRequest;
-  s3?: string;
-  input?: Record<string, Json>;
-  http?: HttpRequest;
-  wire?: WireRequest;
-  bucket?: string;
-  capture?: Record<string, CaptureSpec>;
+interface StepCommon extends Pick<StepFormatType, 'id' | 'title' | 'capture'> {
   expect?: CheckDef[];
   teardown?: StepDef;
   /** file:line of the step. */
   origin: string;
 }
 
-export interface CheckDef {
-  clauses: string[];
-  title?: string;
-  status?: Json;
-  headers?: Record<string, Json>;
-  json?: Record<string, Json>;
-  schema?: string;
-  xml?: Record<string, Json>;
-  body?: BodyExpect;
-  output?: Record<string, Json>;
-  error?: Json;
-  origin: string;
-}
+/** One kind of step: its `kind`, its kind's key (required), and the keys that go with it. */
+type Kinded<K extends StepKind, With extends keyof StepFormatType = never> = StepCommon & {
+  kind: K;
+} & Required<Pick<StepFormatType, K>> &
+  Pick<StepFormatType, With>;
 
-export interface BodyExpect {
-  equals?: string;
-  contains?: string;
-  size?: number | string;
-  sha256?: string;
-  md5?: string;
-  empty?: boolean;
-  generated?: { size: number | string; seed: number; range?: [number, number] };
+/** A step as the engine sees it: exactly one kind, told apart by `kind`. */
+export type StepDef =
+  | Kinded<'api'>
+  | Kinded<'s3', 'input'>
+  | Kinded<'http'>
+  | Kinded<'wire'>
+  | Kinded<'bucket'>;
+
+export interface CheckDef extends Static<typeof CheckFormat> {
+  origin: string;
 }
