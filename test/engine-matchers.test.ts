@@ -370,7 +370,7 @@ describe('evaluateCheck', () => {
       `body: ${size} bytes, but not bytes 0-${size - 1} of the object (content differs)`,
     );
     expect(judge({ json: { '': { $present: true } } }, big)).toBe(
-      `error: body of ${size} bytes is too large to parse as JSON`,
+      `error: body of ${size} bytes is over the 8 MiB edgecheck reads as JSON`,
     );
     expect(judge({ body: { equals: 'x' } }, big)).toMatch(/^body: expected "x", got /);
   });
