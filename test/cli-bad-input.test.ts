@@ -85,7 +85,7 @@ describe('case files are bounded: one line naming the file, exit 2, in under 5 s
     expectOneLine(
       r,
       caseFile(),
-      /: 65(\.\d+)? MiB, over the 1 MiB allowed for a case file; split its cases across several files/,
+      /: 65(\.\d+)? MiB, over the 512 KiB allowed for a case file; split its cases across several files/,
     );
     expect(r.ms).toBeLessThan(5000);
   });
@@ -95,7 +95,7 @@ describe('case files are bounded: one line naming the file, exit 2, in under 5 s
     const r = await timed(() => runBinAsync(['lint', '--suites-dir', suites]));
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`${caseFile()}: error: 65`);
-    expect(r.stderr).toMatch(/ MiB, over the 1 MiB allowed for a case file/);
+    expect(r.stderr).toMatch(/ MiB, over the 512 KiB allowed for a case file/);
     expect(r.stderr + r.stdout).not.toMatch(STACK_LINE);
     // Process start (tsx) included.
     expect(r.ms).toBeLessThan(15_000);
@@ -137,12 +137,12 @@ describe('case files are bounded: one line naming the file, exit 2, in under 5 s
   });
 
   it('a key written twice is refused at the second, in a map of any size', async () => {
-    const keys = Array.from({ length: 50_000 }, (_, i) => `k${i}: ${i}`).join('\n');
+    const keys = Array.from({ length: 30_000 }, (_, i) => `k${i}: ${i}`).join('\n');
     writeFileSync(caseFile(), `${keys}\nk7: again\n`);
     const r = await timed(() => runMain(['run', '--suites-dir', suites]));
     expectOneLine(
       r,
-      `${caseFile()}:50001:1`,
+      `${caseFile()}:30001:1`,
       /this key is already set in the same mapping \(line 8\); keep one/,
     );
     expect(r.ms).toBeLessThan(5000);
@@ -150,28 +150,28 @@ describe('case files are bounded: one line naming the file, exit 2, in under 5 s
 });
 
 describe('other input files are bounded too', () => {
-  it('a config file over 1 MiB, or one that never ends (/dev/zero)', async () => {
+  it('a config file over 512 KiB, or one that never ends (/dev/zero)', async () => {
     const big = path.join(dir, 'big.yaml');
     writeFileSync(big, `name: x\n${'# padding\n'.repeat(120_000)}`);
     expectOneLine(
       await runMain(['run', '--config', big]),
       big,
-      /: 1.14 MiB, over the 1 MiB allowed for a config file; check that --config names the target config$/,
+      /: 1.14 MiB, over the 512 KiB allowed for a config file; check that --config names the target config$/,
     );
     if (existsSync('/dev/zero')) {
       const r = await timed(() => runMain(['run', '--config', '/dev/zero']));
-      expectOneLine(r, '/dev/zero', /: more than 1 MiB, over the 1 MiB allowed for a config file/);
+      expectOneLine(r, '/dev/zero', /: more than 512 KiB, over the 512 KiB allowed for a config file/);
       expect(r.ms).toBeLessThan(5000);
     }
   });
 
-  it('a baseline over 1 MiB, or an alias bomb in one', async () => {
+  it('a baseline over 512 KiB, or an alias bomb in one', async () => {
     const big = path.join(dir, 'baseline.yaml');
     truncateSync(writeAndClose(big, 'clauses: {}\n'), 2 * 1024 * 1024);
     expectOneLine(
       await runMain(['run', '--suites-dir', suites, '--baseline', big]),
       big,
-      /: 2 MiB, over the 1 MiB allowed for a baseline/,
+      /: 2 MiB, over the 512 KiB allowed for a baseline/,
     );
     writeFileSync(big, ALIAS_BOMB);
     expectOneLine(
@@ -181,13 +181,13 @@ describe('other input files are bounded too', () => {
     );
   });
 
-  it('a clauses file over 1 MiB, or nested 100,000 deep', async () => {
+  it('a clauses file over 512 KiB, or nested 100,000 deep', async () => {
     const clauses = path.join(suites, 'mgmt/clauses.yaml');
     truncateSync(clauses, 3 * 1024 * 1024);
     expectOneLine(
       await runMain(['run', '--suites-dir', suites]),
       clauses,
-      /: 3 MiB, over the 1 MiB allowed for a clauses file/,
+      /: 3 MiB, over the 512 KiB allowed for a clauses file/,
     );
     writeFileSync(clauses, `${'['.repeat(100_000)}\n`);
     expectOneLine(await runMain(['run', '--suites-dir', suites]), `${clauses}:1:65`, /nested more than 64/);
