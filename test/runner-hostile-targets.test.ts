@@ -275,7 +275,13 @@ const BROKEN: Scenario[] = [
     args: SELECTION,
     errorsSay: /unavailable/i,
   },
-  { label: 'endless', mode: 'endless', args: SELECTION, streams: true },
+  {
+    label: 'endless',
+    mode: 'endless',
+    args: SELECTION,
+    streams: true,
+    errorsSay: /--timeout|over the \d+ MiB/,
+  },
 ];
 
 /** A request budget below what the selection needs, against a target that throttles nothing. */
