@@ -91,8 +91,10 @@ describe('the hostile target plays each broken target', () => {
 
     const endless = await start('endless');
     expect((await probe(endless.url, 8 << 20)).bytes).toBeGreaterThanOrEqual(8 << 20);
-    // What the server wrote is what the client read plus what the socket buffers: never ahead.
-    expect(endless.bytesSent).toBeLessThan(16 << 20);
+    // What the server wrote is what the client read plus what the sockets buffer (Linux lets a
+    // loopback receive buffer grow to 32 MiB): bounded, where a server not waiting for its reader
+    // would write without end.
+    expect(endless.bytesSent).toBeLessThan(64 << 20);
 
     const huge = await start('huge', { hugeBytes: 4 << 20 });
     const h = await probe(huge.url, 8 << 20);
