@@ -34,9 +34,9 @@ async function withRecords<T>(
   const zid = zoneId(ctx);
   const zone = await zoneName(ctx, zid);
   const prefix = `${lead}-ec-${ctx.runId}-${batch++}`;
-  let ids: string[] = [];
+  const ids: string[] = [];
   try {
-    ids = await createRecords(ctx, zid, zone, prefix, count);
+    await createRecords(ctx, zid, zone, prefix, count, ids);
     return await body(ids);
   } finally {
     await deleteRecords(ctx, zid, ids);

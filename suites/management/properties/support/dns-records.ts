@@ -12,15 +12,18 @@ export async function zoneName(ctx: PropertyContext, zoneId: string): Promise<st
   return typeof env.result?.name === 'string' ? env.result.name : undefined;
 }
 
-/** Creates A records named `<prefix>-<nn>` in the zone; returns their ids in name order. */
+/**
+ * Creates A records named `<prefix>-<nn>` in the zone, in name order. Each id goes into `ids` as soon as
+ * the record exists, so the caller deletes every record made even when a later creation fails.
+ */
 export async function createRecords(
   ctx: PropertyContext,
   zoneId: string,
   zone: string | undefined,
   prefix: string,
   count: number,
-): Promise<string[]> {
-  const ids: string[] = [];
+  ids: string[],
+): Promise<void> {
   for (let i = 0; i < count; i++) {
     const label = `${prefix}-${String(i).padStart(2, '0')}`;
     const name = zone ? `${label}.${zone}` : label;
@@ -31,13 +34,29 @@ export async function createRecords(
     });
     ids.push(env.result.id);
   }
-  return ids;
 }
 
-/** Best effort: a record that cannot be deleted is left for the run's teardown report, not judged. */
+/** Deletes one record; true when it is gone (deleted now, or not found). */
+async function deleteRecord(ctx: PropertyContext, zoneId: string, id: string): Promise<boolean> {
+  const res = await ctx.api({ method: 'DELETE', path: `/zones/${zoneId}/dns_records/${id}` });
+  return (res.status >= 200 && res.status < 300) || res.status === 404;
+}
+
+/**
+ * Deletes the records. One that cannot be deleted now (an interrupted run, a refused delete) is not
+ * judged: it is handed to the run's teardown, which tries again under its own deadline and, should
+ * that fail too, lists the record as left behind.
+ */
 export async function deleteRecords(ctx: PropertyContext, zoneId: string, ids: string[]): Promise<void> {
   for (const id of ids) {
-    await ctx.api({ method: 'DELETE', path: `/zones/${zoneId}/dns_records/${id}` }).catch(() => undefined);
+    if (await deleteRecord(ctx, zoneId, id).catch(() => false)) continue;
+    ctx.defer(
+      async () => {
+        if (!(await deleteRecord(ctx, zoneId, id))) throw new Error('the delete was refused');
+      },
+      `DNS record ${id}`,
+      `curl -sS -X DELETE '${ctx.target.management?.baseUrl.replace(/\/+$/, '')}/client/v4/zones/${zoneId}/dns_records/${id}' -H "Authorization: Bearer $EDGECHECK_API_TOKEN"`,
+    );
   }
 }
 
