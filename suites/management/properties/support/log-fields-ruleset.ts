@@ -93,7 +93,10 @@ export async function restoreLogFieldsRuleset(ctx: PropertyContext, rs: LogField
   const path = `/zones/${zoneId(ctx)}/rulesets/${rs.id}`;
   if (rs.created) {
     const res = await ctx.api({ method: 'DELETE', path });
-    if (res.status < 400) return;
+    if ((res.status >= 200 && res.status < 300) || res.status === 404) return;
+    // At least drop this run's rules; the ruleset itself is still left, so say so.
+    await call(ctx, { method: 'PUT', path, body: { rules: [] } }).catch(() => undefined);
+    throw new Error(`could not delete the custom log fields ruleset ${rs.id} (status ${res.status})`);
   }
   const env = await call(ctx, { method: 'PUT', path, body: { rules: rs.previousRules.map(writable) } });
   if (!env.success) throw new Error(`could not restore the custom log fields ruleset ${rs.id}`);
@@ -139,10 +142,15 @@ export async function withLogFieldsRuleset<T>(
   try {
     return await body(rs);
   } finally {
-    // A failed restore is a teardown problem, reported as such, not a verdict on the clause.
-    await restoreLogFieldsRuleset(ctx, rs).catch((err: unknown) => {
-      const why = err instanceof Error ? err.message : String(err);
-      ctx.defer(() => Promise.reject(new Error(why)));
+    // A restore that fails now (an interrupted run, a refused request) is not a verdict on the clause:
+    // the run's teardown tries it again under its own deadline and lists the ruleset if that fails too.
+    await restoreLogFieldsRuleset(ctx, rs).catch(() => {
+      ctx.defer(
+        () => restoreLogFieldsRuleset(ctx, rs),
+        rs.created
+          ? `custom log fields ruleset ${rs.id}, created by this run`
+          : `rules of the custom log fields ruleset ${rs.id}, as found before the run`,
+      );
     });
   }
 }
