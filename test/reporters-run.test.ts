@@ -68,7 +68,8 @@ describe('reporters on a real run', () => {
   it('prints the failing check with its reproduction and the closing line', () => {
     const out = consoleOut.text();
     const failing = results.cases.flatMap((c) => c.checks).find((k) => k.verdict === 'fail')!;
-    expect(out).toContain(`FAIL ${failing.clauses.join(', ')}`);
+    expect(out).toContain(`${failing.caseId}, ${failing.step} (${failing.clauses.join(', ')})`);
+    expect(out).toMatch(/^1\) fail: /m);
     expect(failing.repro).toMatch(/^curl /);
     expect(out).toContain(failing.repro!);
     const s = results.summary.clauses;

@@ -178,7 +178,13 @@ const ENTRIES: Entry[] = [
   [
     'restrict-security-level-early',
     'the security level and threat score restrictions apply before 2024-09-30',
-    ['dep.security-level.any-value', 'dep.ruleset-security-level.accepted', 'dep.threat-score.accepted'],
+    [
+      'dep.security-level.any-value',
+      'dep.ruleset-security-level.accepted',
+      'dep.threat-score.accepted',
+      // The zone's own medium, set again before the date, is refused too.
+      'mgmt.settings.security-level',
+    ],
   ],
   [
     'accept-rule-security-level',
