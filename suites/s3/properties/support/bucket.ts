@@ -9,17 +9,21 @@ let counter = 0;
  */
 export async function rawBucket(ctx: PropertyContext, label: string): Promise<string> {
   const name = `ec-${ctx.runId}-${label}-${counter++}`.toLowerCase().slice(0, 63).replace(/-+$/, '');
+  // Registered first: a PUT cut short by an interrupt may still have made the bucket.
+  ctx.defer(() => destroy(ctx, name), `bucket ${name}`);
   const res = await ctx.http({ method: 'PUT', bucket: name });
   if (res.status !== 200) ctx.unjudgeable(`could not create bucket ${name}: status ${res.status}`);
-  ctx.defer(() => destroy(ctx, name));
   return name;
 }
 
+/** Empties and deletes the bucket; throws unless it is gone, so the run lists what is left. */
 async function destroy(ctx: PropertyContext, bucket: string): Promise<void> {
   for (let token: string | undefined, n = 0; n < 1000; n++) {
     const query: Record<string, string> = { 'list-type': '2' };
     if (token) query['continuation-token'] = token;
-    const page = parseXml((await ctx.http({ method: 'GET', bucket, query })).text()).ListBucketResult ?? {};
+    const listed = await ctx.http({ method: 'GET', bucket, query });
+    if (listed.status === 404) return;
+    const page = parseXml(listed.text()).ListBucketResult ?? {};
     for (const c of page.Contents ?? []) await ctx.http({ method: 'DELETE', bucket, key: String(c.Key) });
     token = String(page.IsTruncated) === 'true' ? String(page.NextContinuationToken ?? '') : undefined;
     if (!token) break;
@@ -28,5 +32,8 @@ async function destroy(ctx: PropertyContext, bucket: string): Promise<void> {
   for (const u of uploads.ListMultipartUploadsResult?.Upload ?? []) {
     await ctx.http({ method: 'DELETE', bucket, key: String(u.Key), query: { uploadId: String(u.UploadId) } });
   }
-  await ctx.http({ method: 'DELETE', bucket });
+  const res = await ctx.http({ method: 'DELETE', bucket });
+  if (res.status !== 204 && res.status !== 200 && res.status !== 404) {
+    throw new Error(`DELETE bucket ${bucket} answered ${res.status}`);
+  }
 }
