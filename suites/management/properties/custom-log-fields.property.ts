@@ -64,8 +64,15 @@ const procedure: PropertyDef = {
         });
         const jobId = job.result?.id;
         if (jobId !== undefined && jobId !== null) {
-          ctx.defer(() =>
-            ctx.api({ method: 'DELETE', path: `/zones/${zone}/logpush/jobs/${String(jobId)}` }),
+          ctx.defer(
+            async () => {
+              const res = await ctx.api({
+                method: 'DELETE',
+                path: `/zones/${zone}/logpush/jobs/${String(jobId)}`,
+              });
+              if (res.status >= 300 && res.status !== 404) throw new Error(`DELETE answered ${res.status}`);
+            },
+            `log-push job ${String(jobId)}`,
           );
         }
       });
