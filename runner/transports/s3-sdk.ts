@@ -47,6 +47,18 @@ export function createS3Client(
       connectionTimeout: timeoutMs,
     }),
   });
+  // Every command, teardown's included: an answer the SDK parses whole is capped like any parsed body.
+  client.middlewareStack.add(
+    (next: any, context: any) => async (args: any) => {
+      const result = await next(args);
+      const name = String(context.commandName ?? '').replace(/Command$/, '');
+      if (!STREAMING_OUTPUT.has(name) && result.response?.body?.pipe) {
+        result.response.body = capped(result.response.body, KEEP_BYTES, name);
+      }
+      return result;
+    },
+    { step: 'deserialize', priority: 'low', name: 'edgecheckBodyCap' } as any,
+  );
   if (traffic) {
     // Every request the SDK sends, teardown's included, is paced and counted like the runner's own.
     client.middlewareStack.add(
@@ -152,9 +164,6 @@ async function sendOnce(
       method = args.request?.method ?? method;
       const result = await next(args);
       wire = { statusCode: result.response.statusCode, headers: result.response.headers };
-      if (!STREAMING_OUTPUT.has(name) && result.response.body?.pipe) {
-        result.response.body = capped(result.response.body, KEEP_BYTES, name);
-      }
       return result;
     },
     { step: 'deserialize', priority: 'low', name: 'edgecheckWireCapture' } as any,
