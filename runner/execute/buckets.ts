@@ -11,7 +11,7 @@ import type { Agent } from 'undici';
 import type { S3Target } from '../model/target.ts';
 import { type SendOptions, sendHttp } from '../transports/http.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
-import { TargetError } from '../util/errors.ts';
+import { TargetBlocked, TargetError } from '../util/errors.ts';
 import { runPrefix } from './run-id.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
@@ -35,7 +35,8 @@ export async function createBucket(
   const res = await sendHttp(agent, req, opts);
   if (res.status >= 300) {
     const code = /<Code>([^<]*)<\/Code>/.exec(res.text())?.[1];
-    throw new TargetError(`creating bucket ${name}: status ${res.status}${code ? ` ${code}` : ''}`);
+    // A refusal is a considered answer: what needs the bucket is blocked, not unjudged.
+    throw new TargetBlocked(`creating bucket ${name}: status ${res.status}${code ? ` ${code}` : ''}`);
   }
 }
 

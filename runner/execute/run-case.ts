@@ -10,7 +10,7 @@ import { worst } from '../model/verdict.ts';
 import { redactDeep, redactText } from '../redact.ts';
 import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
-import { CheckFailure, errorMessage, TargetLacks } from '../util/errors.ts';
+import { CheckFailure, errorMessage, TargetError, TargetLacks } from '../util/errors.ts';
 import { type RunContext, teardownContext } from './context.ts';
 import { exchangeOf, sourceExcerpt } from './failure-detail.ts';
 import { describeStep, performStep } from './perform.ts';
@@ -134,7 +134,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
     results.push(r);
     runCtx.emit({ type: 'check', result: r });
   };
-  const settleRest = (from: StepDef[], verdict: 'blocked' | 'skipped', message: string) => {
+  const settleRest = (from: StepDef[], verdict: 'blocked' | 'skipped' | 'error', message: string) => {
     for (const s of from)
       for (const p of planned.get(s) ?? [])
         record(p, p.skip ? 'skipped' : verdict, { message: p.skip ?? message });
@@ -213,8 +213,11 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
         } else if (given || err instanceof MissingValue) {
           const why = err instanceof MissingValue ? uncaptured.get(err.placeholder.split('.')[0]) : undefined;
           reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`;
-          settleRest([step, ...later()], 'blocked', reason);
-          caseVerdictHint = 'blocked';
+          // A prerequisite the target never answered (reset, timeout, garbage) leaves nothing judged:
+          // an error of the run, so a target that answers nothing cannot pass as all-blocked.
+          const unanswered = err instanceof TargetError;
+          settleRest([step, ...later()], unanswered ? 'error' : 'blocked', reason);
+          caseVerdictHint = unanswered ? undefined : 'blocked';
         } else {
           for (const p of checks) record(p, p.skip ? 'skipped' : 'error', { message: p.skip ?? msg });
           reason = `step ${label} errored: ${msg}`;
