@@ -54,6 +54,12 @@ const SELECTION = [
   ['--case', 's3.put.by-post'],
 ].flat();
 
+/** S3 cases only: a prerequisite the target never answers (the bucket) is an error, not a pass. */
+const S3_SELECTION = [
+  ['--case', 's3.region.location'],
+  ['--case', 's3.put.by-post'],
+].flat();
+
 /**
  * Management cases only (the rate cap is the management API's): about 14 requests, sent within a
  * fraction of a second when nothing holds them back.
@@ -267,6 +273,7 @@ const BROKEN: Scenario[] = [
   { label: 'status-503', mode: 'status-503', args: SELECTION, errorsSay: /unavailable/i },
   { label: 'reset', mode: 'reset', args: SELECTION },
   { label: 'slow', mode: 'slow', args: SELECTION, errorsSay: /--timeout/ },
+  { label: 'reset-s3-only', mode: 'reset', args: S3_SELECTION },
   { label: 'truncated', mode: 'truncated', args: SELECTION },
   {
     label: 'html-502',
