@@ -193,6 +193,7 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   const controller = new AbortController();
   const outstanding = new Outstanding();
   let interrupted = false;
+  let finished: (() => void) | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) {
       // A second interrupt stops at once, but still says what it leaves behind.
@@ -243,9 +244,17 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       ? await runEdgecheck({ ...options, target })
       : await runAgainstEmbedded({ ...options, reference: { faults: v.fault } });
     // A signal that arrives once every case has run changes nothing: the exit code is the report's.
-    return results.interrupted && interrupted ? 130 : results.exitCode;
+    const code = results.interrupted && interrupted ? 130 : results.exitCode;
+    // Until the process ends, a late signal exits with that code rather than killing a finished run.
+    finished = () => process.exit(code);
+    return code;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    const late = finished;
+    if (late) {
+      process.once('SIGINT', late);
+      process.once('SIGTERM', late);
+    }
   }
 }
