@@ -4,18 +4,43 @@ import { parseRateCap, readRateLimit, retryAfterMs, Traffic } from '../runner/tr
 const never = new AbortController().signal;
 
 describe('traffic: pacing under a rate cap', () => {
-  it('starts at most N requests in any window, and the N+1th only when the first leaves it', async () => {
+  it('starts at most N requests in any window, and the N+1th only a window after the first was answered', async () => {
     const t = new Traffic({ rateCap: { management: { requests: 3, windowMs: 300 } } });
     const started: number[] = [];
     const t0 = Date.now();
+    // Each request is answered at once: the N+1th then waits a window from the first's start.
     await Promise.all(
-      Array.from({ length: 7 }, () => t.admit('management', never).then(() => started.push(Date.now() - t0))),
+      Array.from({ length: 7 }, () =>
+        t.admit('management', never).then((answered) => {
+          started.push(Date.now() - t0);
+          answered();
+        }),
+      ),
     );
     started.sort((a, b) => a - b);
     // Any window of 300 ms holds at most 3 starts.
     for (let i = 3; i < started.length; i++) expect(started[i] - started[i - 3]).toBeGreaterThanOrEqual(298);
     expect(started[6]).toBeGreaterThanOrEqual(598);
     expect(t.counts).toMatchObject({ total: 7, management: 7, s3: 0 });
+  });
+
+  it('holds a place until a window after the answer: a target counting arrivals late still sees at most N', async () => {
+    const t = new Traffic({ rateCap: { management: { requests: 1, windowMs: 200 } } });
+    const t0 = Date.now();
+    const first = await t.admit('management', never);
+    // The first request is slow to be answered: no second may start while it is in flight...
+    let second: number | undefined;
+    const waiting = t.admit('management', never).then((answered) => {
+      second = Date.now() - t0;
+      answered();
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(second).toBeUndefined();
+    // ...nor within a window of its answer, since the target may have counted it that late.
+    const answeredAt = Date.now() - t0;
+    first();
+    await waiting;
+    expect(second!).toBeGreaterThanOrEqual(answeredAt + 198);
   });
 
   it('leaves the other door unpaced', async () => {

@@ -92,11 +92,16 @@ export async function performStep(
       }
       if (!/^http:/.test(base)) throw new TargetLacks('raw wire requests need a plain-HTTP endpoint');
       const opts = sendOptions(ctx, wire.endpoint === 's3' ? 's3' : 'management');
-      await ctx.traffic.admit(opts.door!, signal, opts);
-      if (signal.aborted)
-        throw new TargetError(`wire ${wire.method} ${wire.path} not sent: the run was stopped`);
-      const cut = opts.abort ?? new AbortController().signal;
-      const response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, cut);
+      const answered = await ctx.traffic.admit(opts.door!, signal, opts);
+      let response: StepResponse;
+      try {
+        if (signal.aborted)
+          throw new TargetError(`wire ${wire.method} ${wire.path} not sent: the run was stopped`);
+        const cut = opts.abort ?? new AbortController().signal;
+        response = await sendWire(base, wire.method, wire.path, headers, wire.body, ctx.timeoutMs, cut);
+      } finally {
+        answered();
+      }
       return {
         response,
         ok: response.status < 400,

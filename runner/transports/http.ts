@@ -61,9 +61,14 @@ export async function sendHttp(agent: Agent, req: OutgoingRequest, opts: SendOpt
   const { traffic, door = 'management' } = opts;
   for (let attempt = 0; ; attempt++) {
     notStopped(opts.signal, req);
-    await traffic?.admit(door, opts.signal, opts);
-    notStopped(opts.signal, req);
-    const res = await sendOnce(agent, req, opts);
+    const answered = await traffic?.admit(door, opts.signal, opts);
+    let res: StepResponse;
+    try {
+      notStopped(opts.signal, req);
+      res = await sendOnce(agent, req, opts);
+    } finally {
+      answered?.();
+    }
     if (!traffic) return res;
     traffic.observe(door, res);
     const delay = traffic.retryDelay(req.method, res, attempt);

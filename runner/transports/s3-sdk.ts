@@ -63,10 +63,14 @@ export function createS3Client(
     // Every request the SDK sends, teardown's included, is paced and counted like the runner's own.
     client.middlewareStack.add(
       (next: any) => async (args: any) => {
-        await traffic.pace('s3', stop);
-        const result = await next(args);
-        traffic.observe('s3', { status: result.response.statusCode, headers: result.response.headers });
-        return result;
+        const answered = await traffic.pace('s3', stop);
+        try {
+          const result = await next(args);
+          traffic.observe('s3', { status: result.response.statusCode, headers: result.response.headers });
+          return result;
+        } finally {
+          answered();
+        }
       },
       { step: 'finalizeRequest', priority: 'low', name: 'edgecheckTraffic' } as any,
     );

@@ -33,9 +33,17 @@ export interface Reservation {
   used: number;
 }
 
-/** Sliding-window limiter: at most `requests` starts within any `windowMs`. */
+/**
+ * Sliding-window limiter. The target counts a request when it arrives, some time between its start
+ * and its answer, so a request holds its place from its start until one window after its answer:
+ * then no window of the target's can hold more than `requests` of them, however late each arrived.
+ */
 class Window {
-  private readonly starts: number[] = [];
+  /** Answer times of requests answered within the last window; in-flight ones are counted apart. */
+  private readonly ends: number[] = [];
+  private inFlight = 0;
+  /** Wakes an admission waiting for a request in flight to be answered. */
+  private readonly answered = new EventTarget();
   /** Set from the target's RateLimit header: no start before this time. */
   private pausedUntil = 0;
   /** Remaining requests the target last announced, counted down as requests start. */
@@ -55,25 +63,57 @@ class Window {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
   }
 
-  /** Resolves when one more request may start, and counts it as started. */
-  async admit(signal: AbortSignal): Promise<void> {
+  /** Resolves when one more request may start; the returned function marks it answered. */
+  async admit(signal: AbortSignal): Promise<() => void> {
     for (;;) {
       const now = Date.now();
       let wait = this.pausedUntil - now;
       if (this.announced && now < this.announced.resetAt && this.announced.remaining <= 0) {
         wait = Math.max(wait, this.announced.resetAt - now);
       }
+      let forAnswer = false;
       if (this.cap) {
-        while (this.starts.length && this.starts[0] <= now - this.cap.windowMs) this.starts.shift();
-        if (this.starts.length >= this.cap.requests) {
-          wait = Math.max(wait, this.starts[0] + this.cap.windowMs - now);
+        const { requests, windowMs } = this.cap;
+        while (this.ends.length && this.ends[0] <= now - windowMs) this.ends.shift();
+        if (this.ends.length + this.inFlight >= requests) {
+          // The place that frees first: the oldest answer's, or else an answer still to come.
+          const need = this.ends.length + this.inFlight - requests + 1;
+          if (need <= this.ends.length) wait = Math.max(wait, this.ends[need - 1] + windowMs - now);
+          else forAnswer = true;
         }
       }
-      if (wait <= 0) break;
-      await sleep(wait, undefined, { signal });
+      if (wait <= 0 && !forAnswer) break;
+      if (forAnswer) await this.nextAnswer(signal);
+      else await sleep(wait, undefined, { signal });
     }
-    if (this.cap) this.starts.push(Date.now());
     if (this.announced) this.announced.remaining -= 1;
+    if (!this.cap) return () => {};
+    this.inFlight += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.inFlight -= 1;
+      this.ends.push(Date.now());
+      this.answered.dispatchEvent(new Event('answer'));
+    };
+  }
+
+  /** Waits for an answer to a request in flight; the caller then looks again. */
+  private nextAnswer(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      const stop = () => {
+        this.answered.removeEventListener('answer', finish);
+        reject(signal.reason);
+      };
+      if (signal.aborted) return stop();
+      this.answered.addEventListener('answer', finish, { once: true });
+      signal.addEventListener('abort', stop, { once: true });
+    });
   }
 }
 
@@ -180,17 +220,25 @@ export class Traffic {
     }
   }
 
-  /** Waits for a slot under the rate caps, then counts the request as sent. */
-  async pace(door: Door, signal: AbortSignal, reservation?: Reservation): Promise<void> {
-    await this.windows[door].admit(signal);
+  /**
+   * Waits for a slot under the rate caps, then counts the request as sent. The returned function
+   * is called once the request is answered (or failed): its place in the window runs from then.
+   */
+  async pace(door: Door, signal: AbortSignal, reservation?: Reservation): Promise<() => void> {
+    const answered = await this.windows[door].admit(signal);
     this.counts.total += 1;
     this.counts[door] += 1;
     if (reservation) reservation.used += 1;
+    return answered;
   }
 
-  async admit(door: Door, signal: AbortSignal, opts: { teardown?: boolean; reservation?: Reservation } = {}) {
+  async admit(
+    door: Door,
+    signal: AbortSignal,
+    opts: { teardown?: boolean; reservation?: Reservation } = {},
+  ): Promise<() => void> {
     this.checkBudget(opts);
-    await this.pace(door, signal, opts.reservation);
+    return this.pace(door, signal, opts.reservation);
   }
 
   /** Learns from an answer: the target's announced limits, and throttling. */
