@@ -133,6 +133,11 @@ export class StepResponse {
         throw new TargetError(`body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as XML`);
       const text = this.text();
       if (!text.trim()) throw new TargetError('body is empty, expected XML');
+      // An HTML page (a proxy's or CDN's) is not an answer from the S3 API, whatever its status says.
+      if (/^\s*(<\?xml[^>]*>\s*)?<(!doctype\s+html|html[\s>])/i.test(text)) {
+        const ct = this.headers['content-type'] ?? 'no content-type';
+        throw new TargetError(`body is an HTML page (${ct}), not XML: ${JSON.stringify(text.slice(0, 80))}`);
+      }
       this.parsedXml = { value: parseXml(text) };
     }
     return this.parsedXml.value;
