@@ -106,7 +106,9 @@ function bodyOf(res: StepResponse): ExchangeBody {
   const b = res.body;
   if (b.size === 0) return { size: 0, text: '' };
   const head = b.bytes.subarray(0, EXCHANGE_BODY_LIMIT);
-  const valid = b.truncated ? undefined : utf8Prefix(head);
+  // A body cut at the cap has no digest: its kept head is shown as text when it is text.
+  const valid = b.truncated && !b.cut ? undefined : utf8Prefix(head);
+  if (valid === undefined && b.cut) return { size: b.size, truncated: true };
   if (valid === undefined) return { size: b.size, sha256: b.sha256 };
   const out: ExchangeBody = { size: b.size, text: redactText(valid.toString('utf8')) };
   if (b.size > valid.length) out.truncated = true;

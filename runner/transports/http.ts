@@ -128,7 +128,8 @@ async function sendOnce(agent: Agent, req: OutgoingRequest, opts: SendOptions): 
     if (req.method === 'HEAD') await res.body.dump();
     // A small body of known length is read in one go: cheaper than iterating the stream.
     else if (length <= SMALL_BODY) body = bufferBody(Buffer.from(await res.body.arrayBuffer()));
-    else body = await collectBody(res.body);
+    // The management API's answers are JSON, parsed whole or not at all: nothing past the cap is read.
+    else body = await collectBody(res.body, { stopAtCap: (opts.door ?? 'management') === 'management' });
     return new StepResponse(res.statusCode, flattenHeaders(res.headers as any), body);
   } catch (err) {
     if (opts.abort?.aborted)

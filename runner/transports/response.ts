@@ -9,12 +9,16 @@ import { TargetError } from '../util/errors.ts';
  */
 export const KEEP_BYTES = 8 * 1024 * 1024;
 const CAP = `${KEEP_BYTES / 1024 / 1024} MiB`;
+/** What stays of a body over KEEP_BYTES, to show in messages. */
+const PREFIX_BYTES = 64 * 1024;
 
 export interface CollectedBody {
   size: number;
-  /** The body when it is at most KEEP_BYTES long, else its first KEEP_BYTES. */
+  /** The body when it is at most KEEP_BYTES long, else its first 64 KiB (for messages only). */
   bytes: Buffer;
   truncated: boolean;
+  /** Reading stopped at the cap: `size` counts only what was read. */
+  readonly cut?: boolean;
   readonly sha256: string;
   readonly md5: string;
 }
@@ -30,10 +34,15 @@ class Collected implements CollectedBody {
     readonly bytes: Buffer,
     readonly truncated: boolean,
     streamed?: { sha256: string; md5: string },
+    readonly cut = false,
   ) {
     this.digests = streamed;
   }
   private digest() {
+    if (this.cut)
+      throw new TargetError(
+        `body over the ${CAP} edgecheck reads: reading stopped there, so it has no digest`,
+      );
     this.digests ??= {
       sha256: createHash('sha256').update(this.bytes).digest('hex'),
       md5: createHash('md5').update(this.bytes).digest('hex'),
@@ -48,26 +57,40 @@ class Collected implements CollectedBody {
   }
 }
 
+/**
+ * `stopAtCap`: for answers only ever parsed (the management API's JSON), reading ends at the cap
+ * and the rest is never fetched; `cut` then says the size is only what was read.
+ */
 export async function collectBody(
   stream: AsyncIterable<Buffer | Uint8Array> | Readable,
+  { stopAtCap = false }: { stopAtCap?: boolean } = {},
 ): Promise<CollectedBody> {
   const kept: Buffer[] = [];
   let size = 0;
   let hashes: { sha: Hash; md5: Hash } | undefined;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    if (stopAtCap && size + buf.length > KEEP_BYTES) {
+      size += buf.length;
+      const prefix = Buffer.concat(kept).subarray(0, PREFIX_BYTES);
+      // Leaving the loop destroys the stream: the connection closes and nothing more is read.
+      return new Collected(size, Buffer.from(prefix), true, undefined, true);
+    }
     if (!hashes && size + buf.length > KEEP_BYTES) {
       hashes = { sha: createHash('sha256'), md5: createHash('md5') };
       for (const k of kept) {
         hashes.sha.update(k);
         hashes.md5.update(k);
       }
+      // Past the cap nothing can be parsed: only a prefix for messages stays, a copy, so that the
+      // target's chunks are freed while it keeps sending.
+      const prefix = Buffer.concat(kept.length ? kept : [buf]).subarray(0, PREFIX_BYTES);
+      kept.splice(0, kept.length, Buffer.from(prefix));
     }
     if (hashes) {
       hashes.sha.update(buf);
       hashes.md5.update(buf);
-    }
-    if (size < KEEP_BYTES) kept.push(buf.subarray(0, KEEP_BYTES - size));
+    } else kept.push(buf);
     size += buf.length;
   }
   const bytes = kept.length === 1 ? kept[0] : Buffer.concat(kept);
@@ -115,7 +138,11 @@ export class StepResponse {
   json(): unknown {
     if (!this.parsedJson) {
       if (this.body.truncated)
-        throw new TargetError(`body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as JSON`);
+        throw new TargetError(
+          this.body.cut
+            ? `body is over the ${CAP} edgecheck reads as JSON (reading stopped after ${this.body.size} bytes)`
+            : `body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as JSON`,
+        );
       const text = this.text();
       try {
         this.parsedJson = { value: JSON.parse(text) };
