@@ -34,8 +34,9 @@ export async function call<T = unknown>(ctx: PropertyContext, req: ApiRequest): 
   let body: unknown;
   try {
     body = res.json();
-  } catch {
-    ctx.unjudgeable(`${describe(req)} answered status ${res.status} with a body that is not JSON`);
+  } catch (err) {
+    // The reason says which: not JSON at all, or over the size edgecheck reads.
+    ctx.unjudgeable(`${describe(req)} answered status ${res.status}: ${(err as Error).message}`);
   }
   if (!body || typeof body !== 'object' || typeof (body as Envelope).success !== 'boolean') {
     violation(`${describe(req)} answered status ${res.status} without an envelope`);

@@ -48,8 +48,8 @@ export async function currentLevel(ctx: PropertyContext): Promise<string> {
   let value: unknown;
   try {
     value = (res.json() as Envelope<{ value?: unknown } | null>).result?.value;
-  } catch {
-    ctx.unjudgeable(`GET settings/security_level answered ${res.status} with a body that is not JSON`);
+  } catch (err) {
+    ctx.unjudgeable(`GET settings/security_level answered ${res.status}: ${(err as Error).message}`);
   }
   if (typeof value !== 'string') violation('GET settings/security_level answered no value');
   return value;
