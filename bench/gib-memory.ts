@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
-import { ROOT } from '../runner/paths.ts';
+import { ROOT } from '../runner/util/paths.ts';
 
 const GIB = 1024 ** 3;
 const PART = 64 * 1024 ** 2;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { ROOT } from '../runner/paths.ts';
+import { ROOT } from '../runner/util/paths.ts';
 import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';

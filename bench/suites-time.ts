@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../runner/paths.ts';
+import { ROOT } from '../runner/util/paths.ts';
 
 export interface SuitesTime {
   wallMs: number;

@@ -8,5 +8,5 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Before tsx, so that tsx hands it Node's own answers: suites kept anywhere load as this package's.
 module.register('./suite-hooks.mjs', import.meta.url);
 register();
-const { main } = await import('../runner/cli/main.ts');
+const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RUN_HELP } from '../runner/cli/run.ts';
+import { RUN_HELP } from '../cli/run.ts';
 import { schemas } from '../runner/schema/registry.ts';
 import { PROJECT_ROOT, runBinAsync, runMain, STACK_LINE } from './helpers/engine-cli.ts';
 import { ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
@@ -143,7 +143,7 @@ describe('bad input: one line, exit 2', () => {
 
 describe('run --help', () => {
   it('documents every flag run accepts', async () => {
-    const source = readFileSync(path.join(PROJECT_ROOT, 'runner/cli/run.ts'), 'utf8');
+    const source = readFileSync(path.join(PROJECT_ROOT, 'cli/run.ts'), 'utf8');
     const block = /const OPTIONS = \{([\s\S]*?)\} as const;/.exec(source)?.[1] ?? '';
     const flags = [...block.matchAll(/^\s+'?([a-z][a-z0-9-]*)'?: \{ type:/gm)].map((m) => m[1]);
     expect(flags.length).toBeGreaterThan(20);

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newRunId, runIdIn, runIdTime, runPrefix } from '../runner/execute/run-id.ts';
-import { SUITES_DIR } from '../runner/paths.ts';
+import { SUITES_DIR } from '../runner/util/paths.ts';
 
 describe('run ids', () => {
   it('are 10 lower-case characters that carry the second the run started', () => {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { REFERENCE_FEATURES } from '../reference/server.ts';
-import { parse } from '../runner/cli/args.ts';
-import { OPTIONS } from '../runner/cli/run.ts';
+import { parse } from '../cli/args.ts';
+import { OPTIONS } from '../cli/run.ts';
 import { BIN, cleanEnv, PROJECT_ROOT, runBinAsync } from './helpers/engine-cli.ts';
 
 let server: ChildProcess | undefined;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../runner/model/results.ts';
-import { SUITES_DIR } from '../runner/paths.ts';
+import { SUITES_DIR } from '../runner/util/paths.ts';
 import { BIN, cleanEnv } from './helpers/engine-cli.ts';
 
 /*

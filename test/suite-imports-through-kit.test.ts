@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SUITES_DIR } from '../runner/paths.ts';
+import { SUITES_DIR } from '../runner/util/paths.ts';
 
 /*
  * Suites meet edgecheck through one public entry, edgecheck/kit. Anything else a suite file imports

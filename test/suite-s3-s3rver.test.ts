@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { runEdgecheck } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
-import { ROOT } from '../runner/paths.ts';
+import { ROOT } from '../runner/util/paths.ts';
 
 /*
  * A second, independent implementation: s3rver, an S3 emulator, runs the S3 suite and its clause

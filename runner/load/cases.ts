@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { type CaseDef, type CheckDef, STEP_KINDS, type StepDef } from '../model/case.ts';
 import type { CaseFormatType, StepFormatType } from '../model/case-format.ts';
-import { SUITES_DIR } from '../paths.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
+import { SUITES_DIR } from '../util/paths.ts';
 import { pointerToPath, readYaml, type YamlSource } from './yaml-source.ts';
 
 /** Case files of an area: every *.case.yaml below suites/<area>/, in a stable order. */

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Clause } from '../model/clause.ts';
-import { displayPath, SUITES_DIR } from '../paths.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
+import { displayPath, SUITES_DIR } from '../util/paths.ts';
 import { pointerToPath, readYaml } from './yaml-source.ts';
 
 interface ClauseFile {

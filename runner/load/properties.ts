@@ -2,8 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PropertyDef } from '../model/property.ts';
-import { displayPath, SUITES_DIR } from '../paths.ts';
 import { errorMessage, InputError } from '../util/errors.ts';
+import { displayPath, SUITES_DIR } from '../util/paths.ts';
 
 export interface LoadedProperty {
   def: PropertyDef;

@@ -1,7 +1,7 @@
 import type { CaseDef } from '../model/case.ts';
 import type { Clause } from '../model/clause.ts';
-import { SUITES_DIR } from '../paths.ts';
 import { InputError } from '../util/errors.ts';
+import { SUITES_DIR } from '../util/paths.ts';
 import { caseFiles, loadCaseFile } from './cases.ts';
 import { loadClauses } from './clauses.ts';
 import { lintSuites, type Problem } from './lint.ts';

@@ -10,9 +10,9 @@ import {
   Parser,
   visit,
 } from 'yaml';
-import { displayPath } from '../paths.ts';
 import { InputError } from '../util/errors.ts';
 import { INPUT_LIMITS, type InputKind, MAX_NESTING, readInputFile } from '../util/input-file.ts';
+import { displayPath } from '../util/paths.ts';
 
 /** A parsed YAML file that can say where any of its values stands (file:line:column). */
 export interface YamlSource {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readYaml } from '../load/yaml-source.ts';
 import type { BaselineDiff, ClauseResult } from '../model/results.ts';
-import { displayPath } from '../paths.ts';
 import { InputError } from '../util/errors.ts';
+import { displayPath } from '../util/paths.ts';
 
 /**
  * A per-target list of known failures (`clauses: {id: {verdict, reason}}`). As in test262's

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { SCHEMAS_DIR } from '../paths.ts';
+import { SCHEMAS_DIR } from '../util/paths.ts';
 
 // ajv-formats is CommonJS: under NodeNext its callable is the `default` of the namespace.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;

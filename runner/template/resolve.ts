@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURES_DIR } from '../paths.ts';
 import { InputError } from '../util/errors.ts';
+import { FIXTURES_DIR } from '../util/paths.ts';
 import { parseSize } from '../util/size.ts';
 
 /** A `{ $generate: { size, seed } }` value after resolution; transports stream it. */

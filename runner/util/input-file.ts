@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { displayPath } from '../paths.ts';
 import { InputError } from './errors.ts';
+import { displayPath } from './paths.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../runner/cli/main.ts';
+import { main } from '../../cli/main.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(PROJECT_ROOT, 'bin', 'edgecheck.mjs');

@@ -1,7 +1,7 @@
-import { UnknownFaultError } from '../../reference/faults.ts';
-import { ReporterSpecError } from '../../reporters/registry.ts';
-import { InputError } from '../util/errors.ts';
-import { VERSION } from '../version.ts';
+import { UnknownFaultError } from '../reference/faults.ts';
+import { ReporterSpecError } from '../reporters/registry.ts';
+import { InputError } from '../runner/util/errors.ts';
+import { VERSION } from '../runner/version.ts';
 import { CLAUSES_HELP, clausesCommand } from './clauses.ts';
 import { COMPARE_HELP, compareCommand } from './compare.ts';
 import { LINT_HELP, lintCommand } from './lint.ts';

@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { InputError } from '../util/errors.ts';
+import { InputError } from '../runner/util/errors.ts';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 

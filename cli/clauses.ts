@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readResultsDocument } from '../../reporters/results-document.ts';
-import { listAreas } from '../load/clauses.ts';
-import { loadSuites } from '../load/suite.ts';
-import type { ClauseVerdict } from '../model/verdict.ts';
+import { readResultsDocument } from '../reporters/results-document.ts';
+import { listAreas } from '../runner/load/clauses.ts';
+import { loadSuites } from '../runner/load/suite.ts';
+import type { ClauseVerdict } from '../runner/model/verdict.ts';
 import { parse } from './args.ts';
 import { LAST_RUN } from './run.ts';
 

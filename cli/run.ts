@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { runAgainstEmbedded } from '../../cli/embedded.ts';
-import { createReporter } from '../../reporters/registry.ts';
-import { runEdgecheck } from '../api.ts';
-import { readConfigFile, resolveTarget } from '../config/load-config.ts';
-import { Outstanding } from '../execute/teardown.ts';
-import type { Reporter } from '../model/results.ts';
-import { redactText } from '../redact.ts';
-import { parseRateCap, type RateCap } from '../transports/traffic.ts';
-import { writableDir } from '../util/dirs.ts';
-import { InputError } from '../util/errors.ts';
+import { createReporter } from '../reporters/registry.ts';
+import { runEdgecheck } from '../runner/api.ts';
+import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
+import { Outstanding } from '../runner/execute/teardown.ts';
+import type { Reporter } from '../runner/model/results.ts';
+import { redactText } from '../runner/redact.ts';
+import { parseRateCap, type RateCap } from '../runner/transports/traffic.ts';
+import { writableDir } from '../runner/util/dirs.ts';
+import { InputError } from '../runner/util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
+import { runAgainstEmbedded } from './embedded.ts';
 
 export const LAST_RUN = '.edgecheck/last-run.json';
 

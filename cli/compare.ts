@@ -1,6 +1,6 @@
-import { compareResults } from '../../reporters/compare.ts';
-import { readForCompare } from '../../reporters/results-document.ts';
-import { InputError } from '../util/errors.ts';
+import { compareResults } from '../reporters/compare.ts';
+import { readForCompare } from '../reporters/results-document.ts';
+import { InputError } from '../runner/util/errors.ts';
 import { parse } from './args.ts';
 
 export const COMPARE_HELP = `Usage: edgecheck compare RESULTS.json RESULTS.json... [--all]

@@ -1,8 +1,8 @@
-import { FAULTS } from '../../reference/faults.ts';
-import { startReference } from '../../reference/server.ts';
-import { today } from '../api.ts';
-import type { Target } from '../model/target.ts';
-import { InputError } from '../util/errors.ts';
+import { FAULTS } from '../reference/faults.ts';
+import { startReference } from '../reference/server.ts';
+import { today } from '../runner/api.ts';
+import type { Target } from '../runner/model/target.ts';
+import { InputError } from '../runner/util/errors.ts';
 import { date, int, parse } from './args.ts';
 
 export const SERVE_HELP = `Usage: edgecheck serve [options]

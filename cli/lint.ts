@@ -1,5 +1,5 @@
-import { listAreas } from '../load/clauses.ts';
-import { loadSuites } from '../load/suite.ts';
+import { listAreas } from '../runner/load/clauses.ts';
+import { loadSuites } from '../runner/load/suite.ts';
 import { parse } from './args.ts';
 
 export const LINT_HELP = `Usage: edgecheck lint [--strict] [--suite NAME]...
