@@ -1,7 +1,7 @@
 /**
  * Writes schemas/case.schema.json and the reference tables of docs/case-format.md from the one
  * definition of the case format (runner/model/case-format.ts). `npm run schemas` runs it;
- * test/model-case-format.test.ts fails when either file is not what this would write.
+ * test/runner-case-format.test.ts fails when either file is not what this would write.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliOutcome, runBinAsync, runMain, STACK_LINE } from './helpers/engine-cli.ts';
+import { type CliOutcome, runBinAsync, runMain, STACK_LINE } from './helpers/cli.ts';
 
 /** Bad input: exit 2, one line on stderr naming `where`, no stack trace, within `withinMs`. */
 function expectOneLine(r: CliOutcome, where: string, what: RegExp) {

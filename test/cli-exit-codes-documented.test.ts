@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
-import { runMain, STACK_LINE } from './helpers/engine-cli.ts';
+import { runMain, STACK_LINE } from './helpers/cli.ts';
 
 const CODES = ['0', '1', '2', '3', '130'];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CliOutcome, runMain, STACK_LINE } from './helpers/engine-cli.ts';
+import { type CliOutcome, runMain, STACK_LINE } from './helpers/cli.ts';
 
 /** Exactly one line on stderr, `edgecheck: <line>`, exit 2, no stack trace. */
 function expectOneLine(r: CliOutcome, line: string) {

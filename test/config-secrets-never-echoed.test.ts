@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfigFile } from '../runner/config/load-config.ts';
-import { type CliOutcome, runMain, STACK_LINE } from './helpers/engine-cli.ts';
+import { type CliOutcome, runMain, STACK_LINE } from './helpers/cli.ts';
 
 const schema = JSON.parse(readFileSync('schemas/config.schema.json', 'utf8'));
 

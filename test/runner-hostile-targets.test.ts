@@ -5,7 +5,7 @@ import path from 'node:path';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../runner/model/results.ts';
-import { BIN, cleanEnv } from './helpers/engine-cli.ts';
+import { BIN, cleanEnv } from './helpers/cli.ts';
 import {
   type HostileMode,
   type HostileOptions,

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../runner/model/results.ts';
 import { SUITES_DIR } from '../runner/util/paths.ts';
-import { BIN, cleanEnv } from './helpers/engine-cli.ts';
+import { BIN, cleanEnv } from './helpers/cli.ts';
 
 /*
  * A copy of suites/ in a temporary folder, with no package.json and no node_modules anywhere above

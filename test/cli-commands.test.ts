@@ -5,7 +5,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RUN_HELP } from '../cli/run.ts';
 import { schemas } from '../runner/schema/registry.ts';
-import { PROJECT_ROOT, runBinAsync, runMain, STACK_LINE } from './helpers/engine-cli.ts';
+import { PROJECT_ROOT, runBinAsync, runMain, STACK_LINE } from './helpers/cli.ts';
 import { ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { CANARY_TOKEN, fixtureDir } from './helpers/engine-target.ts';
 

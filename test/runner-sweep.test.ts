@@ -16,7 +16,7 @@ import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
 import { createS3Client } from '../runner/transports/s3-sdk.ts';
-import { runMain } from './helpers/engine-cli.ts';
+import { runMain } from './helpers/cli.ts';
 import { startServer } from './helpers/engine-server.ts';
 import { startMutatingProxy } from './suite-management-proxy.ts';
 

@@ -49,7 +49,7 @@ beforeAll(async () => {
     const r = await startReference({ asOf: AS_OF });
     references.push(r);
     // A value the spec still accepts, so that what a run leaves is about the interrupt, not about a value
-    // that can no longer be put back (test/live-safety-state.test.ts covers that).
+    // that can no longer be put back (test/suite-live-safety-state.test.ts covers that).
     const res = await fetch(
       `${r.urls.management}/client/v4/zones/${r.context.ids.zoneId}/settings/security_level`,
       {

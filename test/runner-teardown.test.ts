@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runEdgecheck } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { BIN, cleanEnv, PROJECT_ROOT, STACK_LINE } from './helpers/engine-cli.ts';
+import { BIN, cleanEnv, PROJECT_ROOT, STACK_LINE } from './helpers/cli.ts';
 import { failure, ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { CANARY_TOKEN, fixtureDir, managementTarget } from './helpers/engine-target.ts';
 

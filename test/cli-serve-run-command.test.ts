@@ -7,7 +7,7 @@ import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { REFERENCE_FEATURES } from '../reference/server.ts';
 import { parse } from '../cli/args.ts';
 import { OPTIONS } from '../cli/run.ts';
-import { BIN, cleanEnv, PROJECT_ROOT, runBinAsync } from './helpers/engine-cli.ts';
+import { BIN, cleanEnv, PROJECT_ROOT, runBinAsync } from './helpers/cli.ts';
 
 let server: ChildProcess | undefined;
 let dir: string;

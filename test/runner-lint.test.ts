@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBin, runMain, STACK_LINE } from './helpers/engine-cli.ts';
+import { runBin, runMain, STACK_LINE } from './helpers/cli.ts';
 
 /**
  * Fixture suites, one per problem: test/fixtures/engine/lint/<problem>/mgmt/. The YAML syntax
