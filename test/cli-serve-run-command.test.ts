@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
-import { REFERENCE_FEATURES } from '../reference/server.ts';
 import { parse } from '../cli/args.ts';
 import { OPTIONS } from '../cli/run.ts';
+import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
+import { REFERENCE_FEATURES } from '../reference/server.ts';
 import { BIN, cleanEnv, PROJECT_ROOT, runBinAsync } from './helpers/cli.ts';
 
 let server: ChildProcess | undefined;
