@@ -1,4 +1,4 @@
-import { fc, type PropertyDef, schemas } from 'edgecheck/kit';
+import { fc, type PropertyContext, type PropertyDef, schemas } from 'edgecheck/kit';
 import { call, refused, succeed, violation } from './support/envelope.ts';
 import {
   LOG_FIELDS_PHASE,
@@ -100,32 +100,36 @@ const paramsSchema: PropertyDef = {
     ),
 };
 
+/** PUTs the log-fields ruleset with one log_custom_field rule and expects the target to refuse it. */
+function refusesRule(
+  ctx: PropertyContext,
+  rule: { expression: string; action_parameters: Record<string, unknown> },
+  why: string,
+): Promise<void> {
+  return serial(() =>
+    withLogFieldsRuleset(ctx, (rs) =>
+      refused(
+        ctx,
+        {
+          method: 'PUT',
+          path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
+          body: { rules: [{ action: 'log_custom_field', description: `ec-${ctx.runId}`, ...rule }] },
+        },
+        why,
+      ),
+    ),
+  );
+}
+
 const oneArrayRequired: PropertyDef = {
   id: 'mgmt.lcf.needs-a-field-array',
   title: 'A log_custom_field rule without request_fields, response_fields or cookie_fields is refused',
   clauses: ['mgmt.lcf.one-array-required'],
   run: (ctx) =>
-    serial(() =>
-      withLogFieldsRuleset(ctx, (rs) =>
-        refused(
-          ctx,
-          {
-            method: 'PUT',
-            path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
-            body: {
-              rules: [
-                {
-                  action: 'log_custom_field',
-                  expression: 'true',
-                  description: `ec-${ctx.runId}`,
-                  action_parameters: {},
-                },
-              ],
-            },
-          },
-          'none of the three field arrays was sent',
-        ),
-      ),
+    refusesRule(
+      ctx,
+      { expression: 'true', action_parameters: {} },
+      'none of the three field arrays was sent',
     ),
 };
 
@@ -134,27 +138,13 @@ const expressionTrue: PropertyDef = {
   title: 'A log_custom_field rule whose expression is not true is refused',
   clauses: ['mgmt.lcf.expression-true'],
   run: (ctx) =>
-    serial(() =>
-      withLogFieldsRuleset(ctx, (rs) =>
-        refused(
-          ctx,
-          {
-            method: 'PUT',
-            path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
-            body: {
-              rules: [
-                {
-                  action: 'log_custom_field',
-                  expression: `http.host eq "ec-${ctx.runId}.invalid"`,
-                  description: `ec-${ctx.runId}`,
-                  action_parameters: { request_fields: fields('x-edgecheck') },
-                },
-              ],
-            },
-          },
-          'the expression is not true',
-        ),
-      ),
+    refusesRule(
+      ctx,
+      {
+        expression: `http.host eq "ec-${ctx.runId}.invalid"`,
+        action_parameters: { request_fields: fields('x-edgecheck') },
+      },
+      'the expression is not true',
     ),
 };
 
