@@ -135,27 +135,41 @@ async function existingPage(ctx: PropertyContext, pick: number, perPage: number)
   return Number.isInteger(pages) && pages > 2 ? 1 + (pick % (pages - 1)) : 1;
 }
 
+type Page = Awaited<ReturnType<typeof listPage>>;
+
+/** Runs `judge` on existing pages of seeded sizes, one at a time (see existingPage). */
+function onExistingPages(
+  ctx: PropertyContext,
+  judge: (
+    env: Page,
+    ri: ReturnType<typeof info>,
+    at: { page: number; perPage: number; where: string },
+  ) => void,
+): Promise<void> {
+  return serial(() =>
+    fc.assert(
+      fc.asyncProperty(pageQuery, async ({ pick, perPage }) => {
+        const page = await existingPage(ctx, pick, perPage);
+        const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
+        const where = `page ${page} per_page ${perPage}`;
+        judge(env, info(env, where), { page, perPage, where });
+      }),
+      { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+    ),
+  );
+}
+
 const count: PropertyDef = {
   id: 'mgmt.result-info.count-matches',
   title: 'result_info.count is the number of items on the page',
   clauses: ['mgmt.result-info.count'],
   readOnly: true,
   run: (ctx) =>
-    serial(() =>
-      fc.assert(
-        fc.asyncProperty(pageQuery, async ({ pick, perPage }) => {
-          const page = await existingPage(ctx, pick, perPage);
-          const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
-          const ri = info(env, `page ${page} per_page ${perPage}`);
-          if (ri.count !== env.result.length) {
-            violation(
-              `page ${page} per_page ${perPage}: count is ${ri.count}, the page holds ${env.result.length}`,
-            );
-          }
-        }),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
-      ),
-    ),
+    onExistingPages(ctx, (env, ri, { where }) => {
+      if (ri.count !== env.result.length) {
+        violation(`${where}: count is ${ri.count}, the page holds ${env.result.length}`);
+      }
+    }),
 };
 
 const totals: PropertyDef = {
@@ -164,35 +178,26 @@ const totals: PropertyDef = {
   clauses: ['mgmt.result-info.totals'],
   readOnly: true,
   run: (ctx) =>
-    serial(() =>
-      fc.assert(
-        fc.asyncProperty(pageQuery, async ({ pick, perPage }) => {
-          const page = await existingPage(ctx, pick, perPage);
-          const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
-          const ri = info(env, `page ${page} per_page ${perPage}`);
-          const where = `page ${page} per_page ${perPage}`;
-          if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
-            violation(
-              `${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`,
-            );
-          }
-          const pagesExpected = Math.ceil(ri.total_count / perPage);
-          // An empty list may report zero pages or one empty page.
-          const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
-          if (!pagesOk)
-            violation(
-              `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
-            );
-          const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
-          if (env.result.length !== size) {
-            violation(
-              `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
-            );
-          }
-        }),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
-      ),
-    ),
+    onExistingPages(ctx, (env, ri, { page, perPage, where }) => {
+      if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
+        violation(
+          `${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`,
+        );
+      }
+      const pagesExpected = Math.ceil(ri.total_count / perPage);
+      // An empty list may report zero pages or one empty page.
+      const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
+      if (!pagesOk)
+        violation(
+          `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
+        );
+      const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
+      if (env.result.length !== size) {
+        violation(
+          `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
+        );
+      }
+    }),
 };
 
 const pastEnd: PropertyDef = {
