@@ -4,6 +4,7 @@ import { createReporter } from '../reporters/registry.ts';
 import { runEdgecheck } from '../runner/api.ts';
 import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
 import { Outstanding } from '../runner/execute/teardown.ts';
+import { FEATURE_NAMES } from '../runner/model/features.ts';
 import type { Reporter } from '../runner/model/results.ts';
 import { redactText } from '../runner/redact.ts';
 import { parseRateCap, type RateCap } from '../runner/transports/traffic.ts';
@@ -16,6 +17,17 @@ export const LAST_RUN = '.edgecheck/last-run.json';
 
 /** Against a live target: the documented 1,200 per 5 minutes, less room for the user's own automation. */
 export const DEFAULT_RATE_LIMIT = '1000/5m';
+
+/** Words filled into lines of at most `width` characters, each line after the first indented by `indent`. */
+function fill(words: string[], indent: number, width: number): string {
+  const lines = [''];
+  for (const word of words) {
+    const line = lines[lines.length - 1];
+    if (line && indent + line.length + 1 + word.length > width) lines.push(word);
+    else lines[lines.length - 1] = line ? `${line} ${word}` : word;
+  }
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
 
 export const RUN_HELP = `Usage: edgecheck run [options]
 
@@ -34,8 +46,7 @@ Target
   --id NAME=VALUE          an id the suites cannot create (invite, certificatePack); repeatable
   --addressing path|virtual  S3 addressing style (default path)
   --region NAME            S3 signing region (default auto)
-  --feature NAME           a feature the target offers (repeatable): legacy-auth,
-                           public-buckets, virtual-hosted, worker-bindings, migration, raw-wire
+  --feature NAME           ${fill(`a feature the target offers (repeatable): ${FEATURE_NAMES.join(', ')}`.split(' '), 27, 95)}
   --name LABEL             the target's name in reports
   --fault NAME             embedded reference only: break one behaviour (repeatable);
                            'edgecheck serve --list-faults' lists them

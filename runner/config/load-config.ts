@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pointerToPath, readYaml } from '../load/yaml-source.ts';
+import { featureEnumError, isFeature, unknownFeature } from '../model/features.ts';
 import type { Target } from '../model/target.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
@@ -137,13 +138,12 @@ export function readConfigFile(file: string): ConfigFile {
         'unknown key (not shown: it looks like a secret); see schemas/config.schema.json',
       );
     }
+    const feature = featureEnumError(e, at, doc);
+    if (feature) throw new InputError(where, feature);
     throw new InputError(where, `${describeErrors([e])}; see schemas/config.schema.json`);
   }
   return doc as ConfigFile;
 }
-
-const FEATURES: string[] = (schemas().validator('config.schema.json').schema as any).properties.features.items
-  .enum;
 
 function checkUrl(where: string, url: string | undefined): void {
   if (url === undefined) return;
@@ -213,8 +213,7 @@ export function resolveTarget(
   checkUrl(flags.s3Endpoint ? '--s3-endpoint' : 's3.endpoint', s3Endpoint);
   checkUrl('--public-url', flags.publicUrl);
   for (const f of flags.features ?? []) {
-    if (!FEATURES.includes(f))
-      throw new InputError(`--feature ${f}`, `unknown feature; known: ${FEATURES.join(', ')}`);
+    if (!isFeature(f)) throw new InputError(`--feature ${f}`, unknownFeature(f));
   }
   const m = config?.management;
   const s = config?.s3;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Clause } from '../model/clause.ts';
+import { featureEnumError, isFeature, unknownFeature } from '../model/features.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
 import { displayPath, SUITES_DIR } from '../util/paths.ts';
@@ -34,16 +35,21 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
     if (!validate(src.value)) {
       const e = validate.errors![0];
       const at = pointerToPath(e.instancePath);
-      throw new InputError(
+      const where =
         e.keyword === 'additionalProperties'
           ? src.whereKey([...at, (e.params as { additionalProperty: string }).additionalProperty])
-          : src.where(at),
-        `${describeErrors([e])}; see schemas/clauses.schema.json`,
+          : src.where(at);
+      throw new InputError(
+        where,
+        featureEnumError(e, at, src.value) ?? `${describeErrors([e])}; see schemas/clauses.schema.json`,
       );
     }
     const doc = src.value as ClauseFile;
     doc.clauses.forEach((c, i) => {
       const origin = src.where(['clauses', i, 'id']);
+      if (c.feature !== undefined && !isFeature(c.feature)) {
+        throw new InputError(src.where(['clauses', i, 'feature']), unknownFeature(c.feature));
+      }
       const prior = out.get(c.id);
       if (prior)
         throw new InputError(

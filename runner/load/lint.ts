@@ -1,6 +1,7 @@
 import { isOperatorObject, OPERATORS } from '../match/value.ts';
 import type { CaseDef, CheckDef, StepDef } from '../model/case.ts';
 import type { Clause } from '../model/clause.ts';
+import { isFeature, unknownFeature } from '../model/features.ts';
 import { schemas } from '../schema/registry.ts';
 import { fixtureText, placeholdersIn } from '../template/resolve.ts';
 import { commandFor } from '../transports/s3-sdk.ts';
@@ -40,6 +41,7 @@ export function lintSuites(
     const prior = caseIds.get(c.id);
     if (prior) error(c.origin, `duplicate case id '${c.id}' (first at ${prior}); give it a new id`);
     caseIds.set(c.id, c.origin);
+    for (const f of c.features) if (!isFeature(f)) error(c.origin, unknownFeature(f));
     const defined = new Set<string>();
     const stepIds = new Set<string>();
     const visit = (step: StepDef, inTeardown: boolean) => {
@@ -88,6 +90,8 @@ export function lintSuites(
     if (prior) error(p.file, `duplicate case id '${p.def.id}' (first at ${prior})`);
     caseIds.set(p.def.id, p.file);
     citeAll(`${p.file} (${p.def.id})`, p.def.clauses);
+    for (const f of p.def.features ?? [])
+      if (!isFeature(f)) error(`${p.file} (${p.def.id})`, unknownFeature(f));
   }
   for (const clause of clauses.values()) {
     if (!clause.untestable && !cited.has(clause.id)) {

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Feature } from './features.ts';
 import type { Target } from './target.ts';
 
 /** A generative check in TypeScript (suites/<area>/properties/*.property.ts, default export PropertyDef[]). */
@@ -7,7 +8,8 @@ export interface PropertyDef {
   title: string;
   /** The clauses this property checks; a counterexample fails all of them. */
   clauses: string[];
-  features?: string[];
+  /** Target features it needs (runner/model/features.ts); without all of them it is skipped. */
+  features?: Feature[];
   profiles?: ('quick' | 'full')[];
   /** true when it changes nothing on the target. */
   readOnly?: boolean;

@@ -3,7 +3,7 @@ export interface Target {
   name: string;
   management?: ManagementTarget;
   s3?: S3Target;
-  /** Optional capabilities the target offers (see schemas/config.schema.json for the list). */
+  /** Optional capabilities the target offers: names of runner/model/features.ts. */
   features: string[];
   /** Whether the target is the embedded reference started by this run. */
   embedded?: boolean;
