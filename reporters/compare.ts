@@ -1,5 +1,5 @@
 import type { RunResults } from '../runner/model/results.ts';
-import type { ClauseVerdict } from '../runner/model/verdict.ts';
+import { CLAUSE_VERDICTS, type ClauseVerdict } from '../runner/model/verdict.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { closingLine } from './console.ts';
 import { padEnd } from './text.ts';
@@ -14,7 +14,7 @@ export class CompareInputError extends InputError {
   override name = 'CompareInputError';
 }
 
-const ORDER: readonly ClauseVerdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped', 'untested'];
+const ORDER = CLAUSE_VERDICTS;
 /** A clause a run did not include (another suite selection, an older catalog). */
 const ABSENT = '-';
 

@@ -7,14 +7,14 @@ import type {
   RunResults,
   Tally,
 } from '../runner/model/results.ts';
-import type { ClauseVerdict } from '../runner/model/verdict.ts';
+import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
 import { checksByClause, clauseReason, groupBySection } from './clause-checks.ts';
 import { type Paint, paint, wantsColor } from './colors.ts';
 import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
 import { oneLine, padEnd, printable } from './text.ts';
 
-const ORDER: readonly ClauseVerdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped', 'untested'];
+const ORDER = CLAUSE_VERDICTS;
 const PAST: Record<ClauseVerdict, string> = {
   pass: 'passed',
   fail: 'failed',
@@ -116,9 +116,7 @@ export class ConsoleReporter implements Reporter {
     // About ten counter lines per run keep a CI log short but show that the run moves.
     const step = Math.max(1, Math.ceil(this.total / 10));
     if (this.done % step === 0 || this.done === this.total) {
-      const parts = (['pass', 'fail', 'error', 'blocked', 'skipped'] as const)
-        .filter((v) => this.tally[v])
-        .map((v) => `${this.tally[v]} ${v}`);
+      const parts = VERDICTS.filter((v) => this.tally[v]).map((v) => `${this.tally[v]} ${v}`);
       this.write(`${count} cases done: ${parts.join(', ') || 'none judged'}`);
     }
   }

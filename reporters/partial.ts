@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CaseResult, RunEvent, RunResults, Tally } from '../runner/model/results.ts';
-import type { ClauseVerdict, Verdict } from '../runner/model/verdict.ts';
+import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS, type Verdict } from '../runner/model/verdict.ts';
 
 const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -33,7 +33,7 @@ export class EventLog {
         startedAt: this.startedAt.toISOString(),
         durationMs: Date.now() - this.startedAt.getTime(),
         summary: {
-          clauses: emptyTally<ClauseVerdict>(['pass', 'fail', 'error', 'blocked', 'skipped', 'untested']),
+          clauses: emptyTally<ClauseVerdict>(CLAUSE_VERDICTS),
           cases: countVerdicts(this.cases.map((c) => c.verdict)),
           checks: countVerdicts(checks.map((c) => c.verdict)),
         },
@@ -53,7 +53,7 @@ function emptyTally<V extends string>(keys: readonly V[]): Tally<V> {
 }
 
 function countVerdicts(verdicts: readonly Verdict[]): Tally<Verdict> {
-  const tally = emptyTally<Verdict>(['pass', 'fail', 'error', 'blocked', 'skipped']);
+  const tally = emptyTally<Verdict>(VERDICTS);
   for (const v of verdicts) tally[v] += 1;
   return tally;
 }

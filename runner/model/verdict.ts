@@ -18,3 +18,6 @@ export function worst<V extends ClauseVerdict>(verdicts: Iterable<V>, none: V): 
 }
 
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped'];
+
+/** The report order of clause verdicts: a clause no check cited is `untested`. */
+export const CLAUSE_VERDICTS: readonly ClauseVerdict[] = [...VERDICTS, 'untested'];

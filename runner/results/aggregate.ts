@@ -1,6 +1,6 @@
 import { type Clause, clauseApplies } from '../model/clause.ts';
 import type { CaseResult, ClauseResult, RunResults, Tally } from '../model/results.ts';
-import { type ClauseVerdict, type Verdict, worst } from '../model/verdict.ts';
+import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS, type Verdict, worst } from '../model/verdict.ts';
 
 export function tally<V extends string>(values: V[], keys: readonly V[]): Tally<V> {
   const out = Object.fromEntries(keys.map((k) => [k, 0])) as Tally<V>;
@@ -53,16 +53,6 @@ export function clauseResults(
   });
 }
 
-export const CLAUSE_VERDICTS: readonly ClauseVerdict[] = [
-  'pass',
-  'fail',
-  'error',
-  'blocked',
-  'skipped',
-  'untested',
-];
-export const CHECK_VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped'];
-
 export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResults['summary'] {
   return {
     clauses: tally(
@@ -71,11 +61,11 @@ export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResu
     ),
     cases: tally(
       cases.map((c) => c.verdict),
-      CHECK_VERDICTS,
+      VERDICTS,
     ),
     checks: tally(
       cases.flatMap((c) => c.checks.map((k) => k.verdict)),
-      CHECK_VERDICTS,
+      VERDICTS,
     ),
   };
 }
