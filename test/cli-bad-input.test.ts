@@ -39,10 +39,9 @@ const caseFile = () => path.join(suites, 'mgmt', 'bad.case.yaml');
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-bad-input-'));
   suites = path.join(dir, 'suites');
-  cpSync(
-    'test/fixtures/engine/lint/uncited-clause/mgmt/clauses.yaml',
-    path.join(suites, 'mgmt/clauses.yaml'),
-  );
+  for (const name of ['clauses.yaml', 'sections.yaml']) {
+    cpSync(`test/fixtures/engine/lint/uncited-clause/mgmt/${name}`, path.join(suites, 'mgmt', name));
+  }
 });
 
 afterEach(() => {

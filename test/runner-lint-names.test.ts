@@ -14,6 +14,7 @@ function suite(name: string, caseYaml: string): string {
     path.join(root, 'x', 'clauses.yaml'),
     'area: x\nclauses:\n  - id: x.a.b\n    section: s\n    title: t\n',
   );
+  writeFileSync(path.join(root, 'x', 'sections.yaml'), 'sections:\n  - {id: s, heading: H, title: H / s}\n');
   writeFileSync(path.join(root, 'x', 'a.case.yaml'), caseYaml);
   return root;
 }

@@ -9,13 +9,9 @@ import { runBin, runMain, STACK_LINE } from './helpers/cli.ts';
  * error is written at run time, so that no broken YAML file sits in the repository.
  */
 const SYNTAX_DIR = mkdtempSync(path.join(tmpdir(), 'edgecheck-lint-'));
-cpSync(
-  'test/fixtures/engine/lint/uncited-clause/mgmt/clauses.yaml',
-  path.join(SYNTAX_DIR, 'mgmt/clauses.yaml'),
-  {
-    recursive: true,
-  },
-);
+for (const name of ['clauses.yaml', 'sections.yaml']) {
+  cpSync(`test/fixtures/engine/lint/uncited-clause/mgmt/${name}`, path.join(SYNTAX_DIR, 'mgmt', name));
+}
 writeFileSync(
   path.join(SYNTAX_DIR, 'mgmt/bad.case.yaml'),
   [

@@ -5,14 +5,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_HELP } from '../cli/run.ts';
 import { REFERENCE_FEATURES } from '../reference/server.ts';
 import { readConfigFile } from '../runner/config/load-config.ts';
+import { listAreas, loadClauses } from '../runner/load/clauses.ts';
+import { loadSections } from '../runner/load/sections.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import { FEATURE_NAMES, FEATURES } from '../runner/model/features.ts';
 import { editDistance, nearestName } from '../runner/util/nearest.ts';
 import { PROJECT_ROOT, runMain } from './helpers/cli.ts';
 
 /**
- * Features (runner/model/features.ts) are a closed list: a name outside it is an error where it
- * is written, with the nearest known name.
+ * Features (runner/model/features.ts) and SPEC sections (suites/<area>/sections.yaml) are closed
+ * lists: a name outside them is an error where it is written, with the nearest known name.
  */
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-registries-'));
@@ -127,4 +129,120 @@ describe('features: runner/model/features.ts is the one list', () => {
       "edgecheck: --feature raw_wire: unknown feature 'raw_wire' (did you mean 'raw-wire'?)\n",
     );
   });
+});
+
+describe('sections: suites/<area>/sections.yaml is the closed list of what clauses name', () => {
+  it('a clause shows the title of the section it names, or the titles of several joined by ;', () => {
+    const root = plant(
+      'titles',
+      [
+        'area: x',
+        'clauses:',
+        '  - {id: x.a.one, title: t, section: behaviour.1}',
+        '  - {id: x.a.two, title: t, section: [errors.2, behaviour.1]}',
+        '',
+      ].join('\n'),
+    );
+    const loaded = loadClauses(['x'], root);
+    expect(loaded.get('x.a.one')?.section).toBe('Object storage S3-compatible interface: behaviours / 1');
+    expect(loaded.get('x.a.two')?.section).toBe(
+      'Errors / 2; Object storage S3-compatible interface: behaviours / 1',
+    );
+  });
+
+  it('a misspelled section is refused at its line, with the nearest id', async () => {
+    expect(await problems(plant('section-typo', clauses('    section: behavior.1')))).toEqual([
+      "x/clauses.yaml:5:14: unknown section 'behavior.1' (did you mean 'behaviour.1'?)",
+    ]);
+    expect(await problems(plant('section-list', clauses('    section: [behaviour.1, erors.2]')))).toEqual([
+      "x/clauses.yaml:5:28: unknown section 'erors.2' (did you mean 'errors.2'?)",
+    ]);
+  });
+
+  it('a section far from every id is refused with where the ids are listed', async () => {
+    const root = plant('section-far', clauses('    section: limits'));
+    expect(await problems(root)).toEqual([
+      `x/clauses.yaml:5:14: unknown section 'limits'; the sections a clause may name are listed in ${path.join(root, 'x', 'sections.yaml')}`,
+    ]);
+  });
+
+  it('a title written where the id belongs is refused with the id', async () => {
+    expect(await problems(plant('section-title', clauses('    section: "Errors / 2"')))).toEqual([
+      "x/clauses.yaml:5:14: section 'Errors / 2' is a title; name the section by its id, 'errors.2'",
+    ]);
+  });
+
+  it('an area without sections.yaml, or with an id listed twice, is refused', async () => {
+    const missing = plant('no-sections', clauses('    section: behaviour.1'), null);
+    expect(await problems(missing)).toEqual([
+      'x/sections.yaml: not found: list there the SPEC sections the clauses of x name (see docs/case-format.md)',
+    ]);
+    const twice = plant(
+      'twice',
+      clauses('    section: behaviour.1'),
+      `${SECTIONS}  - {id: errors.2, heading: Errors, title: again}\n`,
+    );
+    expect(await problems(twice)).toEqual([
+      `x/sections.yaml:8:10: duplicate section id 'errors.2' (first at ${path.join(twice, 'x', 'sections.yaml')}:5:9); give it a new id`,
+    ]);
+  });
+
+  it('edgecheck lint prints the problem as file:line:column', async () => {
+    const root = plant('lint', clauses('    section: behaviour.2'));
+    const r = await runMain(['lint', '--suites-dir', root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `${path.join(root, 'x', 'clauses.yaml')}:5:14: error: unknown section 'behaviour.2' (did you mean 'behaviour.1'?)\n`,
+    );
+  });
+});
+
+describe("the project's sections", () => {
+  const SPEC = readFileSync(path.join(PROJECT_ROOT, '..', 'shared', 'spec', 'SPEC.md'), 'utf8').split('\n');
+  const headings = SPEC.flatMap((line, n) => {
+    const m = /^(#+) (.*)$/.exec(line);
+    return m ? [{ level: m[1].length, text: m[2], line: n }] : [];
+  });
+  /** The lines under a heading, down to the next heading of the same or a higher level. */
+  const body = (h: (typeof headings)[number]) => {
+    const next = headings.find((o) => o.line > h.line && o.level <= h.level);
+    return SPEC.slice(h.line + 1, next?.line ?? SPEC.length).map((l) => l.replaceAll('`', ''));
+  };
+  const areas = listAreas();
+
+  it('every section a clause names exists (the suites load without a problem)', async () => {
+    const loaded = await loadSuites(areas, areas);
+    expect(loaded.problems.filter((p) => p.level === 'error')).toEqual([]);
+  });
+
+  for (const area of areas) {
+    it(`${area}: each section sits under a SPEC.md heading its title names, in SPEC order`, () => {
+      let last = { heading: -1, item: -1 };
+      for (const s of loadSections(area).sections.values()) {
+        const h = headings.find((o) => o.text === s.heading);
+        expect(h, `${s.origin}: heading '${s.heading}' is not a heading of SPEC.md`).toBeDefined();
+        // The title is a path of heading names, each maybe with a note in parentheses, then an item.
+        const parts = s.title.split(' / ');
+        const at = parts.findIndex((p) => h!.text.replaceAll('`', '').startsWith(p.replace(/ \(.*\)$/, '')));
+        expect(at, `${s.origin}: title '${s.title}' does not name '${s.heading}'`).toBeGreaterThanOrEqual(0);
+        // An item that is numbered or a dated row must be there, in order.
+        const item = parts[at + 1] ?? '';
+        const numbered = /^(?:rule )?(\d+)$/.exec(item);
+        const dated = /^(\d{4}-\d{2}-\d{2}) (.+)$/.exec(item);
+        const lines = body(h!);
+        const found = numbered
+          ? lines.findIndex((l) => l.startsWith(`${numbered[1]}. `))
+          : dated
+            ? lines.findIndex((l) => l.startsWith(`| ${dated[1]} | ${dated[2]} |`))
+            : -2;
+        expect(found, `${s.origin}: '${item}' is not under '${s.heading}' in SPEC.md`).not.toBe(-1);
+        expect(h!.line, `${s.origin}: out of SPEC order`).toBeGreaterThanOrEqual(last.heading);
+        if (h!.line > last.heading) last = { heading: h!.line, item: -1 };
+        if (found >= 0) {
+          expect(found, `${s.origin}: out of SPEC order`).toBeGreaterThan(last.item);
+          last.item = found;
+        }
+      }
+    });
+  }
 });

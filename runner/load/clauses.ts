@@ -4,12 +4,18 @@ import type { Clause } from '../model/clause.ts';
 import { featureEnumError, isFeature, unknownFeature } from '../model/features.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
+import { unknownName } from '../util/nearest.ts';
 import { displayPath, SUITES_DIR } from '../util/paths.ts';
-import { pointerToPath, readYaml } from './yaml-source.ts';
+import { loadSections, type SectionRegistry } from './sections.ts';
+import { pointerToPath, readYaml, type YamlSource } from './yaml-source.ts';
 
 interface ClauseFile {
   area: string;
-  clauses: (Omit<Clause, 'origin' | 'area' | 'source'> & { source?: Clause['source'] })[];
+  clauses: (Omit<Clause, 'origin' | 'area' | 'source' | 'section'> & {
+    source?: Clause['source'];
+    /** Ids of suites/<area>/sections.yaml. */
+    section: string | string[];
+  })[];
 }
 
 /** Areas are the folders of suites/ (management, s3, deprecations, ...). */
@@ -31,6 +37,7 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
   const out = new Map<string, Clause>();
   const validate = schemas().validator('clauses.schema.json');
   for (const area of areas) {
+    const sections = loadSections(area, root);
     const src = readYaml(path.join(root, area, 'clauses.yaml'), 'clauses');
     if (!validate(src.value)) {
       const e = validate.errors![0];
@@ -50,6 +57,7 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
       if (c.feature !== undefined && !isFeature(c.feature)) {
         throw new InputError(src.where(['clauses', i, 'feature']), unknownFeature(c.feature));
       }
+      const section = sectionTitle(c.section, sections, src, ['clauses', i, 'section']);
       const prior = out.get(c.id);
       if (prior)
         throw new InputError(
@@ -59,8 +67,37 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
       if (c.since && c.until && c.since >= c.until) {
         throw new InputError(origin, `clause '${c.id}' has since ${c.since} not before until ${c.until}`);
       }
-      out.set(c.id, { ...(c as Clause), source: c.source ?? 'spec', origin, area });
+      out.set(c.id, { ...c, section, source: c.source ?? 'spec', origin, area });
     });
   }
   return out;
+}
+
+/** The title(s) of the section id(s) a clause names; an id the area's registry lacks is an error there. */
+function sectionTitle(
+  ids: string | string[],
+  registry: SectionRegistry,
+  src: YamlSource,
+  at: (string | number)[],
+): string {
+  const list = typeof ids === 'string' ? [ids] : ids;
+  return list
+    .map((id, k) => {
+      const section = registry.sections.get(id);
+      if (section) return section.title;
+      const known = [...registry.sections.values()];
+      const byTitle = known.find((s) => s.title === id);
+      throw new InputError(
+        src.where(typeof ids === 'string' ? at : [...at, k]),
+        byTitle
+          ? `section '${id}' is a title; name the section by its id, '${byTitle.id}'`
+          : unknownName(
+              'section',
+              id,
+              known.map((s) => s.id),
+              `the sections a clause may name are listed in ${registry.file}`,
+            ),
+      );
+    })
+    .join('; ');
 }

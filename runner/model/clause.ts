@@ -1,11 +1,16 @@
 /** One testable statement of SPEC (see docs/case-format.md). Checked against schemas/clauses.schema.json on load. */
 export interface Clause {
   id: string;
+  /**
+   * Where in SPEC it comes from, as reports show it: the title of the section its clauses.yaml
+   * names by id (suites/<area>/sections.yaml), or the titles of several joined by '; '.
+   */
   section: string;
   title: string;
   source: 'spec' | 's3' | 'service';
   since?: string;
   until?: string;
+  /** A name of runner/model/features.ts: the target must offer it. */
   feature?: string;
   untestable?: string;
   /** Where the clause is defined: file:line, for messages. */
@@ -18,4 +23,16 @@ export function clauseApplies(clause: Pick<Clause, 'since' | 'until'>, asOf: str
   if (clause.since && asOf < clause.since) return false;
   if (clause.until && asOf >= clause.until) return false;
   return true;
+}
+
+/** A part of SPEC that clauses name by id (suites/<area>/sections.yaml; see docs/case-format.md). */
+export interface Section {
+  /** What clauses.yaml writes in `section:` (`errors.2`). */
+  id: string;
+  /** The SPEC.md heading it sits under, word for word. */
+  heading: string;
+  /** What reports show (`Errors / 2`). */
+  title: string;
+  /** Where the section is defined: file:line, for messages. */
+  origin: string;
 }

@@ -14,6 +14,11 @@ const MiB = 1024 * KiB;
 export const INPUT_LIMITS = {
   case: { bytes: 512 * KiB, kind: 'a case file', fix: 'split its cases across several files' },
   clauses: { bytes: 512 * KiB, kind: 'a clauses file', fix: 'check that it holds the clauses of one area' },
+  sections: {
+    bytes: 512 * KiB,
+    kind: 'a sections file',
+    fix: 'check that it holds the SPEC sections of one area',
+  },
   config: { bytes: 512 * KiB, kind: 'a config file', fix: 'check that --config names the target config' },
   baseline: { bytes: 512 * KiB, kind: 'a baseline', fix: 'check that --baseline names the right file' },
   results: {
