@@ -111,15 +111,30 @@ function unjudgeable(check: CheckDef, res: StepResponse): string | undefined {
   return check.status === res.status ? undefined : res.unavailable;
 }
 
-/** Runs one case: prerequisites, steps in order, checks, then teardown whatever happened. */
-export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Promise<CaseResult> {
-  const started = performance.now();
-  runCtx.emit({ type: 'case-start', caseId: c.id, title: c.title });
-  const planned = plan(c, runCtx);
-  const results: CheckResult[] = [];
-  const record = (p: PlannedCheck, verdict: Verdict, extra: Partial<CheckResult> = {}) => {
+/** What the steps of one case run in: the checks planned, their results, captures and teardown. */
+class CaseRun {
+  readonly results: CheckResult[] = [];
+  readonly ledger: TeardownLedger;
+  /** Why a capture has no value, for the message of a step that needs it. */
+  readonly uncaptured = new Map<string, string>();
+  /** Why the case stopped (or was skipped), for the case's reason. */
+  reason?: string;
+  /** The case verdict when no check was recorded. */
+  hint?: 'skipped' | 'blocked';
+
+  constructor(
+    readonly c: CaseDef,
+    readonly slug: string,
+    readonly ctx: RunContext,
+    readonly planned: Map<StepDef, PlannedCheck[]>,
+    readonly scope: Scope,
+  ) {
+    this.ledger = new TeardownLedger(c.id, ctx.outstanding);
+  }
+
+  record(p: PlannedCheck, verdict: Verdict, extra: Partial<CheckResult> = {}): void {
     const plain: CheckResult = {
-      caseId: c.id,
+      caseId: this.c.id,
       step: p.step,
       index: p.index,
       title: p.def.title,
@@ -128,29 +143,175 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
       origin: p.def.origin,
       ...extra,
     };
-    if (verdict === 'fail' || verdict === 'error') plain.source ??= sourceExcerpt(c.file, p.def.origin);
+    if (verdict === 'fail' || verdict === 'error') plain.source ??= sourceExcerpt(this.c.file, p.def.origin);
     // Only messages, values and reproductions can carry a secret; a bare pass has none.
     const r = verdict === 'pass' ? plain : redactDeep(plain);
-    results.push(r);
-    runCtx.emit({ type: 'check', result: r });
-  };
-  const settleRest = (from: StepDef[], verdict: 'blocked' | 'skipped' | 'error', message: string) => {
-    for (const s of from)
-      for (const p of planned.get(s) ?? [])
-        record(p, p.skip ? 'skipped' : verdict, { message: p.skip ?? message });
-  };
-
-  const ledger = new TeardownLedger(c.id, runCtx.outstanding);
-  /** Why a capture has no value, for the message of a step that needs it. */
-  const uncaptured = new Map<string, string>();
-  let reason = caseSkipReason(c, runCtx);
-  const estimate = estimateRequests(c);
-  const reservation = reason ? undefined : runCtx.traffic.reserve(estimate);
-  if (!reason && !reservation) {
-    reason = `the request budget of ${runCtx.traffic.budget} would be crossed (the case needs about ${estimate})`;
+    this.results.push(r);
+    this.ctx.emit({ type: 'check', result: r });
   }
-  const ctx: RunContext = { ...runCtx, reservation };
-  const scope: Scope = {
+
+  /** Every check of these steps gets `verdict` (or its own skip), and the case stops for `reason`. */
+  settle(from: StepDef[], verdict: 'blocked' | 'skipped' | 'error', reason: string): void {
+    this.reason = reason;
+    for (const s of from)
+      for (const p of this.planned.get(s) ?? [])
+        this.record(p, p.skip ? 'skipped' : verdict, { message: p.skip ?? reason });
+  }
+
+  /** A step that threw: decides what its checks and the ones after it become. */
+  stepThrew(err: unknown, step: StepDef, given: boolean, label: string, later: StepDef[]): void {
+    const msg = redactText(errorMessage(err));
+    if (this.ctx.signal.aborted) {
+      // Cut short by the user, not by the target: nothing was judged.
+      this.settle([step, ...later], 'blocked', 'the run was interrupted');
+      this.hint = 'blocked';
+    } else if (
+      err instanceof TargetLacks ||
+      (err instanceof MissingValue && err.placeholder.startsWith('target.'))
+    ) {
+      const why = err instanceof MissingValue ? `the target config has no ${err.placeholder}` : msg;
+      this.settle([step, ...later], 'skipped', why);
+      this.hint = 'skipped';
+    } else if (given || err instanceof MissingValue) {
+      const why =
+        err instanceof MissingValue ? this.uncaptured.get(err.placeholder.split('.')[0]) : undefined;
+      // A prerequisite the target never answered (reset, timeout, garbage) leaves nothing judged:
+      // an error of the run, so a target that answers nothing cannot pass as all-blocked.
+      const unanswered = err instanceof TargetError;
+      this.settle(
+        [step, ...later],
+        unanswered ? 'error' : 'blocked',
+        `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`,
+      );
+      this.hint = unanswered ? undefined : 'blocked';
+    } else {
+      for (const p of this.planned.get(step) ?? [])
+        this.record(p, p.skip ? 'skipped' : 'error', { message: p.skip ?? msg });
+      this.settle(later, 'blocked', `step ${label} errored: ${msg}`);
+    }
+  }
+
+  /** Captures first: a teardown (and a later step) needs them even when a check of this step fails. */
+  capture(step: StepDef, response: StepResponse): void {
+    for (const [name, spec] of Object.entries(step.capture ?? {})) {
+      try {
+        const v = capture(spec, response, step.kind === 'api' || step.kind === 's3' ? step.kind : 'other');
+        if (v === ABSENT) this.uncaptured.set(name, `the answer has nothing at ${JSON.stringify(spec)}`);
+        else this.scope[name] = v;
+      } catch (err) {
+        this.uncaptured.set(name, errorMessage(err));
+      }
+    }
+  }
+
+  /** Registers the step's own teardown, run at the end of the case whatever happens. */
+  addTeardown(td: StepDef, label: string): void {
+    const { ctx, slug, ledger } = this;
+    // The scope as it is now: a later capture of the same name must not redirect this teardown.
+    const tdScope = { ...this.scope };
+    const described = describeStep(td, tdScope, ctx);
+    ledger.add({
+      what: `${described.what} (teardown of ${label})`,
+      undo: described.undo,
+      run: async (signal) => {
+        const r = await performStep(td, tdScope, teardownContext(ctx, signal), slug, ledger);
+        if (!r.ok) {
+          throw new Error(
+            `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
+          );
+        }
+        await described.confirm?.(teardownContext(ctx, signal));
+      },
+    });
+  }
+
+  /** Judges the step's checks on its answer; true when one of them did not pass. */
+  judge(step: StepDef, performed: Performed): boolean {
+    const { response, repro, sent } = performed;
+    // Built only for a failing or erroring check.
+    const exchange = () => exchangeOf(sent, response);
+    let failed = false;
+    for (const p of this.planned.get(step) ?? []) {
+      if (p.skip) {
+        this.record(p, 'skipped', { message: p.skip });
+        continue;
+      }
+      const unavailable = unjudgeable(p.def, response);
+      if (unavailable) {
+        failed = true;
+        this.record(p, 'error', { message: unavailable, exchange: exchange() });
+        continue;
+      }
+      try {
+        evaluateCheck(resolve(p.def, this.scope) as CheckDef, response);
+        this.record(p, 'pass');
+      } catch (err) {
+        failed = true;
+        if (err instanceof CheckFailure) {
+          this.record(p, 'fail', {
+            message: err.message,
+            expected: err.expected,
+            actual: err.actual,
+            repro: repro?.(),
+            source: sourceExcerpt(this.c.file, p.def.origin, err.key),
+            exchange: exchange(),
+          });
+        } else if (err instanceof MissingValue) {
+          this.record(p, 'blocked', { message: err.message });
+        } else {
+          this.record(p, 'error', { message: errorMessage(err), repro: repro?.(), exchange: exchange() });
+        }
+      }
+    }
+    return failed;
+  }
+
+  /** Runs the steps in order until one stops the case. */
+  async steps(sequence: { step: StepDef; given: boolean }[]): Promise<void> {
+    const { c, ctx } = this;
+    for (let i = 0; i < sequence.length; i++) {
+      const { step, given } = sequence[i];
+      // The steps after this one: needed only when this one stops the case.
+      const later = () => sequence.slice(i + 1).map((s) => s.step);
+      const label =
+        this.planned.get(step)?.[0]?.step ??
+        step.id ??
+        (given ? `given[${c.given.indexOf(step)}]` : `steps[${c.steps.indexOf(step)}]`);
+      if (ctx.signal.aborted) {
+        this.settle([step, ...later()], 'blocked', 'the run was interrupted');
+        this.hint = 'blocked';
+        return;
+      }
+      let performed: Performed;
+      try {
+        performed = await performStep(step, this.scope, ctx, this.slug, this.ledger);
+      } catch (err) {
+        this.stepThrew(err, step, given, label, later());
+        return;
+      }
+      const { response, ok } = performed;
+      this.capture(step, response);
+      if (ok && step.teardown) this.addTeardown(step.teardown, label);
+      const failed = this.judge(step, performed);
+      if (given && !ok && !failed) {
+        const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        this.settle(later(), 'blocked', `prerequisite ${label} failed: ${status}`);
+        this.hint = 'blocked';
+        return;
+      }
+      if (failed) {
+        this.settle(later(), 'blocked', `${given ? 'prerequisite' : 'step'} ${label} failed`);
+        return;
+      }
+    }
+  }
+}
+
+type Performed = Awaited<ReturnType<typeof performStep>>;
+
+/** What `${...}` placeholders of a case can name before any capture. */
+function caseScope(ctx: RunContext, slug: string): Scope {
+  return {
     run: { id: ctx.runId },
     case: { slug },
     target: {
@@ -161,160 +322,50 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
     asOf: ctx.asOf,
     profile: ctx.profile,
   };
-  const sequence: { step: StepDef; given: boolean }[] = [
+}
+
+/** Runs one case: prerequisites, steps in order, checks, then teardown whatever happened. */
+export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Promise<CaseResult> {
+  const started = performance.now();
+  runCtx.emit({ type: 'case-start', caseId: c.id, title: c.title });
+  const planned = plan(c, runCtx);
+  let reason = caseSkipReason(c, runCtx);
+  const estimate = estimateRequests(c);
+  const reservation = reason ? undefined : runCtx.traffic.reserve(estimate);
+  if (!reason && !reservation) {
+    reason = `the request budget of ${runCtx.traffic.budget} would be crossed (the case needs about ${estimate})`;
+  }
+  const everyCheck = [...planned.values()].flat();
+  if (!reason && everyCheck.length > 0 && everyCheck.every((p) => p.skip)) reason = everyCheck[0].skip;
+
+  const ctx: RunContext = { ...runCtx, reservation };
+  const run = new CaseRun(c, slug, ctx, planned, caseScope(ctx, slug));
+  const sequence = [
     ...c.given.map((step) => ({ step, given: true })),
     ...c.steps.map((step) => ({ step, given: false })),
   ];
-  const everyCheck = [...planned.values()].flat();
-  if (!reason && everyCheck.length > 0 && everyCheck.every((p) => p.skip)) {
-    reason = everyCheck[0].skip;
-  }
-
-  let caseVerdictHint: 'skipped' | 'blocked' | undefined;
   if (reason) {
-    caseVerdictHint = 'skipped';
-    settleRest(
+    run.settle(
       sequence.map((s) => s.step),
       'skipped',
       reason,
     );
+    run.hint = 'skipped';
   } else {
-    for (let i = 0; i < sequence.length; i++) {
-      const { step, given } = sequence[i];
-      const checks = planned.get(step) ?? [];
-      // The steps after this one: needed only when this one stops the case.
-      const later = () => sequence.slice(i + 1).map((s) => s.step);
-      const label =
-        checks[0]?.step ??
-        step.id ??
-        (given ? `given[${c.given.indexOf(step)}]` : `steps[${c.steps.indexOf(step)}]`);
-      if (ctx.signal.aborted) {
-        settleRest([step, ...later()], 'blocked', 'the run was interrupted');
-        caseVerdictHint = 'blocked';
-        break;
-      }
-      let performed: Awaited<ReturnType<typeof performStep>>;
-      try {
-        performed = await performStep(step, scope, ctx, slug, ledger);
-      } catch (err) {
-        const msg = redactText(errorMessage(err));
-        if (ctx.signal.aborted) {
-          // Cut short by the user, not by the target: nothing was judged.
-          reason = 'the run was interrupted';
-          settleRest([step, ...later()], 'blocked', reason);
-          caseVerdictHint = 'blocked';
-        } else if (
-          err instanceof TargetLacks ||
-          (err instanceof MissingValue && err.placeholder.startsWith('target.'))
-        ) {
-          reason = err instanceof MissingValue ? `the target config has no ${err.placeholder}` : msg;
-          settleRest([step, ...later()], 'skipped', reason);
-          caseVerdictHint = 'skipped';
-        } else if (given || err instanceof MissingValue) {
-          const why = err instanceof MissingValue ? uncaptured.get(err.placeholder.split('.')[0]) : undefined;
-          reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`;
-          // A prerequisite the target never answered (reset, timeout, garbage) leaves nothing judged:
-          // an error of the run, so a target that answers nothing cannot pass as all-blocked.
-          const unanswered = err instanceof TargetError;
-          settleRest([step, ...later()], unanswered ? 'error' : 'blocked', reason);
-          caseVerdictHint = unanswered ? undefined : 'blocked';
-        } else {
-          for (const p of checks) record(p, p.skip ? 'skipped' : 'error', { message: p.skip ?? msg });
-          reason = `step ${label} errored: ${msg}`;
-          settleRest(later(), 'blocked', reason);
-        }
-        break;
-      }
-      const { response, repro, ok, sent } = performed;
-      // Built only for a failing or erroring check.
-      const exchange = () => exchangeOf(sent, response);
-      // Captures first: a teardown (and a later step) needs them even when a check of this step fails.
-      for (const [name, spec] of Object.entries(step.capture ?? {})) {
-        try {
-          const v = capture(spec, response, step.kind === 'api' || step.kind === 's3' ? step.kind : 'other');
-          if (v === ABSENT) uncaptured.set(name, `the answer has nothing at ${JSON.stringify(spec)}`);
-          else scope[name] = v;
-        } catch (err) {
-          uncaptured.set(name, errorMessage(err));
-        }
-      }
-      if (ok && step.teardown) {
-        const td = step.teardown;
-        // The scope as it is now: a later capture of the same name must not redirect this teardown.
-        const tdScope = { ...scope };
-        const described = describeStep(td, tdScope, ctx);
-        ledger.add({
-          what: `${described.what} (teardown of ${label})`,
-          undo: described.undo,
-          run: async (signal) => {
-            const r = await performStep(td, tdScope, teardownContext(ctx, signal), slug, ledger);
-            if (!r.ok) {
-              throw new Error(
-                `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
-              );
-            }
-            await described.confirm?.(teardownContext(ctx, signal));
-          },
-        });
-      }
-      let stepFailed = false;
-      for (const p of checks) {
-        if (p.skip) {
-          record(p, 'skipped', { message: p.skip });
-          continue;
-        }
-        const unavailable = unjudgeable(p.def, response);
-        if (unavailable) {
-          stepFailed = true;
-          record(p, 'error', { message: unavailable, exchange: exchange() });
-          continue;
-        }
-        try {
-          evaluateCheck(resolve(p.def, scope) as CheckDef, response);
-          record(p, 'pass');
-        } catch (err) {
-          stepFailed = true;
-          if (err instanceof CheckFailure) {
-            record(p, 'fail', {
-              message: err.message,
-              expected: err.expected,
-              actual: err.actual,
-              repro: repro?.(),
-              source: sourceExcerpt(c.file, p.def.origin, err.key),
-              exchange: exchange(),
-            });
-          } else if (err instanceof MissingValue) {
-            record(p, 'blocked', { message: err.message });
-          } else {
-            record(p, 'error', { message: errorMessage(err), repro: repro?.(), exchange: exchange() });
-          }
-        }
-      }
-      if (given && !ok && !stepFailed) {
-        reason = `prerequisite ${label} failed: status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
-        settleRest(later(), 'blocked', reason);
-        caseVerdictHint = 'blocked';
-        break;
-      }
-      if (stepFailed) {
-        reason = `${given ? 'prerequisite' : 'step'} ${label} failed`;
-        settleRest(later(), 'blocked', reason);
-        break;
-      }
-    }
+    await run.steps(sequence);
   }
-  const leftovers = await ledger.drain(() => runCtx.teardownSignal());
+  const leftovers = await run.ledger.drain(() => runCtx.teardownSignal());
   runCtx.traffic.release(reservation);
-  results.sort((a, b) => a.index - b.index);
+  const results = run.results.sort((a, b) => a.index - b.index);
   const verdicts = results.map((r) => r.verdict);
-  const verdict: Verdict = verdicts.length ? worst(verdicts, 'skipped') : (caseVerdictHint ?? 'pass');
+  const verdict: Verdict = verdicts.length ? worst(verdicts, 'skipped') : (run.hint ?? 'pass');
   const result: CaseResult = {
     id: c.id,
     title: c.title,
     file: c.file,
     area: c.area,
     verdict,
-    reason: verdict === 'skipped' || verdict === 'blocked' ? reason : undefined,
+    reason: verdict === 'skipped' || verdict === 'blocked' ? run.reason : undefined,
     durationMs: Math.round(performance.now() - started),
     checks: results,
     leftovers: leftovers.length ? redactDeep(leftovers) : undefined,
