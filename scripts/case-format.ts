@@ -1,21 +1,28 @@
 /**
- * Writes schemas/case.schema.json and the reference tables of docs/case-format.md from the one
- * definition of the case format (runner/model/case-format.ts). `npm run schemas` runs it;
- * test/runner-case-format.test.ts fails when either file is not what this would write.
+ * Writes schemas/case.schema.json, schemas/given.schema.json and the reference tables of
+ * docs/case-format.md from the one definition of the case format (runner/model/case-format.ts).
+ * `npm run schemas` runs it; test/runner-case-format.test.ts fails when a file is not what this
+ * would write.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { caseFileSchema, definitions } from '../runner/model/case-format.ts';
+import { caseFileSchema, definitions, sharedGivenSchema } from '../runner/model/case-format.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMA_FILE = path.join(ROOT, 'schemas/case.schema.json');
+export const GIVEN_SCHEMA_FILE = path.join(ROOT, 'schemas/given.schema.json');
 export const DOC_FILE = path.join(ROOT, 'docs/case-format.md');
 
 /** The schema as plain JSON (TypeBox's symbol keys dropped). */
 export function generatedSchema(): unknown {
   return JSON.parse(JSON.stringify(caseFileSchema));
+}
+
+/** The schema of suites/given.yaml as plain JSON. */
+export function generatedGivenSchema(): unknown {
+  return JSON.parse(JSON.stringify(sharedGivenSchema));
 }
 
 type Schema = Record<string, any>;
@@ -26,6 +33,7 @@ function typeOf(s: Schema): string {
   if (s.enum) return s.enum.map((v: unknown) => `\`${v}\``).join(' \\| ');
   if ('const' in s) return `\`${JSON.stringify(s.const)}\``;
   if (s.oneOf) return s.oneOf.map(typeOf).join(' or ');
+  if (s.if) return `${typeOf(s.then)} or ${typeOf(s.else)}`;
   if (Array.isArray(s.type)) return s.type.join(' or ');
   if (s.type === 'array') {
     const item = typeOf(s.items);
@@ -98,10 +106,15 @@ export function generatedDoc(doc: string): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   writeFileSync(SCHEMA_FILE, `${JSON.stringify(generatedSchema(), null, 2)}\n`);
+  writeFileSync(GIVEN_SCHEMA_FILE, `${JSON.stringify(generatedGivenSchema(), null, 2)}\n`);
   // Biome owns the layout of the JSON files; the test compares the parsed values.
-  execFileSync(path.join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', SCHEMA_FILE], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    path.join(ROOT, 'node_modules/.bin/biome'),
+    ['format', '--write', SCHEMA_FILE, GIVEN_SCHEMA_FILE],
+    { stdio: 'ignore' },
+  );
   writeFileSync(DOC_FILE, generatedDoc(readFileSync(DOC_FILE, 'utf8')));
-  console.log('wrote schemas/case.schema.json and the reference tables of docs/case-format.md');
+  console.log(
+    'wrote schemas/case.schema.json, schemas/given.schema.json and the reference tables of docs/case-format.md',
+  );
 }

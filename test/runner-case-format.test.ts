@@ -5,7 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadCaseFile } from '../runner/load/cases.ts';
 import { schemas } from '../runner/schema/registry.ts';
-import { DOC_FILE, generatedDoc, generatedSchema, SCHEMA_FILE } from '../scripts/case-format.ts';
+import {
+  DOC_FILE,
+  GIVEN_SCHEMA_FILE,
+  generatedDoc,
+  generatedGivenSchema,
+  generatedSchema,
+  SCHEMA_FILE,
+} from '../scripts/case-format.ts';
 
 const doc = readFileSync(DOC_FILE, 'utf8');
 const yamlBlocks = [...doc.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
@@ -14,6 +21,10 @@ const caseBlocks = yamlBlocks.filter((b) => b.includes('schemas/case.schema.json
 describe('the case format has one definition (runner/model/case-format.ts)', () => {
   it('schemas/case.schema.json is what the definition generates (npm run schemas)', () => {
     expect(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'))).toEqual(generatedSchema());
+  });
+
+  it('schemas/given.schema.json is what the definition generates (npm run schemas)', () => {
+    expect(JSON.parse(readFileSync(GIVEN_SCHEMA_FILE, 'utf8'))).toEqual(generatedGivenSchema());
   });
 
   it("docs/case-format.md's reference tables are what the definition generates (npm run schemas)", () => {

@@ -44,7 +44,7 @@ export async function loadSuites(
   for (const area of areas) {
     for (const file of caseFiles(area, root)) {
       try {
-        cases.push(...loadCaseFile(file, area));
+        cases.push(...loadCaseFile(file, area, root));
       } catch (err) {
         asProblem(err);
       }

@@ -8,7 +8,17 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-type DefinitionName = 'case' | 'step' | 'api' | 'http' | 'wire' | 'capture' | 'check' | 'body';
+type DefinitionName =
+  | 'case'
+  | 'file'
+  | 'step'
+  | 'use'
+  | 'api'
+  | 'http'
+  | 'wire'
+  | 'capture'
+  | 'check'
+  | 'body';
 
 /** A reference to another definition of the schema file, typed as that definition. */
 const ref = <T extends TSchema>(name: DefinitionName, _of: T, description?: string) =>
@@ -261,6 +271,39 @@ export const StepFormat = Type.Object(
 const stepRef = (description?: string) =>
   Type.Unsafe<StepFormatType>({ $ref: '#/definitions/step', ...(description ? { description } : {}) });
 
+/** The file of named prerequisites, beside the areas' folders. */
+export const SHARED_GIVEN_FILE = 'given.yaml';
+const NAME_PATTERN = '^[a-z][a-z0-9-]*$';
+
+export const UseFormat = Type.Object(
+  {
+    use: Type.String({
+      pattern: NAME_PATTERN,
+      description: `A name of suites/${SHARED_GIVEN_FILE}`,
+    }),
+  },
+  {
+    ...closed,
+    description: `The steps of a shared prerequisite, named in suites/${SHARED_GIVEN_FILE}, in this place`,
+  },
+);
+export type UseFormatType = Static<typeof UseFormat>;
+
+/**
+ * One entry of a `given` list: a step, or `{use: NAME}`. An if/then/else rather than a oneOf, so
+ * that a mistake inside a step is reported as itself, not as "matches no branch".
+ */
+const givenList = (description: string) =>
+  Type.Array(
+    Type.Unsafe<StepFormatType | UseFormatType>({
+      if: { type: 'object', required: ['use'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
+      then: { $ref: '#/definitions/use' },
+      else: { $ref: '#/definitions/step' },
+    }),
+    { description },
+  );
+
 export const CaseFormat = Type.Object(
   {
     id: Type.String({ pattern: '^[a-z0-9]+(\\.[a-z0-9-]+)+$', description: 'Unique across all suites' }),
@@ -297,8 +340,13 @@ export const CaseFormat = Type.Object(
       }),
     ),
     given: Type.Optional(
-      Type.Array(stepRef(), {
-        description: 'Prerequisites: a failure makes every check of the case blocked',
+      givenList(
+        "Prerequisites: a failure makes every check of the case blocked; in a file with a given, they run after the file's",
+      ),
+    ),
+    fileGiven: Type.Optional(
+      Type.Boolean({
+        description: "false: the file's given does not apply to this case (default true)",
       }),
     ),
     steps: Type.Array(stepRef(), {
@@ -311,10 +359,24 @@ export const CaseFormat = Type.Object(
 
 export type CaseFormatType = Static<typeof CaseFormat>;
 
+export const FileFormat = Type.Object(
+  {
+    given: Type.Optional(
+      givenList("Prerequisites of every case of the file, before the case's own (see a case's fileGiven)"),
+    ),
+    cases: Type.Array(ref('case', CaseFormat), { minItems: 1, description: 'The cases of the file' }),
+  },
+  { ...closed, description: 'A file of several cases, with the prerequisites they share' },
+);
+
+export type FileFormatType = Static<typeof FileFormat>;
+
 /** The definitions of schemas/case.schema.json, in the order the file and the document list them. */
 export const definitions: Record<DefinitionName, TSchema> = {
   case: CaseFormat,
+  file: FileFormat,
   step: StepFormat,
+  use: UseFormat,
   api: ApiRequestFormat,
   http: HttpRequestFormat,
   wire: WireRequestFormat,
@@ -328,10 +390,26 @@ export const caseFileSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://edgecheck.dev/schemas/case.schema.json',
   title: 'edgecheck case file (suites/<area>/*.case.yaml)',
-  description: 'One case, or a list of cases under `cases`. See docs/case-format.md.',
-  oneOf: [
-    { $ref: '#/definitions/case' },
-    Type.Object({ cases: Type.Array(ref('case', CaseFormat), { minItems: 1 }) }, closed),
-  ],
+  description:
+    'One case, or a list of cases under `cases` with the prerequisites they share under `given`. See docs/case-format.md.',
+  oneOf: [{ $ref: '#/definitions/case' }, { $ref: '#/definitions/file' }],
   definitions,
+};
+
+/**
+ * schemas/given.schema.json: suites/given.yaml, the shared prerequisites, each a name and the
+ * steps a `{use: NAME}` entry of a `given` stands for. Its steps are those of case.schema.json.
+ */
+export const sharedGivenSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: `edgecheck shared prerequisites (suites/${SHARED_GIVEN_FILE})`,
+  description:
+    'Names for lists of steps: `{use: NAME}` in a given stands for the steps of NAME. They are prerequisites, so they hold no checks. See docs/case-format.md.',
+  type: 'object',
+  propertyNames: { pattern: NAME_PATTERN },
+  additionalProperties: {
+    type: 'array',
+    minItems: 1,
+    items: { $ref: 'case.schema.json#/definitions/step' },
+  },
 };

@@ -25,9 +25,11 @@ export type WireRequest = Static<typeof WireRequestFormat>;
 export type CaptureSpec = Static<typeof CaptureFormat>;
 export type BodyExpect = Static<typeof BodyExpectFormat>;
 
-export interface CaseDef extends Required<Omit<CaseFormatType, 'disruptive' | 'given' | 'steps'>> {
+export interface CaseDef
+  extends Required<Omit<CaseFormatType, 'disruptive' | 'given' | 'fileGiven' | 'steps'>> {
   /** What the case changes that cannot be put back: it runs only when the run allows it. */
   disruptive?: string;
+  /** The file's given (unless the case opts out), then the case's own, `use` entries expanded. */
   given: StepDef[];
   steps: StepDef[];
   /** file:line of the case, for messages. */
