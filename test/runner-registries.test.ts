@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { RUN_HELP } from '../cli/run.ts';
 import { REFERENCE_FEATURES } from '../reference/server.ts';
 import { readConfigFile } from '../runner/config/load-config.ts';
@@ -9,6 +10,7 @@ import { listAreas, loadClauses } from '../runner/load/clauses.ts';
 import { loadSections } from '../runner/load/sections.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import { FEATURE_NAMES, FEATURES } from '../runner/model/features.ts';
+import { schemas } from '../runner/schema/registry.ts';
 import { editDistance, nearestName } from '../runner/util/nearest.ts';
 import { PROJECT_ROOT, runMain } from './helpers/cli.ts';
 
@@ -185,6 +187,15 @@ describe('sections: suites/<area>/sections.yaml is the closed list of what claus
     expect(await problems(twice)).toEqual([
       `x/sections.yaml:8:10: duplicate section id 'errors.2' (first at ${path.join(twice, 'x', 'sections.yaml')}:5:9); give it a new id`,
     ]);
+  });
+
+  it('the sections example of docs/case-format.md is valid', () => {
+    const doc = readFileSync(path.join(PROJECT_ROOT, 'docs', 'case-format.md'), 'utf8');
+    const blocks = [...doc.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+      .map((m) => m[1])
+      .filter((b) => b.includes('schemas/sections.schema.json'));
+    expect(blocks.length).toBe(1);
+    expect(schemas().check('sections.schema.json', parse(blocks[0]))).toBeUndefined();
   });
 
   it('edgecheck lint prints the problem as file:line:column', async () => {
