@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { loadCaseFile } from '../runner/load/cases.ts';
 import type { CaseDef, StepDef } from '../runner/model/case.ts';
+import { SUITES_DIR } from '../runner/util/paths.ts';
 import { DOC_FILE, generatedDoc, generatedSchema } from '../scripts/case-format.ts';
 
 /**
@@ -284,6 +286,18 @@ describe('use: NAME', () => {
     expect(message).toBe(
       `${path.join(root, 'given.yaml')}:3:35: /broken/1/api: unknown key 'bogus'; see schemas/given.schema.json`,
     );
+  });
+});
+
+describe('the suites', () => {
+  const named = Object.keys(parse(readFileSync(path.join(SUITES_DIR, 'given.yaml'), 'utf8')));
+  const caseText = readdirSync(SUITES_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.case.yaml'))
+    .map((f) => readFileSync(path.join(SUITES_DIR, f), 'utf8'))
+    .join('\n');
+
+  it('use every name of suites/given.yaml', () => {
+    expect(named.filter((name) => !new RegExp(`- use: ${name}(\\s|$)`, 'm').test(caseText))).toEqual([]);
   });
 });
 
