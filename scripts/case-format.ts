@@ -1,19 +1,44 @@
 /**
  * Writes schemas/case.schema.json, schemas/given.schema.json and the reference tables of
- * docs/case-format.md from the one definition of the case format (runner/model/case-format.ts).
- * `npm run schemas` runs it; test/runner-case-format.test.ts fails when a file is not what this
- * would write.
+ * docs/case-format.md from the one definition of the case format (runner/model/case-format.ts),
+ * and the feature lists of schemas/config.schema.json and clauses.schema.json from
+ * runner/model/features.ts. `npm run schemas` runs it; test/runner-case-format.test.ts and
+ * test/runner-registries.test.ts fail when a file is not what this would write.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { caseFileSchema, definitions, sharedGivenSchema } from '../runner/model/case-format.ts';
+import { FEATURE_NAMES } from '../runner/model/features.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMA_FILE = path.join(ROOT, 'schemas/case.schema.json');
 export const GIVEN_SCHEMA_FILE = path.join(ROOT, 'schemas/given.schema.json');
 export const DOC_FILE = path.join(ROOT, 'docs/case-format.md');
+
+/** Hand-written schemas that list the feature names for editors, and where in each the list is. */
+export const FEATURE_LISTS = [
+  { file: path.join(ROOT, 'schemas/config.schema.json'), at: ['properties', 'features', 'items'] },
+  {
+    file: path.join(ROOT, 'schemas/clauses.schema.json'),
+    at: ['properties', 'clauses', 'items', 'properties', 'feature'],
+  },
+];
+
+/**
+ * The text of a hand-written schema with the feature list at `at` (an `enum`) set to the names
+ * of runner/model/features.ts; the rest of the file, and its layout, stay as written.
+ */
+export function withFeatures(text: string, at: string[], file: string): string {
+  const listed: unknown = at.reduce((n: Schema, k) => n?.[k], JSON.parse(text))?.enum;
+  if (!Array.isArray(listed)) throw new Error(`${file}: no enum at /${at.join('/')}`);
+  const written = new RegExp(
+    `"enum":\\s*\\[${listed.map((v) => `\\s*${JSON.stringify(v).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).join('\\s*,')}\\s*\\]`,
+  );
+  if (!written.test(text)) throw new Error(`${file}: cannot find the enum of /${at.join('/')}`);
+  return text.replace(written, `"enum": ${JSON.stringify(FEATURE_NAMES)}`);
+}
 
 /** The schema as plain JSON (TypeBox's symbol keys dropped). */
 export function generatedSchema(): unknown {
@@ -107,14 +132,16 @@ export function generatedDoc(doc: string): string {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   writeFileSync(SCHEMA_FILE, `${JSON.stringify(generatedSchema(), null, 2)}\n`);
   writeFileSync(GIVEN_SCHEMA_FILE, `${JSON.stringify(generatedGivenSchema(), null, 2)}\n`);
-  // Biome owns the layout of the JSON files; the test compares the parsed values.
+  for (const { file, at } of FEATURE_LISTS)
+    writeFileSync(file, withFeatures(readFileSync(file, 'utf8'), at, file));
+  // Biome owns the layout of the JSON files; the tests compare the parsed values.
   execFileSync(
     path.join(ROOT, 'node_modules/.bin/biome'),
-    ['format', '--write', SCHEMA_FILE, GIVEN_SCHEMA_FILE],
+    ['format', '--write', SCHEMA_FILE, GIVEN_SCHEMA_FILE, ...FEATURE_LISTS.map((l) => l.file)],
     { stdio: 'ignore' },
   );
   writeFileSync(DOC_FILE, generatedDoc(readFileSync(DOC_FILE, 'utf8')));
   console.log(
-    'wrote schemas/case.schema.json, schemas/given.schema.json and the reference tables of docs/case-format.md',
+    'wrote schemas/case.schema.json, schemas/given.schema.json, the feature lists of schemas/config.schema.json and clauses.schema.json, and the reference tables of docs/case-format.md',
   );
 }

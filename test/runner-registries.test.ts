@@ -82,9 +82,10 @@ describe('features: runner/model/features.ts is the one list', () => {
     for (const f of REFERENCE_FEATURES) expect(FEATURE_NAMES, f).toContain(f);
   });
 
-  it('the config and clauses schemas list exactly its names, and run --help names them all', () => {
+  it('the case, config and clauses schemas list exactly its names, and run --help names them all', () => {
     const schema = (name: string) =>
       JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schemas', name), 'utf8')) as Record<string, any>;
+    expect(schema('case.schema.json').definitions.case.properties.features.items.enum).toEqual(FEATURE_NAMES);
     expect(schema('config.schema.json').properties.features.items.enum).toEqual(FEATURE_NAMES);
     expect(schema('clauses.schema.json').properties.clauses.items.properties.feature.enum).toEqual(
       FEATURE_NAMES,
@@ -107,7 +108,7 @@ describe('features: runner/model/features.ts is the one list', () => {
     ]);
   });
 
-  it("a misspelled feature of a case is refused at the case's line", async () => {
+  it('a misspelled feature of a case is refused at its line, with the nearest name', async () => {
     const root = plant(
       'case-feature',
       clauses('    section: behaviour.1'),
@@ -115,7 +116,7 @@ describe('features: runner/model/features.ts is the one list', () => {
       'id: x.c.d\ntitle: t\nfeatures: [public-bucket]\nsteps:\n  - api: {method: GET, path: /x}\n    expect: [{clauses: [x.a.b], status: 200}]\n',
     );
     expect(await problems(root)).toEqual([
-      "x/a.case.yaml:1:5: unknown feature 'public-bucket' (did you mean 'public-buckets'?)",
+      "x/a.case.yaml:3:12: unknown feature 'public-bucket' (did you mean 'public-buckets'?)",
     ]);
   });
 

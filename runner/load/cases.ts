@@ -8,6 +8,7 @@ import {
   type StepFormatType,
   type UseFormatType,
 } from '../model/case-format.ts';
+import { featureEnumError } from '../model/features.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
 import { InputError } from '../util/errors.ts';
 import { unknownName } from '../util/nearest.ts';
@@ -103,7 +104,7 @@ function schemaError(
     e.keyword === 'additionalProperties'
       ? src.whereKey([...at, e.params.additionalProperty as string])
       : src.where(at);
-  return new InputError(where, explain(e, schema));
+  return new InputError(where, featureEnumError(picked, at, src.value) ?? explain(e, schema));
 }
 
 /**

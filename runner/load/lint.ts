@@ -41,7 +41,6 @@ export function lintSuites(
     const prior = caseIds.get(c.id);
     if (prior) error(c.origin, `duplicate case id '${c.id}' (first at ${prior}); give it a new id`);
     caseIds.set(c.id, c.origin);
-    for (const f of c.features) if (!isFeature(f)) error(c.origin, unknownFeature(f));
     const defined = new Set<string>();
     const stepIds = new Set<string>();
     const visit = (step: StepDef, inTeardown: boolean) => {

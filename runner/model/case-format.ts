@@ -5,6 +5,7 @@
  * holds them to it).
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { FEATURE_NAMES } from './features.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -310,7 +311,7 @@ export const CaseFormat = Type.Object(
     title: Type.String({ minLength: 1, description: 'The behaviour checked, in a sentence' }),
     tags: Type.Optional(Type.Array(Type.String(), { description: 'Select cases with --tag' })),
     features: Type.Optional(
-      Type.Array(Type.String(), {
+      Type.Array(oneOfValues(FEATURE_NAMES), {
         description: 'Target features the case needs; without all of them it is skipped',
       }),
     ),

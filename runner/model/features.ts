@@ -2,8 +2,8 @@
  * The features a target may offer: capabilities a clause (`feature:`), a case or a property
  * (`features:`) needs, and a target declares (config `features:`, `--feature`). This is the one
  * list: the loaders and `edgecheck lint` refuse any other name, with the nearest one, and
- * `edgecheck run --help` lists these. schemas/config.schema.json and clauses.schema.json repeat
- * the names for editors; test/runner-registries.test.ts holds them to this list.
+ * `edgecheck run --help` lists these. For editors, `npm run schemas` writes the names into
+ * schemas/case.schema.json, config.schema.json and clauses.schema.json; tests hold them there.
  */
 import { unknownName } from '../util/nearest.ts';
 
