@@ -1,13 +1,5 @@
-import { UnknownFaultError } from '../reference/faults.ts';
-import { ReporterSpecError } from '../reporters/registry.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { VERSION } from '../runner/version.ts';
-import { CLAUSES_HELP, clausesCommand } from './clauses.ts';
-import { COMPARE_HELP, compareCommand } from './compare.ts';
-import { LINT_HELP, lintCommand } from './lint.ts';
-import { RUN_HELP, runCommand } from './run.ts';
-import { SERVE_HELP, serveCommand } from './serve.ts';
-import { sweepCommand } from './sweep.ts';
 
 const HELP = `edgecheck ${VERSION}: conformance checks for the Edge Platform API v4 and its S3 interface
 
@@ -20,7 +12,7 @@ Usage: edgecheck <command> [options]     (edgecheck <command> --help for its opt
   compare    put the results of several runs side by side
   sweep      list what interrupted runs left on a target; --delete removes it
 
-${RUN_HELP.split('\n').slice(0, 1).join('')}
+Usage: edgecheck run [options]
 
 Exit codes
   0    no clause fails or errors (or the run matches --baseline)
@@ -31,7 +23,14 @@ Exit codes
   130  interrupted (Ctrl-C, SIGTERM)
 `;
 
-const USER_ERRORS = [InputError, ReporterSpecError, UnknownFaultError];
+/**
+ * The user's doing: bad input (ReporterSpecError is one) or a fault the reference does not know,
+ * the latter by name, so that catching it does not load the reference.
+ */
+const isUserError = (e: unknown) =>
+  e instanceof InputError ||
+  (e as Error)?.constructor?.name === 'UnknownFaultError' ||
+  (e as Error)?.name?.endsWith('InputError');
 
 /** The CLI. Returns the exit code: 0 ok, 1 clauses failed, 2 bad input or usage, 3 internal error, 130 interrupted. */
 export async function main(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
@@ -43,29 +42,30 @@ export async function main(argv: string[], out = process.stdout, err = process.s
       case '--help':
       case '-h':
         out.write(HELP);
-        void [CLAUSES_HELP, COMPARE_HELP, LINT_HELP, SERVE_HELP];
         return 0;
       case '--version':
         out.write(`${VERSION}\n`);
         return 0;
+      // Each command's module is imported when that command runs: the AWS SDK, undici, Ajv and the
+      // reference load only with the commands that use them, so --help and --version start at once.
       case 'run':
-        return await runCommand(rest, out);
+        return await (await import('./run.ts')).runCommand(rest, out);
       case 'lint':
-        return await lintCommand(rest, out, err);
+        return await (await import('./lint.ts')).lintCommand(rest, out, err);
       case 'clauses':
-        return await clausesCommand(rest, out);
+        return await (await import('./clauses.ts')).clausesCommand(rest, out);
       case 'serve':
-        return await serveCommand(rest, out);
+        return await (await import('./serve.ts')).serveCommand(rest, out);
       case 'compare':
-        return await compareCommand(rest, out);
+        return await (await import('./compare.ts')).compareCommand(rest, out);
       case 'sweep':
-        return await sweepCommand(rest, out);
+        return await (await import('./sweep.ts')).sweepCommand(rest, out);
       default:
         err.write(`edgecheck: unknown command '${command}'; run 'edgecheck --help' for the list\n`);
         return 2;
     }
   } catch (e) {
-    if (USER_ERRORS.some((cls) => e instanceof cls) || (e as Error)?.name?.endsWith('InputError')) {
+    if (isUserError(e)) {
       err.write(`edgecheck: ${(e as Error).message}\n`);
       return 2;
     }
