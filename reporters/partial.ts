@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { CaseResult, RunEvent, RunResults, Tally } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS, type Verdict } from '../runner/model/verdict.ts';
+import { ROOT } from '../runner/util/paths.ts';
 
-const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 
 /** Collects events so that a reporter closed before run-end (SIGINT) still reports what finished. */
 export class EventLog {

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import path, { basename } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RunResults } from '../runner/model/results.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { jsonTooDeep, lineColumn, MAX_RESULTS_NESTING, readInputFile } from '../runner/util/input-file.ts';
+import { SCHEMAS_DIR } from '../runner/util/paths.ts';
 
 // ajv-formats is CommonJS: under NodeNext its callable is the `default` of the namespace.
 const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
@@ -18,9 +19,7 @@ let validator: ValidateFunction | undefined;
 
 function validate(doc: unknown): string | undefined {
   if (!validator) {
-    const schema = JSON.parse(
-      readFileSync(new URL('../schemas/results.schema.json', import.meta.url), 'utf8'),
-    );
+    const schema = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, 'results.schema.json'), 'utf8'));
     const ajv = new Ajv({ allErrors: false, strict: true });
     addFormats(ajv);
     validator = ajv.compile(schema);
