@@ -15,7 +15,9 @@ export interface WorkerReference {
  * one for the runner and one for the server, as it would against a remote target.
  */
 export async function startReferenceWorker(options: ReferenceOptions): Promise<WorkerReference> {
-  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: options });
+  // From the sources, the thread first registers tsx (worker-entry.mjs); the build runs as it is.
+  const entry = import.meta.url.endsWith('.ts') ? './worker-entry.mjs' : './worker-thread.js';
+  const worker = new Worker(new URL(entry, import.meta.url), { workerData: options });
   const first = await new Promise<any>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
