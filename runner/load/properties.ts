@@ -1,9 +1,10 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PropertyDef } from '../model/property.ts';
 import { errorMessage, InputError } from '../util/errors.ts';
-import { displayPath, SUITES_DIR } from '../util/paths.ts';
+import { BUILT, displayPath, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
 
 export interface LoadedProperty {
   def: PropertyDef;
@@ -11,16 +12,64 @@ export interface LoadedProperty {
   area: string;
 }
 
+/**
+ * The property files of a folder: *.property.ts, or *.property.js (compiled, or written so).
+ * Where a name has both, the sources run the .ts and the build the .js.
+ */
+function propertyFiles(dir: string): string[] {
+  const names = readdirSync(dir).filter((n) => /\.property\.[jt]s$/.test(n));
+  const preferred = BUILT ? '.js' : '.ts';
+  return names
+    .filter((n) => n.endsWith(preferred) || !names.includes(n.slice(0, -3) + preferred))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+let typeScript: Promise<boolean> | undefined;
+
+/**
+ * From the sources, TypeScript already loads (tsx, vitest). The build loads a suites folder's .ts
+ * properties through tsx when it is installed beside the suites, in the working folder or beside
+ * edgecheck; it is not a dependency of the package.
+ */
+function loadsTypeScript(dir: string): Promise<boolean> {
+  if (!BUILT) return Promise.resolve(true);
+  typeScript ??= (async () => {
+    for (const from of [dir, process.cwd(), import.meta.dirname]) {
+      let manifest: string;
+      try {
+        manifest = createRequire(path.join(from, 'noop.js')).resolve('tsx/package.json');
+      } catch {
+        continue;
+      }
+      // The ES module entry of tsx/esm/api (its CommonJS one registers nothing when imported).
+      const entry = JSON.parse(readFileSync(manifest, 'utf8')).exports?.['./esm/api']?.import;
+      const file = typeof entry === 'string' ? entry : entry?.default;
+      if (typeof file !== 'string') continue;
+      const { register } = await import(pathToFileURL(path.join(path.dirname(manifest), file)).href);
+      register();
+      return true;
+    }
+    return false;
+  })();
+  return typeScript;
+}
+
 /** suites/<area>/properties/*.property.ts: each default-exports PropertyDef[]. */
 export async function loadProperties(areas: string[], root = SUITES_DIR): Promise<LoadedProperty[]> {
+  // The project's own properties run from their build when this is the build.
+  const codeRoot = path.resolve(root) === SUITES_DIR ? SUITES_CODE_DIR : root;
   const out: LoadedProperty[] = [];
   for (const area of areas) {
-    const dir = path.join(root, area, 'properties');
+    const dir = path.join(codeRoot, area, 'properties');
     if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)
-      .filter((n) => n.endsWith('.property.ts'))
-      .sort()) {
-      const file = path.join(dir, name);
+    for (const file of propertyFiles(dir)) {
+      if (file.endsWith('.ts') && !(await loadsTypeScript(dir))) {
+        throw new InputError(
+          displayPath(file),
+          'TypeScript properties need tsx: install it (npm install tsx) beside the suites, or compile them to .property.js',
+        );
+      }
       let mod: { default?: unknown };
       try {
         mod = await import(pathToFileURL(file).href);
