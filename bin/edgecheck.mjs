@@ -1,12 +1,24 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so there is no build step to forget.
+// The published package runs its build (dist/). A checkout runs its TypeScript sources through tsx,
+// so there is no build step to forget and an old build never shadows an edit; EDGECHECK_DIST=1 runs
+// a checkout's build instead (npm run build).
+import { existsSync } from 'node:fs';
 import module from 'node:module';
-import { register } from 'tsx/esm/api';
 
 // The SDK's notice about its own future Node support is not a finding about the target.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const built = new URL('../dist/cli/main.js', import.meta.url);
+const fromSource =
+  existsSync(new URL('../cli/main.ts', import.meta.url)) &&
+  !(process.env.EDGECHECK_DIST === '1' && existsSync(built));
 // Before tsx, so that tsx hands it Node's own answers: suites kept anywhere load as this package's.
-module.register('./suite-hooks.mjs', import.meta.url);
-register();
-const { main } = await import('../cli/main.ts');
+module.register('./suite-hooks.mjs', { parentURL: import.meta.url, data: { fromSource } });
+let main;
+if (fromSource) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../cli/main.ts'));
+} else {
+  ({ main } = await import(built.href));
+}
 process.exitCode = await main(process.argv.slice(2));

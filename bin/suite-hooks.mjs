@@ -5,18 +5,30 @@ import { fileURLToPath } from 'node:url';
 
 const PACKAGE_JSON = new URL('../package.json', import.meta.url).href;
 const KIT = /^edgecheck(?:\/|$)/;
+// The `exports` condition under which the package's entries are its TypeScript sources.
+const SOURCE = 'edgecheck-source';
+let fromSource = false;
+
+/** bin/edgecheck.mjs says whether it runs the sources or the build (dist/). */
+export function initialize(data) {
+  fromSource = Boolean(data?.fromSource);
+}
 
 export async function resolve(specifier, context, nextResolve) {
   // `edgecheck/kit` means this installation's kit, wherever the importing suite lives: resolved as a
-  // self-reference from this package, so the package's `exports` still decide what is public.
-  if (KIT.test(specifier)) return nextResolve(specifier, { ...context, parentURL: PACKAGE_JSON });
+  // self-reference from this package, so the package's `exports` still decide what is public; the
+  // sources' kit when the sources run, else the build's.
+  if (KIT.test(specifier)) {
+    const conditions = fromSource ? [SOURCE, ...context.conditions] : context.conditions;
+    return nextResolve(specifier, { ...context, conditions, parentURL: PACKAGE_JSON });
+  }
   const resolved = await nextResolve(specifier, context);
-  // Suites are ES modules. A copy outside any package (or in one whose package.json names no
-  // "type") would otherwise run as CommonJS; Node's own syntax detection makes the same call for .js.
+  // Suites are ES modules, .ts or compiled .js. A copy outside any package (or in one whose
+  // package.json names no "type") would otherwise run as CommonJS under tsx.
   if (
     !resolved.format &&
     resolved.url.startsWith('file:') &&
-    resolved.url.endsWith('.ts') &&
+    /\.[jt]s$/.test(resolved.url) &&
     !resolved.url.includes('/node_modules/') &&
     packageType(path.dirname(fileURLToPath(resolved.url))) === undefined
   ) {
