@@ -3,6 +3,7 @@ import { ROOT } from '../runner/util/paths.ts';
 import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
+import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
 import { measureSuites } from './suites-time.ts';
 
 /**
@@ -25,6 +26,15 @@ row(
   String(suites.exitCode),
 );
 console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}\n`);
+
+// The installed package runs the build; a checkout runs its sources through tsx.
+await build();
+const fromBuild = await measureStartup(true);
+const fromSources = await measureStartup(false);
+row('start-up, process start to exit', 'build ms', 'sources ms');
+row('  edgecheck --help [build <= 300 ms]', f(fromBuild.helpMs, 0), f(fromSources.helpMs, 0));
+row(`  run --clause ${ONE_CLAUSE}`, f(fromBuild.oneClauseMs, 0), f(fromSources.oneClauseMs, 0));
+console.log('');
 
 const o = await measureOverhead();
 row('runner overhead per request', 'raw undici us', 'runner us', 'ratio');
