@@ -13,6 +13,10 @@ export function syntheticSuites(chains: number[]): string {
     path.join(dir, 'bench', 'clauses.yaml'),
     'area: bench\nclauses:\n  - id: bench.echo.ok\n    section: bench\n    title: the server answers\n',
   );
+  writeFileSync(
+    path.join(dir, 'bench', 'sections.yaml'),
+    'sections:\n  - id: bench\n    heading: "Bench"\n    title: "Bench"\n',
+  );
   const cases = chains.map((n, i) => ({
     id: `bench.chain.c${i}`,
     title: `chain of ${n}`,
