@@ -90,7 +90,8 @@ Live targets (see "Running against production" in the README)
 Output
   --reporter SPEC          console, json[=FILE], junit[=FILE] (repeatable; default console)
   --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
-  --verbose                console: a line per case
+  --verbose                console: a line per case, and every clause rather than those
+                           that did not pass
   --suites-dir DIR         read suites from DIR instead of the project's suites/
 
 Every run also writes its results to ${LAST_RUN} (in the current folder) for 'edgecheck clauses'.

@@ -1,6 +1,7 @@
 import type {
   CaseResult,
   CheckResult,
+  ClauseResult,
   Reporter,
   ReporterOptions,
   RunEvent,
@@ -8,7 +9,7 @@ import type {
   Tally,
 } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
-import { checksByClause, clauseReason, groupBySection } from './clause-checks.ts';
+import { checksByClause, clauseReason, groupBySection, type SectionGroup } from './clause-checks.ts';
 import { type Paint, paint, wantsColor } from './colors.ts';
 import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
@@ -23,12 +24,15 @@ const PAST: Record<ClauseVerdict, string> = {
   skipped: 'skipped',
   untested: 'untested',
 };
+/** Named by default below the section counts; skipped and untested clauses are only counted. */
+const NOT_PASSING: readonly ClauseVerdict[] = ['fail', 'error', 'blocked'];
 /** Expected and actual values longer than this are cut: the JSON document keeps them whole. */
 const VALUE_LIMIT = 600;
 
 /**
- * Human-readable output: live progress while cases finish, then every clause grouped by SPEC
- * section, the failures with expected, actual and a reproduction, and totals. The last line is
+ * Human-readable output: live progress while cases finish, then a line per SPEC section with its
+ * counts and the clauses that did not pass (every clause with verbose), the failures with
+ * expected, actual and a reproduction, and totals. The last line is
  * `N passed, N failed[, ...]` counting clauses, for people and scripts alike.
  */
 export class ConsoleReporter implements Reporter {
@@ -36,6 +40,8 @@ export class ConsoleReporter implements Reporter {
   private readonly p: Paint;
   /** On a terminal (or verbose) a line per case; in CI logs a counter and the failing cases only. */
   private readonly perCase: boolean;
+  /** Every clause in the summary, not only those that did not pass. */
+  private readonly verbose: boolean;
   private readonly log = new EventLog();
   private total = 0;
   private done = 0;
@@ -46,6 +52,7 @@ export class ConsoleReporter implements Reporter {
     this.out = options.stream ?? process.stdout;
     this.p = paint(options.color ?? wantsColor(this.out));
     this.perCase = options.verbose ?? (this.out as { isTTY?: boolean }).isTTY === true;
+    this.verbose = options.verbose === true;
   }
 
   onEvent(event: RunEvent): void {
@@ -145,14 +152,33 @@ export class ConsoleReporter implements Reporter {
     }
     if (results.clauses.length) lines.push(this.p.bold('Clauses by SPEC section'));
     const idWidth = Math.min(48, Math.max(0, ...results.clauses.map((c) => c.id.length)));
-    for (const group of groupBySection(results.clauses)) {
-      lines.push('', this.p.bold(`${group.area}: ${group.section}`));
-      for (const clause of group.clauses) {
-        lines.push(
-          `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${oneLine(clause.title)}`,
-        );
-        const reason = clauseReason(clause, byClause.get(clause.id) ?? [], cases, results.asOf);
-        if (reason) lines.push(`  ${' '.repeat(8)} ${this.p.dim(`└ ${oneLine(reason)}`)}`);
+    const row = (clause: ClauseResult) => {
+      const reason = clauseReason(clause, byClause.get(clause.id) ?? [], cases, results.asOf);
+      return [
+        `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${oneLine(clause.title)}`,
+        ...(reason ? [`  ${' '.repeat(8)} ${this.p.dim(`└ ${oneLine(reason)}`)}`] : []),
+      ];
+    };
+    const groups = groupBySection(results.clauses);
+    if (this.verbose) {
+      for (const group of groups) {
+        lines.push('', this.p.bold(`${group.area}: ${group.section}`));
+        for (const clause of group.clauses) lines.push(...row(clause));
+      }
+    } else if (groups.length) {
+      // A line per section with its counts; only the clauses that did not pass are named.
+      const label = (g: SectionGroup) => oneLine(`${g.area}: ${g.section}`);
+      const width = Math.min(64, Math.max(...groups.map((g) => label(g).length)));
+      lines.push('');
+      for (const group of groups) {
+        const counts = Object.fromEntries(ORDER.map((v) => [v, 0])) as Tally<ClauseVerdict>;
+        for (const c of group.clauses) counts[c.verdict] += 1;
+        lines.push(`  ${padEnd(label(group), width)}  ${this.counts(counts)}`);
+      }
+      const notPassing = results.clauses.filter((c) => NOT_PASSING.includes(c.verdict));
+      if (notPassing.length) {
+        lines.push('', this.p.bold(`Clauses that did not pass (${notPassing.length})`));
+        for (const clause of notPassing) lines.push(...row(clause));
       }
     }
     const failures = results.cases.flatMap((c) =>
@@ -218,6 +244,20 @@ export class ConsoleReporter implements Reporter {
     lines.push(`  fixed:          ${list(b.fixed)}`);
     lines.push(`  still expected: ${list(b.expected)}`);
     return lines;
+  }
+
+  /** The verdicts that occurred, e.g. `12 pass, 1 fail, 2 untested`; bad ones coloured. */
+  private counts(tally: Tally<ClauseVerdict>): string {
+    return ORDER.filter((v) => tally[v])
+      .map((v) => {
+        const text = `${tally[v]} ${v}`;
+        return v === 'fail' || v === 'error'
+          ? this.p.red(text)
+          : v === 'blocked'
+            ? this.p.yellow(text)
+            : text;
+      })
+      .join(', ');
   }
 
   private totals(tally: Partial<Tally<ClauseVerdict>>): string {

@@ -34,8 +34,39 @@ afterEach(() => {
 });
 
 describe('console reporter summary', () => {
-  it('groups clauses by area and SPEC section, each with verdict and title', async () => {
+  it('shows a line per section with its counts, then names only the clauses that did not pass', async () => {
     const out = await consoleOutput(sampleResults());
+    const lines = out.split('\n');
+    const heading = lines.indexOf('Clauses by SPEC section');
+    expect(heading).toBeGreaterThan(0);
+    expect(lines.slice(heading + 2, heading + 8).map((l) => l.replace(/ {2,}/g, ' | '))).toEqual([
+      ' | management: Resources and their fields | 2 fail',
+      ' | management: Errors | 1 error',
+      ' | management: Authentication | 1 untested',
+      ' | s3: Object storage S3-compatible interface: behaviours | 1 pass, 1 fail, 1 blocked',
+      ' | deprecations: Versioning | 1 skipped',
+      '',
+    ]);
+    const named = lines.indexOf('Clauses that did not pass (5)');
+    expect(named).toBe(heading + 8);
+    const rows = lines.slice(named + 1).filter((l) => /^ {2}\S/.test(l));
+    expect(rows.map((l) => l.trim().split(/\s+/).slice(0, 2).join(' ')).slice(0, 5)).toEqual([
+      'fail mgmt.envelope.success',
+      'fail mgmt.envelope.errors',
+      'error mgmt.dns.error-chain',
+      'blocked s3.get.range-inclusive',
+      'fail s3.list.nasty',
+    ]);
+    expect(out).toContain('└ given 2 failed: PutObject returned 500');
+    // Passing, skipped and untested clauses are counted, not named.
+    for (const id of ['s3.list.key-count', 'dep.dns-locked.present', 'mgmt.auth.secrets']) {
+      expect(out).not.toContain(id);
+    }
+    expect(out.indexOf('Clauses that did not pass')).toBeLessThan(out.indexOf('Failures (3 checks)'));
+  });
+
+  it('lists every clause grouped by area and SPEC section, each with verdict and title, under verbose', async () => {
+    const out = await consoleOutput(sampleResults(), { verbose: true });
     const lines = out.split('\n');
     const at = (text: string) => lines.findIndex((l) => l.includes(text));
     const headers = [
