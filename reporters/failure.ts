@@ -39,11 +39,11 @@ export function renderFailure(check: CheckResult, options: FailureOptions = {}):
       for (const l of check.stack.split('\n')) lines.push(`  ${p.dim(printable(l))}`);
     }
   } else {
-    lines.push(...excerpt(check, p));
+    lines.push(...sourceExcerpt(check, p));
     for (const l of rest) if (l.trim()) lines.push(`  ${printable(l)}`);
   }
-  lines.push(...values(check, first, p, limit));
-  if (check.exchange) lines.push(...exchange(check.exchange, p));
+  lines.push(...expectedActual(check, first, p, limit));
+  if (check.exchange) lines.push(...exchangeLines(check.exchange, p));
   if (check.repro) {
     lines.push('reproduce:');
     for (const l of printable(check.repro).split('\n')) lines.push(`  ${p.cyan(l)}`);
@@ -56,7 +56,8 @@ function gutterOf(check: CheckResult): string {
   return ' '.repeat(Math.max(3, String(last).length + 1));
 }
 
-function excerpt(check: CheckResult, p: Paint): string[] {
+/** The case file's lines around the expectation, a caret under its value, and a closing gutter line. */
+export function sourceExcerpt(check: CheckResult, p: Paint = paint(false)): string[] {
   const src = check.source;
   if (!src) return [];
   const width = gutterOf(check).length;
@@ -97,8 +98,8 @@ function tokenLength(text: string, column: number): number {
   return Math.max(1, from.trimEnd().length);
 }
 
-/** Expected and actual, unless the message already says both. */
-function values(check: CheckResult, message: string, p: Paint, limit: number): string[] {
+/** Expected and actual, unless the message (its first line) already says both. */
+export function expectedActual(check: CheckResult, message: string, p: Paint, limit: number): string[] {
   const has = (v: unknown) => v !== undefined;
   if (!has(check.expected) && !has(check.actual)) return [];
   const shown = (v: unknown) => printable(truncate(safeJson(v), limit));
@@ -110,7 +111,8 @@ function values(check: CheckResult, message: string, p: Paint, limit: number): s
   return out;
 }
 
-function exchange(x: Exchange, p: Paint): string[] {
+/** The request as sent and the response as received: bodies cut, binary ones as size and digest. */
+export function exchangeLines(x: Exchange, p: Paint = paint(false)): string[] {
   const out: string[] = [];
   const headers = (h: Record<string, string>) =>
     Object.entries(h).map(([k, v]) => `  ${p.dim(printable(`${k}: ${v}`))}`);
