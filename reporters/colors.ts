@@ -30,3 +30,16 @@ export function wantsColor(stream: NodeJS.WritableStream, env: NodeJS.ProcessEnv
   if (env.NO_COLOR) return false;
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
+
+/**
+ * A status line rewritten in place suits a person at a terminal, not a CI log (which keeps every
+ * rewrite): only on a terminal, and not when CI is set (as CI services set it) to anything but
+ * `false` or `0`.
+ */
+export function wantsLiveProgress(
+  stream: NodeJS.WritableStream,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
+  return !ci && (stream as { isTTY?: boolean }).isTTY === true;
+}

@@ -10,7 +10,7 @@ import type {
 } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
 import { checksByClause, clauseReason, groupBySection, type SectionGroup } from './clause-checks.ts';
-import { type Paint, paint, wantsColor } from './colors.ts';
+import { type Paint, paint, wantsColor, wantsLiveProgress } from './colors.ts';
 import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
 import { oneLine, padEnd, printable } from './text.ts';
@@ -26,6 +26,10 @@ const PAST: Record<ClauseVerdict, string> = {
 };
 /** Named by default below the section counts; skipped and untested clauses are only counted. */
 const NOT_PASSING: readonly ClauseVerdict[] = ['fail', 'error', 'blocked'];
+/** How often the status line is drawn again while no case finishes. */
+const LIVE_REFRESH_MS = 250;
+/** Cases starting or ending draw the status line at most this often. */
+const LIVE_MIN_INTERVAL_MS = 100;
 /** Expected and actual values longer than this are cut: the JSON document keeps them whole. */
 const VALUE_LIMIT = 600;
 
@@ -38,21 +42,30 @@ const VALUE_LIMIT = 600;
 export class ConsoleReporter implements Reporter {
   private readonly out: NodeJS.WritableStream;
   private readonly p: Paint;
-  /** On a terminal (or verbose) a line per case; in CI logs a counter and the failing cases only. */
+  /** A line per finished case (verbose); otherwise only the failing ones and the counters. */
   private readonly perCase: boolean;
   /** Every clause in the summary, not only those that did not pass. */
   private readonly verbose: boolean;
+  /** One status line rewritten in place (a terminal outside CI) instead of counter lines. */
+  private readonly live: boolean;
   private readonly log = new EventLog();
   private total = 0;
   private done = 0;
   private readonly tally: Record<string, number> = {};
+  /** Cases started and not finished, with when they started (ms). */
+  private readonly running = new Map<string, number>();
+  /** Length of the status line on screen, 0 when none is shown. */
+  private shown = 0;
+  private ticker?: NodeJS.Timeout;
+  private drawnAt = 0;
   private summarized = false;
 
   constructor(options: ReporterOptions = {}) {
     this.out = options.stream ?? process.stdout;
     this.p = paint(options.color ?? wantsColor(this.out));
-    this.perCase = options.verbose ?? (this.out as { isTTY?: boolean }).isTTY === true;
     this.verbose = options.verbose === true;
+    this.perCase = this.verbose;
+    this.live = options.live ?? wantsLiveProgress(this.out);
   }
 
   onEvent(event: RunEvent): void {
@@ -61,11 +74,24 @@ export class ConsoleReporter implements Reporter {
       case 'run-start':
         this.total = event.cases;
         this.write(this.header(event));
+        if (this.live) {
+          // The elapsed time of the case in flight moves even when no case finishes.
+          this.ticker = setInterval(() => this.status(), LIVE_REFRESH_MS);
+          this.ticker.unref?.();
+          this.status();
+        }
+        break;
+      case 'case-start':
+        this.running.set(event.caseId, Date.now());
+        this.status(false);
         break;
       case 'case-end':
+        this.running.delete(event.result.id);
         this.progress(event.result);
+        this.status(false);
         break;
       case 'run-end':
+        this.stopLive();
         this.write(this.summary(event.results, true));
         this.summarized = true;
         break;
@@ -73,6 +99,7 @@ export class ConsoleReporter implements Reporter {
   }
 
   async close(): Promise<void> {
+    this.stopLive();
     if (!this.summarized) {
       const { results } = this.log.resultsOrPartial();
       this.write(this.summary(results, false));
@@ -81,8 +108,50 @@ export class ConsoleReporter implements Reporter {
     await new Promise<void>((resolve) => this.out.write('', () => resolve()));
   }
 
+  /** A permanent line: the status line is wiped first and drawn again below it. */
   private write(text: string): void {
-    this.out.write(text.endsWith('\n') ? text : `${text}\n`);
+    const wipe = this.shown ? `\r${' '.repeat(this.shown)}\r` : '';
+    this.shown = 0;
+    this.out.write(`${wipe}${text.endsWith('\n') ? text : `${text}\n`}`);
+    if (this.ticker) this.status();
+  }
+
+  private stopLive(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+    if (this.shown) this.out.write(`\r${' '.repeat(this.shown)}\r`);
+    this.shown = 0;
+  }
+
+  /**
+   * `[ 84/205] cases done, 2 failing; 8 running, longest 12.3 s: s3.put.large`, cut to the
+   * terminal's width (a wrapped line could not be rewritten) and padded over the previous one.
+   * Plain text only: `\r` and spaces, no escape sequences.
+   */
+  private status(force = true): void {
+    if (!this.ticker) return;
+    // Cases start and end by the hundred a second; the terminal needs a few frames.
+    const now = Date.now();
+    if (!force && now - this.drawnAt < LIVE_MIN_INTERVAL_MS) return;
+    this.drawnAt = now;
+    const failing = (this.tally.fail ?? 0) + (this.tally.error ?? 0);
+    let text = `${this.counter()} cases done, ${failing} failing`;
+    let oldest: [string, number] | undefined;
+    for (const entry of this.running) if (!oldest || entry[1] < oldest[1]) oldest = entry;
+    if (oldest) {
+      // The time before the id, so that a narrow terminal cuts the id rather than the time.
+      const seconds = ((Date.now() - oldest[1]) / 1000).toFixed(1);
+      text += `; ${this.running.size} running, longest ${seconds} s: ${oneLine(oldest[0])}`;
+    }
+    const columns = (this.out as { columns?: number }).columns;
+    const width = Math.max(20, (columns || 80) - 1);
+    if (text.length > width) text = `${text.slice(0, width - 1)}…`;
+    this.out.write(`\r${text}${' '.repeat(Math.max(0, this.shown - text.length))}`);
+    this.shown = text.length;
+  }
+
+  private counter(): string {
+    return `[${String(this.done).padStart(String(this.total).length)}/${this.total}]`;
   }
 
   private header(event: Extract<RunEvent, { type: 'run-start' }>): string {
@@ -107,9 +176,10 @@ export class ConsoleReporter implements Reporter {
   private progress(result: CaseResult): void {
     this.done += 1;
     this.tally[result.verdict] = (this.tally[result.verdict] ?? 0) + 1;
-    const count = `[${String(this.done).padStart(String(this.total).length)}/${this.total}]`;
+    const count = this.counter();
     const bad = result.verdict === 'fail' || result.verdict === 'error';
-    if (this.perCase) {
+    // On a live terminal a failing case stays on screen above the status line.
+    if (this.perCase || (this.live && bad)) {
       const why =
         result.verdict !== 'pass' && result.reason ? this.p.dim(` (${oneLine(result.reason)})`) : '';
       this.write(
@@ -119,6 +189,7 @@ export class ConsoleReporter implements Reporter {
       );
       return;
     }
+    if (this.live) return;
     if (bad) this.write(`${count} ${result.verdict.toUpperCase()} ${result.id}: ${oneLine(result.title)}`);
     // About ten counter lines per run keep a CI log short but show that the run moves.
     const step = Math.max(1, Math.ceil(this.total / 10));

@@ -7,6 +7,7 @@ import type { RunResults } from '../runner/model/results.ts';
 import {
   caseResult,
   check,
+  eventsOf,
   feed,
   memoryStream,
   NASTY,
@@ -16,11 +17,11 @@ import {
 
 async function consoleOutput(
   results: RunResults,
-  opts: { tty?: boolean; color?: boolean; verbose?: boolean; interrupted?: boolean } = {},
+  opts: { tty?: boolean; color?: boolean; verbose?: boolean; live?: boolean; interrupted?: boolean } = {},
 ): Promise<string> {
   const stream = memoryStream(opts.tty);
   await feed(
-    new ConsoleReporter({ stream, color: opts.color, verbose: opts.verbose }),
+    new ConsoleReporter({ stream, color: opts.color, verbose: opts.verbose, live: opts.live }),
     results,
     opts.interrupted,
   );
@@ -28,6 +29,24 @@ async function consoleOutput(
 }
 
 const ESC = '\u001b';
+
+/** The lines a terminal shows for this text: `\r` returns to the line's start, characters overwrite. */
+function screen(text: string): string[] {
+  const lines = [''];
+  let col = 0;
+  for (const ch of text) {
+    if (ch === '\n') {
+      lines.push('');
+      col = 0;
+    } else if (ch === '\r') col = 0;
+    else {
+      const line = lines[lines.length - 1];
+      lines[lines.length - 1] = line.slice(0, col).padEnd(col) + ch + line.slice(col + 1);
+      col += 1;
+    }
+  }
+  return lines;
+}
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -207,12 +226,87 @@ describe('console reporter progress', () => {
     expect(out).not.toContain('mgmt.c3');
   });
 
-  it('prints one line per case on a terminal', async () => {
-    const out = await consoleOutput(sampleResults(), { tty: true, color: false });
+  it('prints one line per case with verbose', async () => {
+    const out = await consoleOutput(sampleResults(), { tty: true, color: false, verbose: true, live: false });
     const progress = out.split('\n').filter((l) => l.startsWith('['));
     expect(progress.length).toBe(5);
     expect(progress[0]).toBe('[1/5] fail     mgmt.zones.get Case mgmt.zones.get 120 ms');
     expect(progress[2]).toContain('blocked  s3.get.ranges Case s3.get.ranges 120 ms (given 2 failed');
+  });
+
+  it('keeps to plain lines on a terminal when CI is set', async () => {
+    vi.stubEnv('CI', 'true');
+    const out = await consoleOutput(sampleResults(), { tty: true, color: false });
+    expect(out).not.toContain('\r');
+    expect(out).toContain('[1/5] FAIL mgmt.zones.get: Case mgmt.zones.get');
+    expect(out).toContain('[5/5] cases done: 2 fail, 1 error, 1 blocked, 1 skipped');
+  });
+
+  it('on a terminal outside CI, rewrites one status line in place: cases done, failing, the longest case in flight', async () => {
+    vi.stubEnv('CI', '');
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const stream = memoryStream(true);
+      const reporter = new ConsoleReporter({ stream, color: false });
+      const results = sampleResults();
+      const [start, ...events] = eventsOf(results);
+      reporter.onEvent(start);
+      const starts = events.filter((e) => e.type === 'case-start');
+      for (const e of starts) reporter.onEvent(e);
+      vi.advanceTimersByTime(12_300);
+      // Nothing has finished: the line shows the slowest case and keeps counting its time.
+      const frames = () => stream.text().split('\r');
+      expect(frames().at(-1)?.trimEnd()).toBe(
+        '[0/5] cases done, 0 failing; 5 running, longest 12.3 s: mgmt.zones.get',
+      );
+      const first = results.cases[0];
+      reporter.onEvent({ type: 'case-end', result: first });
+      vi.advanceTimersByTime(1000);
+      // The failing case is printed as a line of its own, above the status line.
+      expect(stream.text()).toMatch(/ \r\[1\/5\] fail {5}mgmt\.zones\.get Case mgmt\.zones\.get 120 ms\n/);
+      expect(frames().at(-1)?.trimEnd()).toBe(
+        '[1/5] cases done, 1 failing; 4 running, longest 13.3 s: mgmt.dns.create',
+      );
+      for (const c of results.cases.slice(1)) reporter.onEvent({ type: 'case-end', result: c });
+      reporter.onEvent({ type: 'run-end', results });
+      await reporter.close();
+      const text = stream.text();
+      // No counter lines; each frame is padded over the one before; the line is wiped before the summary.
+      expect(text).not.toContain('cases done:');
+      const before = text.slice(0, text.indexOf('Clauses by SPEC section'));
+      expect(before).toMatch(/\r {20,}\r\n$/);
+      // What a terminal shows once the summary starts: the header, the failing cases, no status debris.
+      expect(screen(before).map((l) => l.trimEnd())).toEqual([
+        'edgecheck run r-test01: reference (embedded reference), as of 2025-02-01, profile quick, 5 cases, 8 clauses',
+        '[1/5] fail     mgmt.zones.get Case mgmt.zones.get 120 ms',
+        '[2/5] error    mgmt.dns.create Case mgmt.dns.create 120 ms',
+        '[4/5] fail     s3.list.basic Case s3.list.basic 120 ms',
+        '',
+        '',
+      ]);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('cuts the status line to the terminal width, the time before the case id', async () => {
+    vi.stubEnv('CI', '');
+    vi.useFakeTimers({ now: 0 });
+    const stream = Object.assign(memoryStream(true), { columns: 64 });
+    const reporter = new ConsoleReporter({ stream, color: false });
+    const [start] = eventsOf(sampleResults());
+    reporter.onEvent(start);
+    reporter.onEvent({ type: 'case-start', caseId: 'a-very-long-case-id-that-would-wrap', title: 't' });
+    vi.advanceTimersByTime(250);
+    vi.useRealTimers();
+    await reporter.close();
+    const frames = stream
+      .text()
+      .split('\r')
+      .filter((f) => f.startsWith('['));
+    expect(frames.at(-1)).toMatch(/^\[0\/5\] cases done, 0 failing; 1 running, longest 0\.\d s: a-very-…$/);
+    expect(frames.every((f) => f.length <= 63)).toBe(true);
   });
 
   it('starts with the run, target, date and counts', async () => {

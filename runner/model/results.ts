@@ -193,6 +193,11 @@ export interface ReporterOptions {
   /** Where console output goes (a stream in tests). */
   stream?: NodeJS.WritableStream;
   color?: boolean;
-  /** Console: live progress lines. */
+  /** Console: a line per case, and every clause in the summary. */
   verbose?: boolean;
+  /**
+   * Console: one progress line rewritten in place rather than counter lines (default: on a
+   * terminal, unless CI is set).
+   */
+  live?: boolean;
 }
