@@ -10,6 +10,11 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', NO_COLOR: '1' },
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      NO_COLOR: '1',
+      // Runs under test must not append to the summary of the CI step that runs the tests.
+      GITHUB_STEP_SUMMARY: '',
+    },
   },
 });

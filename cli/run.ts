@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { MarkdownReporter } from '../reporters/markdown.ts';
 import { createReporter } from '../reporters/registry.ts';
 import { runEdgecheck } from '../runner/api.ts';
 import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
@@ -88,7 +89,9 @@ Live targets (see "Running against production" in the README)
                            request starts, the run tears down and exits 1
 
 Output
-  --reporter SPEC          console, json[=FILE], junit[=FILE] (repeatable; default console)
+  --reporter SPEC          console, json[=FILE], junit[=FILE], markdown[=FILE] (repeatable;
+                           default console); with GITHUB_STEP_SUMMARY set, the markdown
+                           summary is also appended to that file
   --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
   --verbose                console: a line per case, and every clause rather than those
                            that did not pass
@@ -162,6 +165,19 @@ function bestEffort(reporter: Reporter): Reporter {
   };
 }
 
+/**
+ * On GitHub Actions, the markdown summary is appended to the step's summary file as well as the
+ * reporters asked for, unless one of them already writes that file.
+ */
+export function githubStepSummary(specs: string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const file = env.GITHUB_STEP_SUMMARY?.trim();
+  if (!file) return undefined;
+  const same = (spec: string) =>
+    /^\s*markdown\s*=/.test(spec) &&
+    path.resolve(spec.slice(spec.indexOf('=') + 1).trim()) === path.resolve(file);
+  return specs.some(same) ? undefined : file;
+}
+
 /** The management rate cap: the flag or config value, else the default for a live target. */
 export function rateLimit(text: string | undefined, live: boolean): RateCap | undefined {
   const value = text ?? (live ? DEFAULT_RATE_LIMIT : undefined);
@@ -202,6 +218,8 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
   // The last run's results, so `edgecheck clauses` can show verdicts without flags; best effort only.
   if (writableDir(path.dirname(LAST_RUN))) reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
+  const stepSummary = githubStepSummary(specs);
+  if (stepSummary) reporters.push(bestEffort(new MarkdownReporter({ dest: stepSummary, append: true })));
   const controller = new AbortController();
   const outstanding = new Outstanding();
   let interrupted = false;

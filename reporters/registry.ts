@@ -3,6 +3,7 @@ import { InputError } from '../runner/util/errors.ts';
 import { ConsoleReporter } from './console.ts';
 import { JsonReporter } from './json.ts';
 import { JunitReporter } from './junit.ts';
+import { MarkdownReporter } from './markdown.ts';
 
 type Factory = (options: ReporterOptions) => Reporter;
 
@@ -10,6 +11,7 @@ const REPORTERS: Record<string, Factory> = {
   console: (o) => new ConsoleReporter(o),
   json: (o) => new JsonReporter(o),
   junit: (o) => new JunitReporter(o),
+  markdown: (o) => new MarkdownReporter(o),
 };
 
 export const REPORTER_NAMES: readonly string[] = Object.keys(REPORTERS);

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ConsoleReporter } from '../reporters/console.ts';
 import { JsonReporter } from '../reporters/json.ts';
 import { JunitReporter } from '../reporters/junit.ts';
+import { MarkdownReporter } from '../reporters/markdown.ts';
 import { createReporter, REPORTER_NAMES, ReporterSpecError } from '../reporters/registry.ts';
 import { feed, memoryStream, sampleResults } from './helpers/results-fixture.ts';
 
 describe('reporter registry', () => {
-  it('knows console, json and junit', () => {
-    expect(REPORTER_NAMES).toEqual(['console', 'json', 'junit']);
+  it('knows console, json, junit and markdown', () => {
+    expect(REPORTER_NAMES).toEqual(expect.arrayContaining(['console', 'json', 'junit', 'markdown']));
+    expect(createReporter('markdown=out/summary.md')).toBeInstanceOf(MarkdownReporter);
     expect(createReporter('console')).toBeInstanceOf(ConsoleReporter);
     expect(createReporter('json=out/r.json')).toBeInstanceOf(JsonReporter);
     expect(createReporter('junit')).toBeInstanceOf(JunitReporter);
@@ -34,7 +36,7 @@ describe('reporter registry', () => {
     })();
     expect(message).not.toContain('\n');
     expect(message).toContain("unknown reporter 'tap'");
-    expect(message).toContain('console, json, junit');
+    expect(message).toContain('console, json, junit, markdown');
   });
 
   it('rejects an empty path and a path for console', () => {

@@ -1,0 +1,173 @@
+import { appendFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type {
+  ClauseResult,
+  Reporter,
+  ReporterOptions,
+  RunEvent,
+  RunResults,
+  Tally,
+} from '../runner/model/results.ts';
+import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
+import { makeDirs } from '../runner/util/dirs.ts';
+import { writeOutput } from './output.ts';
+import { EventLog } from './partial.ts';
+import { oneLine } from './text.ts';
+
+/** A step summary is read at a glance (GitHub also caps it at 1 MiB): so many rows, then a count. */
+export const MARKDOWN_ROW_LIMIT = 50;
+/** Clause ids listed per baseline line before `and N more`. */
+const ID_LIMIT = 30;
+const TITLE_LIMIT = 120;
+const MESSAGE_LIMIT = 200;
+
+export interface MarkdownOptions extends ReporterOptions {
+  /** Add to the end of `dest` rather than replace it, as $GITHUB_STEP_SUMMARY expects. */
+  append?: boolean;
+}
+
+/**
+ * A short Markdown summary for a CI step summary or a pull request: totals, the failing and
+ * erroring clauses one row each, and the drift from the baseline. Written at close: to `dest`
+ * (appended with `append`), else to the stream.
+ */
+export class MarkdownReporter implements Reporter {
+  private readonly log = new EventLog();
+
+  constructor(private readonly options: MarkdownOptions = {}) {}
+
+  onEvent(event: RunEvent): void {
+    this.log.record(event);
+  }
+
+  async close(): Promise<void> {
+    const { results, complete } = this.log.resultsOrPartial();
+    const text = renderMarkdown(results, complete);
+    const { dest, append, stream } = this.options;
+    if (dest && append) {
+      makeDirs(dirname(dest));
+      await appendFile(dest, text);
+    } else await writeOutput(text, dest, stream);
+  }
+}
+
+/**
+ * Text from a run (titles, messages from the target) as inert Markdown on one line: whitespace
+ * collapsed, control characters shown as `\xNN`, and the characters that would start emphasis,
+ * links, HTML, math, mentions or a table cell backslash-escaped.
+ */
+export function mdText(text: string): string {
+  return oneLine(text).replace(/[\\`*_{}[\]()<>#+!|~@$&^]/g, (c) => `\\${c}`);
+}
+
+/** A clause or case id in a code span; ids hold no backquote, but a stray one is dropped. */
+function code(id: string): string {
+  return `\`${oneLine(id).replace(/`/g, '').replace(/\|/g, '\\|')}\``;
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n').find((l) => l.trim()) ?? '';
+}
+
+const ICON: Record<string, string> = { pass: '✅', fail: '❌', error: '⚠️' };
+
+/** The Markdown document for a run; `complete` false says it was cut short before its verdicts. */
+export function renderMarkdown(results: RunResults, complete = true): string {
+  const lines: string[] = [];
+  const c = results.summary.clauses;
+  const ok = results.exitCode === 0;
+  const headline = complete
+    ? CLAUSE_VERDICTS.filter((v) => v === 'pass' || v === 'fail' || c[v])
+        .map((v) => `${c[v]} ${v}`)
+        .join(', ')
+    : `cut short after ${results.cases.length} cases`;
+  lines.push(`## ${ok ? ICON.pass : ICON.fail} edgecheck: ${mdText(results.target.name)}: ${headline}`, '');
+  const where = results.target.embedded
+    ? 'embedded reference'
+    : [results.target.management, results.target.s3].filter(Boolean).join(', ');
+  const faults = results.target.faults?.length ? `, faults ${results.target.faults.join(', ')}` : '';
+  lines.push(
+    `Run ${code(results.runId)} against ${mdText(where)}${mdText(faults)}, as of ${results.asOf}, ` +
+      `profile ${results.profile}, seed ${results.seed}, ${(results.durationMs / 1000).toFixed(1)} s, ` +
+      `exit code ${results.exitCode}.`,
+    '',
+  );
+  if (!complete) {
+    lines.push('> [!WARNING]', '> The run was cut short: clause verdicts are unknown.', '');
+  } else if (results.interrupted) {
+    const by = results.stoppedBy ? ` (${mdText(results.stoppedBy)})` : '';
+    lines.push('> [!WARNING]', `> The run was interrupted${by}: checks that had not run are blocked.`, '');
+  }
+  lines.push(...totals(results, complete), '');
+  const bad = results.clauses.filter((k) => k.verdict === 'fail' || k.verdict === 'error');
+  if (bad.length) lines.push(...failing(bad), '');
+  if (results.baseline) lines.push(...baseline(results.baseline), '');
+  if (results.leftovers.length) {
+    lines.push(
+      `**Left on the target: ${results.leftovers.length}** (teardown could not remove or restore ` +
+        `them; the console lists each with the command that removes it, and \`edgecheck sweep\` finds them).`,
+      '',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function totals(results: RunResults, complete: boolean): string[] {
+  const s = results.summary;
+  const count = (t: Partial<Tally<ClauseVerdict>>, v: ClauseVerdict) => (v in t ? String(t[v]) : '');
+  const rows = [
+    '| | clauses | cases | checks |',
+    '| --- | ---: | ---: | ---: |',
+    ...CLAUSE_VERDICTS.map(
+      (v) =>
+        `| ${v} | ${complete ? count(s.clauses, v) : '?'} | ${VERDICTS.includes(v as never) ? count(s.cases, v) : ''} | ${VERDICTS.includes(v as never) ? count(s.checks, v) : ''} |`,
+    ),
+  ];
+  return rows;
+}
+
+function failing(bad: ClauseResult[]): string[] {
+  const lines = [
+    `### Failing and erroring clauses (${bad.length})`,
+    '',
+    '| | clause | title | first message |',
+    '| --- | --- | --- | --- |',
+  ];
+  for (const k of bad.slice(0, MARKDOWN_ROW_LIMIT)) {
+    lines.push(
+      `| ${ICON[k.verdict]} ${k.verdict} | ${code(k.id)} | ${mdText(cut(oneLine(k.title), TITLE_LIMIT))} | ${mdText(
+        cut(oneLine(firstLine(k.message)), MESSAGE_LIMIT),
+      )} |`,
+    );
+  }
+  if (bad.length > MARKDOWN_ROW_LIMIT) {
+    lines.push(
+      '',
+      `…and ${bad.length - MARKDOWN_ROW_LIMIT} more; the JSON, JUnit and HTML reports list every clause.`,
+    );
+  }
+  return lines;
+}
+
+function ids(list: string[]): string {
+  if (!list.length) return 'none';
+  const shown = list.slice(0, ID_LIMIT).map(code).join(', ');
+  return list.length > ID_LIMIT ? `${shown} and ${list.length - ID_LIMIT} more` : shown;
+}
+
+function baseline(b: NonNullable<RunResults['baseline']>): string[] {
+  const lines = [`### Baseline ${code(b.file)}`, ''];
+  if (!b.newFailures.length && !b.fixed.length) {
+    lines.push(`The run matches its baseline: ${b.expected.length} known failures, no new ones, none fixed.`);
+    return lines;
+  }
+  lines.push(`- **New failures (${b.newFailures.length})**: ${ids(b.newFailures)}`);
+  const fix = b.fixed.length ? ' (they pass now: remove them from the baseline)' : '';
+  lines.push(`- **Fixed (${b.fixed.length})**: ${ids(b.fixed)}${fix}`);
+  lines.push(`- Still expected: ${b.expected.length}`);
+  return lines;
+}
