@@ -89,9 +89,10 @@ Live targets (see "Running against production" in the README)
                            request starts, the run tears down and exits 1
 
 Output
-  --reporter SPEC          console, json[=FILE], junit[=FILE], markdown[=FILE] (repeatable;
-                           default console); with GITHUB_STEP_SUMMARY set, the markdown
-                           summary is also appended to that file
+  --reporter SPEC          console, json[=FILE], junit[=FILE], markdown[=FILE], html[=FILE]
+                           (repeatable; default console; html is one self-contained page);
+                           with GITHUB_STEP_SUMMARY set, the markdown summary is also
+                           appended to that file
   --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
   --verbose                console: a line per case, and every clause rather than those
                            that did not pass

@@ -1,6 +1,7 @@
 import type { Reporter, ReporterOptions } from '../runner/model/results.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { ConsoleReporter } from './console.ts';
+import { HtmlReporter } from './html.ts';
 import { JsonReporter } from './json.ts';
 import { JunitReporter } from './junit.ts';
 import { MarkdownReporter } from './markdown.ts';
@@ -12,6 +13,7 @@ const REPORTERS: Record<string, Factory> = {
   json: (o) => new JsonReporter(o),
   junit: (o) => new JunitReporter(o),
   markdown: (o) => new MarkdownReporter(o),
+  html: (o) => new HtmlReporter(o),
 };
 
 export const REPORTER_NAMES: readonly string[] = Object.keys(REPORTERS);
@@ -35,7 +37,7 @@ export function createReporter(spec: string, options: ReporterOptions = {}): Rep
     throw new ReporterSpecError(
       where,
       `unknown reporter '${name}': use one of ${REPORTER_NAMES.join(', ')} ` +
-        `(json and junit take an optional =path, e.g. junit=out/junit.xml)`,
+        `(json, junit, markdown and html take an optional =path, e.g. html=out/report.html)`,
     );
   }
   if (dest !== undefined && !dest) {

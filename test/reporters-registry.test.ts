@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConsoleReporter } from '../reporters/console.ts';
+import { HtmlReporter } from '../reporters/html.ts';
 import { JsonReporter } from '../reporters/json.ts';
 import { JunitReporter } from '../reporters/junit.ts';
 import { MarkdownReporter } from '../reporters/markdown.ts';
@@ -13,6 +14,7 @@ describe('reporter registry', () => {
     expect(createReporter('console')).toBeInstanceOf(ConsoleReporter);
     expect(createReporter('json=out/r.json')).toBeInstanceOf(JsonReporter);
     expect(createReporter('junit')).toBeInstanceOf(JunitReporter);
+    expect(createReporter('html=out/report.html')).toBeInstanceOf(HtmlReporter);
   });
 
   it('writes json and junit without a path to the given stream (standard output by default)', async () => {
@@ -25,7 +27,7 @@ describe('reporter registry', () => {
   });
 
   it('rejects an unknown name in one line listing the known names', () => {
-    expect(() => createReporter('html=out.html')).toThrow(ReporterSpecError);
+    expect(() => createReporter('tap=out.tap')).toThrow(ReporterSpecError);
     const message = (() => {
       try {
         createReporter('tap');
