@@ -1,10 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CompareInputError, compareResults } from '../reporters/compare.ts';
+import { CompareInputError, compareHtml, compareResults } from '../reporters/compare.ts';
 import { ResultsDocumentError, readForCompare, readResultsDocument } from '../reporters/results-document.ts';
 import type { RunResults } from '../runner/model/results.ts';
+import { runMain } from './helpers/cli.ts';
 import { clause, runResults, sampleResults } from './helpers/results-fixture.ts';
 
 /** The sample run with some clause verdicts replaced, as another target would answer. */
@@ -97,6 +98,60 @@ describe('compareResults', () => {
         { label: 'a', results: staging },
       ]),
     ).toThrow("compare: the label 'a' is used twice; name columns with label=path");
+  });
+});
+
+describe('compareHtml', () => {
+  const reference = variant('reference', {});
+  const staging = variant('staging', { 'mgmt.envelope.errors': 'pass', 's3.list.key-count': 'fail' }, [
+    'mgmt.auth.secrets',
+  ]);
+  const docs = [
+    { label: 'reference', results: reference },
+    { label: 'st<aging>', results: staging },
+  ];
+  const rows = (html: string) => [...html.matchAll(/<tr class="(diff|same)"[^>]*><td><code>([^<]+)</g)];
+
+  it('is one page with a column per run, every clause by section, the differing rows marked', () => {
+    const html = compareHtml(docs);
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain('<th>reference</th><th>st&lt;aging&gt;</th>');
+    expect(html).not.toContain('st<aging>');
+    const all = rows(html);
+    expect(all.length).toBe(8);
+    expect(all.filter((r) => r[1] === 'diff').map((r) => r[2])).toEqual(
+      expect.arrayContaining(['mgmt.envelope.errors', 'mgmt.auth.secrets', 's3.list.key-count']),
+    );
+    expect(all.filter((r) => r[1] === 'diff').length).toBe(3);
+    expect(html).toContain('<b class="badge absent">-</b>');
+    expect(html).toContain('3 of 8 clauses differ');
+    // The rows that agree are behind a checkbox: on by default, off with all.
+    expect(html).toContain('<input type="checkbox" id="only-diff" checked>');
+    expect(compareHtml(docs, { all: true })).toContain('<input type="checkbox" id="only-diff">');
+  });
+
+  it('loads nothing: a policy forbids requests and the page names no external resource', () => {
+    const html = compareHtml(docs);
+    expect(html).toContain(`content="default-src 'none';`);
+    expect(html).not.toMatch(/\b(src|href)="(?!#|data:)/);
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+
+  it('edgecheck compare --html FILE writes the page besides the text table', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'edgecheck-compare-html-'));
+    dirs.push(dir);
+    const a = join(dir, 'a.json');
+    const b = join(dir, 'b.json');
+    await writeFile(a, JSON.stringify(reference));
+    await writeFile(b, JSON.stringify(staging));
+    const out = join(dir, 'out', 'compare.html');
+    const r = await runMain(['compare', a, b, '--html', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('3 of 8 clauses differ');
+    expect(await readFile(out, 'utf8')).toContain('<th>reference</th><th>staging</th>');
+    const bad = await runMain(['compare', a, b, '--html', '']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--html: give a file in a writable folder');
   });
 });
 
