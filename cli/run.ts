@@ -13,6 +13,7 @@ import { writableDir } from '../runner/util/dirs.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 import { runAgainstEmbedded } from './embedded.ts';
+import { githubStepSummary } from './step-summary.ts';
 
 export const LAST_RUN = '.edgecheck/last-run.json';
 
@@ -164,19 +165,6 @@ function bestEffort(reporter: Reporter): Reporter {
     onEvent: (e) => reporter.onEvent(e),
     close: () => reporter.close().catch(() => undefined),
   };
-}
-
-/**
- * On GitHub Actions, the markdown summary is appended to the step's summary file as well as the
- * reporters asked for, unless one of them already writes that file.
- */
-export function githubStepSummary(specs: string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const file = env.GITHUB_STEP_SUMMARY?.trim();
-  if (!file) return undefined;
-  const same = (spec: string) =>
-    /^\s*markdown\s*=/.test(spec) &&
-    path.resolve(spec.slice(spec.indexOf('=') + 1).trim()) === path.resolve(file);
-  return specs.some(same) ? undefined : file;
 }
 
 /** The management rate cap: the flag or config value, else the default for a live target. */

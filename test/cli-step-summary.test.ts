@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { githubStepSummary } from '../cli/run.ts';
+import { githubStepSummary } from '../cli/step-summary.ts';
 import { runMain } from './helpers/cli.ts';
 
 let dir: string;
