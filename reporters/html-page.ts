@@ -125,7 +125,7 @@ table{border-collapse:collapse}td,th{padding:3px 10px 3px 0;text-align:left;vert
 .badge.pass{background:var(--pass)}.badge.fail{background:var(--fail)}.badge.error{background:var(--error)}.badge.blocked{background:var(--blocked)}.badge.untested{background:var(--untested);color:var(--fg)}.badge.absent{background:none;color:var(--muted)}
 .banner{padding:8px 12px;border-radius:4px;border:1px solid var(--blocked);margin:12px 0}.banner.bad{border-color:var(--fail)}
 #filters{position:sticky;top:0;z-index:1;display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center;padding:8px 0;background:var(--bg);border-bottom:1px solid var(--line)}
-#filters label{white-space:nowrap}#filters input[type=search]{min-width:240px;padding:3px 6px}
+#filters label{white-space:nowrap}#filters [role=group] label{margin-right:10px}#filters input[type=search]{min-width:240px;padding:3px 6px}
 .clause{border-left:4px solid var(--skipped);margin:2px 0;padding:0 0 0 8px}
 .clause.pass{border-color:var(--pass)}.clause.fail{border-color:var(--fail)}.clause.error{border-color:var(--error)}.clause.blocked{border-color:var(--blocked)}.clause.untested{border-color:var(--untested)}
 summary{cursor:pointer;padding:3px 0}summary .why{display:block;margin-left:72px;color:var(--muted);font-size:13px}
