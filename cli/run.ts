@@ -61,7 +61,8 @@ Selection
   --case ID                case id, or prefix* (repeatable)
   --clause ID              clause id, or prefix* (repeatable)
   --tag TAG                case tag (repeatable)
-  --shard I/N              run the I-th of N shards
+  --shard I/N              run the I-th of N shards; 'edgecheck merge' joins their JSON
+                           results
   --as-of YYYY-MM-DD       the date whose behaviour applies to dated clauses (default today)
   --profile quick|full     payload sizes and property runs (default quick)
   --read-only              run only the cases that change nothing on the target

@@ -146,6 +146,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     s3: target.s3?.endpoint,
     embedded: Boolean(target.embedded),
     faults: owned?.faults,
+    features: [...target.features],
   };
   const ctx: RunContext = {
     runId,
@@ -230,6 +231,14 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       asOf,
       profile,
       seed: ctx.seed,
+      selection: {
+        suites: areas,
+        cases: options.cases?.length ? options.cases : undefined,
+        clauses: options.clauses?.length ? options.clauses : undefined,
+        tags: options.tags?.length ? options.tags : undefined,
+        shard: options.shard,
+        readOnly: ctx.readOnly || undefined,
+      },
       startedAt: startedAt.toISOString(),
       durationMs: Date.now() - startedAt.getTime(),
       summary: summarize(clauses, cases),

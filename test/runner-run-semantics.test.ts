@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEdgecheck } from '../runner/api.ts';
-import { selectWork } from '../runner/execute/select.ts';
+import { type Selection, selectWork } from '../runner/execute/select.ts';
 import { listAreas } from '../runner/load/clauses.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import { clauseApplies } from '../runner/model/clause.ts';
@@ -190,5 +190,15 @@ describe('selection', () => {
     const [a, b] = [ids('1/2'), ids('2/2')];
     expect([...a, ...b].sort()).toEqual(loaded.cases.map((c) => c.id).sort());
     expect(a.filter((id) => b.includes(id))).toEqual([]);
+  });
+
+  it('a shard reports the clauses of the whole selection, and may be empty', async () => {
+    const loaded = await loadSuites(['mgmt'], ['mgmt'], SUITES);
+    const clauses = (sel: Selection) => selectWork(loaded, sel).clauses.map((c) => c.id);
+    expect(clauses({ shard: '1/2' })).toEqual(clauses({}));
+    expect(clauses({ shard: '2/3', cases: ['sem.dated.*'] })).toEqual(clauses({ cases: ['sem.dated.*'] }));
+    const empty = selectWork(loaded, { shard: '999/999' });
+    expect(empty.cases.length + empty.properties.length).toBe(0);
+    expect(empty.clauses.map((c) => c.id)).toEqual(clauses({}));
   });
 });

@@ -10,7 +10,10 @@ export interface Selection {
   /** Clause ids; a case runs when one of its checks cites a selected clause. */
   clauses?: string[];
   tags?: string[];
-  /** `i/n`: the i-th of n shards (1-based), by case order. */
+  /**
+   * `i/n`: the i-th of n shards (1-based), by case order. A shard may be empty (more shards than
+   * cases); its clauses are still those of the whole selection.
+   */
   shard?: string;
 }
 
@@ -43,6 +46,21 @@ export function selectWork(loaded: LoadedSuites, sel: Selection): Work {
   let properties = loaded.properties.filter(
     (p) => (!byCase || byCase(p.def.id)) && (!byClause || p.def.clauses.some(byClause)) && !tags,
   );
+  const filtered = Boolean(byCase || byClause || tags);
+  if (filtered && cases.length + properties.length === 0) {
+    throw new InputError(
+      '--case/--clause/--tag',
+      'nothing matches the filters; `edgecheck clauses` lists the ids',
+    );
+  }
+  // The clauses are those of the whole selection, shard or not: a shard reports the clauses the
+  // other shards judge as untested, so that `edgecheck merge` finds every clause in every shard.
+  const cited = new Set([...cases.flatMap(citedBy), ...properties.flatMap((p) => p.def.clauses)]);
+  const clauses = [...loaded.clauses.values()].filter(
+    (c) =>
+      loaded.areas.includes(c.area) &&
+      (!filtered || (byClause ? byClause(c.id) && cited.has(c.id) : cited.has(c.id))),
+  );
   if (sel.shard) {
     const m = /^(\d+)\/(\d+)$/.exec(sel.shard);
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) {
@@ -53,19 +71,6 @@ export function selectWork(loaded: LoadedSuites, sel: Selection): Work {
     const total = cases.length;
     cases = cases.filter((_, k) => k % n === i);
     properties = properties.filter((_, k) => (total + k) % n === i);
-  }
-  const filtered = Boolean(byCase || byClause || tags || sel.shard);
-  const cited = new Set([...cases.flatMap(citedBy), ...properties.flatMap((p) => p.def.clauses)]);
-  const clauses = [...loaded.clauses.values()].filter(
-    (c) =>
-      loaded.areas.includes(c.area) &&
-      (!filtered || (byClause ? byClause(c.id) && cited.has(c.id) : cited.has(c.id))),
-  );
-  if (filtered && cases.length + properties.length === 0) {
-    throw new InputError(
-      '--case/--clause/--tag',
-      'nothing matches the filters; `edgecheck clauses` lists the ids',
-    );
   }
   return { cases, properties, clauses };
 }

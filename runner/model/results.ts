@@ -127,10 +127,43 @@ export interface BaselineDiff {
   expected: string[];
 }
 
+/** What a run selected: its --suite, --case, --clause, --tag, --shard and --read-only. */
+export interface RunSelection {
+  /** The areas run (every area when --suite was not given). */
+  suites: string[];
+  cases?: string[];
+  clauses?: string[];
+  tags?: string[];
+  /** `i/n` */
+  shard?: string;
+  readOnly?: boolean;
+}
+
+/** One run a merged document joins (`edgecheck merge`). */
+export interface MergedRun {
+  runId: string;
+  shard?: string;
+  seed: number;
+  startedAt: string;
+  durationMs: number;
+}
+
 export interface RunResults {
   edgecheck: string;
   runId: string;
-  target: { name: string; management?: string; s3?: string; embedded: boolean; faults?: string[] };
+  target: {
+    name: string;
+    management?: string;
+    s3?: string;
+    embedded: boolean;
+    faults?: string[];
+    /** The optional features the target offers (runner/model/features.ts): they decide skips. */
+    features?: string[];
+  };
+  /** Absent from documents of a run cut short and of earlier versions. */
+  selection?: RunSelection;
+  /** A document `edgecheck merge` joined from shards: the runs it holds (runId joins theirs with +). */
+  mergedFrom?: MergedRun[];
   asOf: string;
   profile: 'quick' | 'full';
   seed: number;
