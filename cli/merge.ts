@@ -17,7 +17,7 @@ Clause verdicts are computed again from every check: a clause takes the worst ve
 checks citing it in any shard, so a clause one shard left untested is judged by the shard that
 tested it. Documents of different runs are refused in one line: another --as-of, suites
 selection (--suite, --case, --clause, --tag, --read-only), --profile, target, --fault or
---baseline, or the same case (or shard) twice.
+--baseline, the same case (or shard) twice, or a shard missing.
 
 Options
   -o, --output FILE        the merged document (default: standard output)

@@ -138,6 +138,9 @@ describe('edgecheck merge', () => {
     expect(await refused([a, { ...b, selection: { ...b.selection!, shard: '2/4' } }])).toMatch(
       /different shard counts/,
     );
+    expect(await refused([c, a])).toMatch(
+      /^edgecheck: merge: missing shards: 2\/3; merge every shard of the run$/,
+    );
     const { selection: _, ...older } = b;
     expect(await refused([a, older as RunResults])).toMatch(
       /edited-1\.json does not say what its run selected/,

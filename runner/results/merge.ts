@@ -115,7 +115,8 @@ function mergeBaseline(docs: LabelledResults[], clauses: ClauseResult[]): Baseli
  * same settings) into one document of the same schema. Clause verdicts are computed again from
  * every check: a clause takes the worst verdict of the checks citing it in any shard, so one a
  * shard left untested is judged by the shard that tested it. Refuses (MergeInputError) documents
- * of different runs: another date, selection, profile, target or baseline, or the same case twice.
+ * of different runs: another date, selection, profile, target or baseline, the same case twice, or
+ * some but not all shards of one --shard I/N.
  */
 export function mergeResults(docs: LabelledResults[]): RunResults {
   if (!docs.length) refuse('give the JSON results of one or more shards');
@@ -155,6 +156,10 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
       if (twice) refuse(`overlapping cases: shard ${shard} is both ${twice} and ${d.label}`);
       seen.set(shard, d.label);
     }
+    // A shard that did not finish would leave the clauses only it judges untested: not a pass.
+    const n = shardOf(docs[0].results.selection!.shard!)[1];
+    const missing = Array.from({ length: n }, (_, i) => `${i + 1}/${n}`).filter((k) => !seen.has(k));
+    if (missing.length) refuse(`missing shards: ${missing.join(', ')}; merge every shard of the run`);
   }
   const owner = new Map<string, string>();
   for (const d of docs) {
