@@ -1,10 +1,13 @@
 import type { ActiveFaults } from './fault-def.ts';
+import type { FaultTrace } from './fault-trace.ts';
 
 /** What every part of the reference sees: its date, its faults, its fixed identities. */
 export interface ReferenceContext {
   /** YYYY-MM-DD: the date whose behaviour the server implements (deprecation schedule). */
   asOf: string;
   faults: ActiveFaults;
+  /** Where fault consults are noted, when the server was started with traceFaults (fault-trace.ts). */
+  faultTrace?: FaultTrace;
   /** Directory for object bodies; in memory when absent. */
   dataDir?: string;
   credentials: ReferenceCredentials;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { REFERENCE_CREDENTIALS, REFERENCE_IDS, type ReferenceContext } from './context.ts';
+import { FaultTrace, TracedFaults } from './fault-trace.ts';
 import { FaultSet } from './faults.ts';
 import type { Handler } from './handler.ts';
 import { createManagementHandler } from './management/index.ts';
@@ -18,6 +19,11 @@ export interface ReferenceOptions {
   managementPort?: number;
   s3Port?: number;
   publicPort?: number;
+  /**
+   * Note which fault decision points each request reaches (fault-trace.ts), read from the handle's
+   * faultTrace: for tests that run the server in their own thread (not reference/worker.ts).
+   */
+  traceFaults?: boolean;
 }
 
 export interface ReferenceHandle {
@@ -25,6 +31,8 @@ export interface ReferenceHandle {
   urls: ReferenceContext['urls'];
   /** What the server holds, for tests that compare it before and after a run (reference/snapshot.ts). */
   state: { management: State; s3: S3Store };
+  /** The fault consults so far, when started with traceFaults. */
+  faultTrace?: FaultTrace;
   /** The target config a run uses against this server. */
   target(): ReferenceTarget;
   close(): Promise<void>;
@@ -57,9 +65,13 @@ function urlOf(server: http.Server, host: string): string {
 /** Starts the management API, the S3 interface and the public bucket entry point on loopback. */
 export async function startReference(options: ReferenceOptions): Promise<ReferenceHandle> {
   const host = options.host ?? '127.0.0.1';
+  const faults = new FaultSet(options.faults ?? []);
+  const faultTrace = options.traceFaults ? new FaultTrace() : undefined;
   const context: ReferenceContext = {
     asOf: options.asOf,
-    faults: new FaultSet(options.faults ?? []),
+    // Consults through the server's own context happen outside any request the trace can name.
+    faults: faultTrace ? new TracedFaults(faults, faultTrace.outside) : faults,
+    faultTrace,
     dataDir: options.dataDir,
     credentials: REFERENCE_CREDENTIALS,
     ids: REFERENCE_IDS,
@@ -88,6 +100,7 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     context,
     urls: context.urls,
     state,
+    faultTrace,
     target: () => ({
       name: 'reference',
       embedded: true,

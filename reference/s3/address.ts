@@ -32,3 +32,12 @@ export function parseAddress(url: string, host: string | undefined): Address {
   if (slash < 0) return { bucket: decode(path), key: '', rawPath, query };
   return { bucket: decode(path.slice(0, slash)), key: decode(path.slice(slash + 1)), rawPath, query };
 }
+
+/** The bucket a request addresses, or undefined if it names none or its address does not parse. */
+export function addressedBucket(url: string, host: string | undefined): string | undefined {
+  try {
+    return parseAddress(url, host).bucket || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../handler.ts';
-import { parseAddress } from './address.ts';
+import { addressedBucket, parseAddress } from './address.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { noSuchKey, S3Error } from './errors.ts';
 import { asHandler, sendError } from './respond.ts';
@@ -14,7 +14,11 @@ import type { S3Store } from './store.ts';
  * accept gzip; behaviour 14: OPTIONS without Origin is 400.
  */
 export function createPublicEntry(ctx: ReferenceContext, store: S3Store): Handler {
-  return asHandler(ctx, (req, res) => handle(req, res, ctx, store));
+  return asHandler(
+    ctx,
+    (req) => addressedBucket((req.url ?? '/').split('?')[0], undefined),
+    (req, res, rctx) => handle(req, res, rctx, store),
+  );
 }
 
 async function handle(

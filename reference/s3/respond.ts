@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
+import { requestContext } from '../fault-trace.ts';
 import type { Handler } from '../handler.ts';
 import { S3Error } from './errors.ts';
 import { renderXml, S3_XMLNS } from './xml.ts';
@@ -99,12 +100,18 @@ function logInternal(err: unknown): void {
   process.stderr.write(`edgecheck reference s3: internal error: ${what}\n`);
 }
 
-/** A request handler whose unexpected failures still become an S3 error answer, never a dropped socket. */
+/**
+ * A request handler whose unexpected failures still become an S3 error answer, never a dropped
+ * socket. Each request is handled with its own context, whose fault consults the fault trace
+ * (when on) notes under the bucket `bucketOf` reads from the request.
+ */
 export function asHandler(
   ctx: ReferenceContext,
-  handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<unknown>,
+  bucketOf: (req: http.IncomingMessage) => string | undefined,
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, ctx: ReferenceContext) => Promise<unknown>,
 ): Handler {
   return (req, res) => {
-    handle(req, res).catch((err) => sendError(res, err, ctx, req.method ?? 'GET', req.url ?? '/'));
+    const rctx = requestContext(ctx, () => bucketOf(req));
+    handle(req, res, rctx).catch((err) => sendError(res, err, rctx, req.method ?? 'GET', req.url ?? '/'));
   };
 }

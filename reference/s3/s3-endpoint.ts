@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../handler.ts';
-import { parseAddress } from './address.ts';
+import { addressedBucket, parseAddress } from './address.ts';
 import type { S3Call } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { S3Error } from './errors.ts';
@@ -12,7 +12,11 @@ import type { S3Store } from './store.ts';
 
 /** The S3-compatible endpoint: addressing, CORS preflight, SigV4, then the operation. */
 export function createS3Endpoint(ctx: ReferenceContext, store: S3Store): Handler {
-  return asHandler(ctx, (req, res) => handle(req, res, ctx, store));
+  return asHandler(
+    ctx,
+    (req) => addressedBucket(req.url ?? '/', req.headers.host),
+    (req, res, rctx) => handle(req, res, rctx, store),
+  );
 }
 
 async function handle(
