@@ -76,7 +76,8 @@ class Digester extends Transform {
  * the signature, Content-MD5 and x-amz-checksum-* headers or trailers ask to be verified.
  */
 export interface BodyOptions {
-  verifyChecksums?: boolean;
+  /** Asked only when a declared checksum could be verified (default: always verify). */
+  verifyChecksums?: () => boolean;
   chunkSignature?: ChunkSignature;
 }
 
@@ -85,7 +86,6 @@ export function incomingBody(
   payloadHash: string,
   options: BodyOptions = {},
 ): IncomingBody {
-  const verifyChecksums = options.verifyChecksums ?? true;
   const streaming =
     payloadHash.startsWith('STREAMING-') || /aws-chunked/i.test(headerOf(req, 'content-encoding') ?? '');
   const signedSha = /^[0-9a-f]{64}$/i.test(payloadHash) ? payloadHash.toLowerCase() : undefined;
@@ -144,7 +144,7 @@ export function incomingBody(
     }
     const checksums: Record<string, string> = {};
     for (const [alg, value] of declared) {
-      const verified = verifyChecksums && (VERIFIED as readonly string[]).includes(alg);
+      const verified = (VERIFIED as readonly string[]).includes(alg) && (options.verifyChecksums?.() ?? true);
       if (verified && digester.digestBase64(alg as Verified) !== value) {
         throw new S3Error(
           400,

@@ -14,7 +14,7 @@ export function etagListMatches(header: string, etag: string | undefined, faults
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  if (faults?.has('s3-cond-etag-list-first-only')) tags = tags.slice(0, 1);
+  if (tags.length > 1 && faults?.has('s3-cond-etag-list-first-only')) tags = tags.slice(0, 1);
   return tags.some((t) => {
     if (t === '*') return !faults?.has('s3-cond-wildcard-ignored');
     if (t.startsWith('W/') && faults?.has('s3-cond-weak-etag-unmatched')) return false;
@@ -27,6 +27,16 @@ export interface Conditions {
   ifNoneMatch?: string;
   ifModifiedSince?: string;
   ifUnmodifiedSince?: string;
+}
+
+/** Whether any condition is given: checkRead and checkWrite do nothing without one. */
+export function anyCondition(c: Conditions): boolean {
+  return (
+    c.ifMatch !== undefined ||
+    c.ifNoneMatch !== undefined ||
+    c.ifModifiedSince !== undefined ||
+    c.ifUnmodifiedSince !== undefined
+  );
 }
 
 function parseDate(value: string | undefined): number | undefined {

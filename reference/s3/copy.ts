@@ -1,5 +1,5 @@
 import { headerValue, type S3Call } from './call.ts';
-import { checkRead, checkWrite } from './conditionals.ts';
+import { anyCondition, checkRead, checkWrite } from './conditionals.ts';
 import {
   invalidArgument,
   noSuchBucket,
@@ -50,19 +50,16 @@ export function copySource(call: S3Call): CopySource {
   if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
     throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
   }
+  const conditions = {
+    ifMatch: headerValue(call.req, 'x-amz-copy-source-if-match'),
+    ifNoneMatch: headerValue(call.req, 'x-amz-copy-source-if-none-match'),
+    ifModifiedSince: headerValue(call.req, 'x-amz-copy-source-if-modified-since'),
+    ifUnmodifiedSince: headerValue(call.req, 'x-amz-copy-source-if-unmodified-since'),
+  };
   if (
+    anyCondition(conditions) &&
     !call.ctx.faults.has('s3-copy-source-conditions-ignored') &&
-    checkRead(
-      {
-        ifMatch: headerValue(call.req, 'x-amz-copy-source-if-match'),
-        ifNoneMatch: headerValue(call.req, 'x-amz-copy-source-if-none-match'),
-        ifModifiedSince: headerValue(call.req, 'x-amz-copy-source-if-modified-since'),
-        ifUnmodifiedSince: headerValue(call.req, 'x-amz-copy-source-if-unmodified-since'),
-      },
-      obj.etag,
-      obj.lastModified,
-      call.ctx.faults,
-    ) === 304
+    checkRead(conditions, obj.etag, obj.lastModified, call.ctx.faults) === 304
   ) {
     throw preconditionFailed();
   }
@@ -80,18 +77,14 @@ export function copyObject(call: S3Call): void {
     throw notImplemented('Copying a multipart object');
   checkWriteConditions(call, bucket);
   // Service-specific conditions on the destination object (SPEC behaviour 9).
-  if (!f.has('s3-copy-destination-conditions-ignored'))
-    checkWrite(
-      {
-        ifMatch: headerValue(call.req, 'cf-copy-destination-if-match'),
-        ifNoneMatch: headerValue(call.req, 'cf-copy-destination-if-none-match'),
-        ifModifiedSince: headerValue(call.req, 'cf-copy-destination-if-modified-since'),
-        ifUnmodifiedSince: headerValue(call.req, 'cf-copy-destination-if-unmodified-since'),
-      },
-      bucket.objects.get(call.key),
-      call.key,
-      f,
-    );
+  const destination = {
+    ifMatch: headerValue(call.req, 'cf-copy-destination-if-match'),
+    ifNoneMatch: headerValue(call.req, 'cf-copy-destination-if-none-match'),
+    ifModifiedSince: headerValue(call.req, 'cf-copy-destination-if-modified-since'),
+    ifUnmodifiedSince: headerValue(call.req, 'cf-copy-destination-if-unmodified-since'),
+  };
+  if (anyCondition(destination) && !f.has('s3-copy-destination-conditions-ignored'))
+    checkWrite(destination, bucket.objects.get(call.key), call.key, f);
   const directive = (headerValue(call.req, 'x-amz-metadata-directive') ?? 'COPY').toUpperCase();
   if (directive !== 'COPY' && directive !== 'REPLACE') invalidDirective();
   if (directive === 'COPY' && src.bucket === call.bucket && src.key === call.key) {

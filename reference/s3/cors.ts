@@ -39,15 +39,16 @@ export function parseCorsConfiguration(
 ): CorsRule[] {
   const root = doc?.CORSConfiguration;
   if (!root || typeof root !== 'object') throw malformedXml();
-  const strict = !ctx.faults.has('s3-cors-unknown-keys-accepted');
-  if (strict && childNames(root).some((k) => k !== 'CORSRule'))
+  // Asked only where an unknown element is there to refuse.
+  const strict = () => !ctx.faults.has('s3-cors-unknown-keys-accepted');
+  if (childNames(root).some((k) => k !== 'CORSRule') && strict())
     throw malformedXml('Unknown element in CORSConfiguration.');
   const rules = asArray((root as Record<string, unknown>).CORSRule as Record<string, unknown>[]);
   if (rules.length === 0 || rules.length > 100)
     throw malformedXml('A CORS configuration holds 1 to 100 rules.');
   return rules.map((r) => {
     const unknown = childNames(r).filter((k) => !RULE_KEYS.has(k));
-    if (strict && unknown.length > 0) throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
+    if (unknown.length > 0 && strict()) throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
     const list = (name: string) => asArray(r[name] as unknown).map((v) => text(v) ?? '');
     const rule: CorsRule = {
       id: text(r.ID),
@@ -60,9 +61,9 @@ export function parseCorsConfiguration(
     if (rule.allowedOrigins.length === 0 || rule.allowedMethods.length === 0) {
       throw malformedXml('Each CORSRule needs an AllowedOrigin and an AllowedMethod.');
     }
-    if (!ctx.faults.has('s3-cors-invalid-origin-accepted')) {
-      const bad = rule.allowedOrigins.find((o) => !validOrigin(o));
-      if (bad !== undefined) throw invalidArgument(`Invalid AllowedOrigin '${bad}'.`);
+    const bad = rule.allowedOrigins.find((o) => !validOrigin(o));
+    if (bad !== undefined && !ctx.faults.has('s3-cors-invalid-origin-accepted')) {
+      throw invalidArgument(`Invalid AllowedOrigin '${bad}'.`);
     }
     const badMethod = rule.allowedMethods.find((m) => !METHODS.has(m));
     if (badMethod !== undefined)

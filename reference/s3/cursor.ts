@@ -17,7 +17,7 @@ export function encodeCursor(after: string, asOf: string): string {
 const invalid = () => new S3Error(400, 'InvalidArgument', 'The continuation token provided is incorrect.');
 
 /** Decodes a continuation token; a bad one is a client error with a clear message, never InternalError. */
-export function decodeCursor(token: string, badCursorIsInternal: boolean): Cursor {
+export function decodeCursor(token: string, badCursorIsInternal: () => boolean): Cursor {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
@@ -26,7 +26,7 @@ export function decodeCursor(token: string, badCursorIsInternal: boolean): Curso
   }
   const c = parsed as { a?: unknown; i?: unknown } | undefined;
   if (!c || typeof c.a !== 'string' || typeof c.i !== 'string') {
-    if (badCursorIsInternal) throw new Error('cannot decode the continuation token');
+    if (badCursorIsInternal()) throw new Error('cannot decode the continuation token');
     throw invalid();
   }
   if (c.i < OLDEST_TOKEN_DATE) {

@@ -14,9 +14,11 @@ export async function deleteObjects(call: S3Call): Promise<void> {
   if (!del || typeof del !== 'object') throw malformedXml();
   const objects = asArray(del.Object as Record<string, unknown> | Record<string, unknown>[]);
   if (objects.length === 0) throw malformedXml();
-  const limit = call.ctx.faults.has('s3-delete-objects-limit-999')
-    ? DELETE_OBJECTS_MAX - 1
-    : DELETE_OBJECTS_MAX;
+  // The lower limit under the fault matters only for a request of exactly the maximum.
+  const limit =
+    objects.length >= DELETE_OBJECTS_MAX && call.ctx.faults.has('s3-delete-objects-limit-999')
+      ? DELETE_OBJECTS_MAX - 1
+      : DELETE_OBJECTS_MAX;
   if (objects.length > limit && !call.ctx.faults.has('s3-delete-objects-over-limit')) {
     throw malformedXml(`The request must contain at most ${DELETE_OBJECTS_MAX} keys.`);
   }
@@ -25,7 +27,7 @@ export async function deleteObjects(call: S3Call): Promise<void> {
   for (const o of objects) {
     let key = text(o?.Key);
     if (key === undefined) throw malformedXml();
-    if (call.ctx.faults.has('s3-delete-objects-trims-keys')) key = key.trim();
+    if (key !== key.trim() && call.ctx.faults.has('s3-delete-objects-trims-keys')) key = key.trim();
     call.store.deleteObject(bucket, key);
     deleted.push({ Key: key });
   }

@@ -20,7 +20,8 @@ export function listMultipartUploads(call: S3Call): void {
   const keyMarker = q.get('key-marker') ?? '';
   const uploadIdMarker = q.get('upload-id-marker') ?? '';
   const max = boundedInt(q.get('max-uploads'), 1000, 'max-uploads');
-  const all = [...(call.ctx.faults.has('s3-list-uploads-empty') ? [] : bucket.uploads.values())]
+  const hidden = bucket.uploads.size > 0 && call.ctx.faults.has('s3-list-uploads-empty');
+  const all = [...(hidden ? [] : bucket.uploads.values())]
     .filter((u) => u.key.startsWith(prefix))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime()))
     .filter(

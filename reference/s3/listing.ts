@@ -37,8 +37,9 @@ export function paginate<T>(
     delimiter: string;
     after: string;
     max: number;
-    cursorAtMax: boolean;
-    emptyFolderAsKey?: boolean;
+    /** Faults, asked only where they would change the page. */
+    cursorAtMax: () => boolean;
+    emptyFolderAsKey?: () => boolean;
   },
 ): Page<T> {
   const items: T[] = [];
@@ -53,7 +54,7 @@ export function paginate<T>(
   for (const [key, value] of sorted) {
     if (!key.startsWith(opts.prefix) || key <= opts.after) continue;
     let group = rollUp(key);
-    if (opts.emptyFolderAsKey && group === key) group = undefined;
+    if (group === key && opts.emptyFolderAsKey?.()) group = undefined;
     // Keys under a common prefix already returned (on this page or an earlier one) are skipped.
     if (group !== undefined && (group === last || group === opts.after)) continue;
     if (items.length + prefixes.length >= opts.max) {
@@ -68,7 +69,8 @@ export function paginate<T>(
       last = key;
     }
   }
-  if (opts.cursorAtMax && opts.max > 0 && items.length + prefixes.length === opts.max) truncated = true;
+  if (!truncated && opts.max > 0 && items.length + prefixes.length === opts.max && opts.cursorAtMax())
+    truncated = true;
   return { items, prefixes, truncated, last };
 }
 
@@ -97,6 +99,7 @@ export function listObjects(call: S3Call): void {
     encodingType === 'url' && !call.ctx.faults.has('s3-list-encoding-ignored')
       ? urlEncodeKey
       : (s: string) => s;
+  // Each fault is asked only where it would change the answer (fault-trace.ts counts every ask).
   const f = call.ctx.faults;
   const prefix = q.get('prefix') ?? '';
   const delimiter = q.get('delimiter') ?? '';
@@ -104,25 +107,22 @@ export function listObjects(call: S3Call): void {
   if (maxKeys === 0 && f.has('s3-list-max-keys-zero-rejected'))
     throw invalidArgument('max-keys must be at least 1.');
   const token = q.get('continuation-token');
-  let after = f.has('s3-list-start-after-ignored')
-    ? ''
-    : v2
-      ? (q.get('start-after') ?? '')
-      : (q.get('marker') ?? '');
+  let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
+  if (after && f.has('s3-list-start-after-ignored')) after = '';
   if (v2 && token !== null) {
-    const cursor = decodeCursor(token, f.has('s3-list-bad-cursor-internal-error'));
+    const cursor = decodeCursor(token, () => f.has('s3-list-bad-cursor-internal-error'));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (resume > after) after = resume;
   }
   const sorted = [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const page = paginate(sorted, {
-    prefix: f.has('s3-list-prefix-ignored') ? '' : prefix,
-    delimiter: f.has('s3-list-delimiter-ignored') ? '' : delimiter,
+    prefix: prefix && f.has('s3-list-prefix-ignored') ? '' : prefix,
+    delimiter: delimiter && f.has('s3-list-delimiter-ignored') ? '' : delimiter,
     after,
-    max: f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
-    cursorAtMax: f.has('s3-list-cursor-at-max-keys'),
-    emptyFolderAsKey: f.has('s3-list-empty-folder-as-key'),
+    max: maxKeys !== 1000 && f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
+    cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
+    emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
   });
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const contents = page.items.map((o) => ({
@@ -134,9 +134,10 @@ export function listObjects(call: S3Call): void {
     ...(!v2 || q.get('fetch-owner') === 'true' ? { Owner: owner } : {}),
   }));
   const common = page.prefixes.map((p) => ({ Prefix: encode(p) }));
-  const keyCount = call.ctx.faults.has('s3-list-keycount-without-prefixes')
-    ? page.items.length
-    : page.items.length + page.prefixes.length;
+  const keyCount =
+    page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
+      ? page.items.length
+      : page.items.length + page.prefixes.length;
   const shared = {
     Name: call.bucket,
     Prefix: encode(prefix),
@@ -161,7 +162,7 @@ export function listObjects(call: S3Call): void {
         ...shared,
         Marker: encode(q.get('marker') ?? ''),
         // SPEC behaviour 13: NextMarker only when the listing is truncated.
-        ...((page.truncated || call.ctx.faults.has('s3-list-next-marker-always')) && page.last !== undefined
+        ...(page.last !== undefined && (page.truncated || f.has('s3-list-next-marker-always'))
           ? { NextMarker: encode(page.last) }
           : {}),
         Contents: contents,
@@ -173,9 +174,13 @@ export function listObjects(call: S3Call): void {
 /** ListBuckets: URL parameters or the equivalent cf-* headers (SPEC behaviour 13). */
 export function listBuckets(call: S3Call): void {
   const q = call.query;
-  const useHeaders = !call.ctx.faults.has('s3-list-buckets-cf-headers-ignored');
-  const param = (name: string) =>
-    q.get(name) ?? (useHeaders ? headerValue(call.req, `cf-${name}`) : undefined) ?? null;
+  const fromHeader = (name: string) => {
+    const value = headerValue(call.req, `cf-${name}`);
+    return value !== undefined && call.ctx.faults.has('s3-list-buckets-cf-headers-ignored')
+      ? undefined
+      : value;
+  };
+  const param = (name: string) => q.get(name) ?? fromHeader(name) ?? null;
   const maxKeys = boundedInt(q.get('max-buckets') ?? param('max-keys'), 1000, 'max-keys', 1000);
   if (maxKeys === 0 && call.ctx.faults.has('s3-list-max-keys-zero-rejected')) {
     throw invalidArgument('max-keys must be at least 1.');
@@ -183,7 +188,7 @@ export function listBuckets(call: S3Call): void {
   const token = param('continuation-token');
   let after = param('start-after') ?? '';
   if (token !== null) {
-    const cursor = decodeCursor(token, call.ctx.faults.has('s3-list-bad-cursor-internal-error'));
+    const cursor = decodeCursor(token, () => call.ctx.faults.has('s3-list-bad-cursor-internal-error'));
     if (cursor.after > after) after = cursor.after;
   }
   const prefix = q.get('prefix') ?? '';
@@ -193,7 +198,7 @@ export function listBuckets(call: S3Call): void {
     delimiter: '',
     after,
     max: maxKeys,
-    cursorAtMax: call.ctx.faults.has('s3-list-cursor-at-max-keys'),
+    cursorAtMax: () => call.ctx.faults.has('s3-list-cursor-at-max-keys'),
   });
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   sendResult(

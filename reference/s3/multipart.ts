@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
-import { checkWrite } from './conditionals.ts';
+import { anyCondition, checkWrite } from './conditionals.ts';
 import { copySource } from './copy.ts';
 import { invalidArgument, malformedXml, noSuchUpload, S3Error } from './errors.ts';
 import { bucketForWrite, checkWriteConditions, newVersionId, writeConditions } from './objects.ts';
@@ -70,8 +70,8 @@ export async function uploadPart(call: S3Call): Promise<void> {
   const { blob, digest } = await storeBody(call);
   const f = call.ctx.faults;
   if (
-    (f.has('s3-zero-length-part-rejected') && digest.size === 0) ||
-    (f.has('s3-part-size-checked-at-upload') && digest.size < MIN_PART_SIZE)
+    (digest.size === 0 && f.has('s3-zero-length-part-rejected')) ||
+    (digest.size < MIN_PART_SIZE && f.has('s3-part-size-checked-at-upload'))
   ) {
     call.store.blobs.release(blob);
     throw new S3Error(
@@ -152,9 +152,10 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   if (listed.length > MAX_PARTS) throw invalidArgument(`At most ${MAX_PARTS} parts are allowed.`);
 
   // States and transitions: a failing condition aborts the upload.
-  if (!call.ctx.faults.has('s3-put-conditions-ignored')) {
+  const conditions = writeConditions(call);
+  if (anyCondition(conditions) && !call.ctx.faults.has('s3-put-conditions-ignored')) {
     try {
-      checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key, call.ctx.faults);
+      checkWrite(conditions, bucket.objects.get(call.key), call.key, call.ctx.faults);
     } catch (err) {
       if (!call.ctx.faults.has('s3-complete-condition-keeps-upload')) call.store.dropUpload(bucket, u);
       throw err;
@@ -228,8 +229,10 @@ function checkPartSizes(call: S3Call, parts: PartRecord[]): void {
       'Your proposed upload is smaller than the minimum allowed object size.',
     );
   }
-  if (call.ctx.faults.has('s3-multipart-unequal-parts')) return;
-  if (nonTrailing.some((p) => p.blob.size !== nonTrailing[0].blob.size)) {
+  if (
+    nonTrailing.some((p) => p.blob.size !== nonTrailing[0].blob.size) &&
+    !call.ctx.faults.has('s3-multipart-unequal-parts')
+  ) {
     throw new S3Error(400, 'InvalidPart', 'All non-trailing parts must have the same length.');
   }
 }
@@ -250,7 +253,8 @@ export function listParts(call: S3Call): void {
   const u = upload(call, bucket);
   const maxParts = boundedInt(call.query.get('max-parts'), 1000, 'max-parts');
   const marker = boundedInt(call.query.get('part-number-marker'), 0, 'part-number-marker', MAX_PARTS);
-  const all = [...(call.ctx.faults.has('s3-list-parts-empty') ? [] : u.parts.values())]
+  const hidden = u.parts.size > 0 && call.ctx.faults.has('s3-list-parts-empty');
+  const all = [...(hidden ? [] : u.parts.values())]
     .sort((a, b) => a.partNumber - b.partNumber)
     .filter((p) => p.partNumber > marker);
   const page = all.slice(0, maxParts);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
-import { type Conditions, checkWrite } from './conditionals.ts';
+import { anyCondition, type Conditions, checkWrite } from './conditionals.ts';
 import { sniffContentType } from './content-type.ts';
 import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
 import { sendEmpty } from './respond.ts';
@@ -14,8 +14,10 @@ export const newVersionId = () => randomBytes(16).toString('hex');
 export function bucketForWrite(call: S3Call): BucketRecord {
   const existing = call.store.buckets.get(call.bucket);
   if (existing) return existing;
-  const ignored = call.ctx.faults.has('s3-create-bucket-if-missing-ignored');
-  if (!ignored && headerValue(call.req, 'cf-create-bucket-if-missing')?.toLowerCase() === 'true') {
+  if (
+    headerValue(call.req, 'cf-create-bucket-if-missing')?.toLowerCase() === 'true' &&
+    !call.ctx.faults.has('s3-create-bucket-if-missing-ignored')
+  ) {
     return call.store.createBucket(call.bucket);
   }
   throw noSuchBucket(call.bucket);
@@ -32,8 +34,9 @@ export function writeConditions(call: S3Call): Conditions {
 
 /** Conditional writes against an existing object (SPEC behaviour 8). */
 export function checkWriteConditions(call: S3Call, bucket: BucketRecord): void {
-  if (call.ctx.faults.has('s3-put-conditions-ignored')) return;
-  checkWrite(writeConditions(call), bucket.objects.get(call.key), call.key, call.ctx.faults);
+  const conditions = writeConditions(call);
+  if (!anyCondition(conditions) || call.ctx.faults.has('s3-put-conditions-ignored')) return;
+  checkWrite(conditions, bucket.objects.get(call.key), call.key, call.ctx.faults);
 }
 
 function checkKey(key: string): void {
@@ -45,9 +48,9 @@ export async function putObject(call: S3Call): Promise<void> {
   checkKey(call.key);
   const bucket = bucketForWrite(call);
   if (
-    call.ctx.faults.has('s3-checksum-headers-rejected') &&
     (call.req.headers['x-amz-checksum-sha256'] !== undefined ||
-      call.req.headers['x-amz-checksum-sha1'] !== undefined)
+      call.req.headers['x-amz-checksum-sha1'] !== undefined) &&
+    call.ctx.faults.has('s3-checksum-headers-rejected')
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }

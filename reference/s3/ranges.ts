@@ -13,7 +13,8 @@ export interface ByteRange {
 export function parseRange(
   header: string | undefined,
   size: number,
-  suffixFromStart = false,
+  /** A fault, asked only for a suffix range. */
+  suffixFromStart: () => boolean = () => false,
 ): ByteRange | undefined {
   if (header === undefined) return undefined;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
@@ -23,8 +24,9 @@ export function parseRange(
   if (m[1] === '') {
     const suffix = Number(m[2]);
     if (suffix === 0 || size === 0) throw invalidRange(size);
-    start = suffixFromStart ? 0 : Math.max(0, size - suffix);
-    end = suffixFromStart ? Math.min(suffix, size) - 1 : size - 1;
+    const fromStart = suffixFromStart();
+    start = fromStart ? 0 : Math.max(0, size - suffix);
+    end = fromStart ? Math.min(suffix, size) - 1 : size - 1;
   } else {
     start = Number(m[1]);
     end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);

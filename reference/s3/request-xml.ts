@@ -14,7 +14,8 @@ export async function readRequestXml(
   const body = (await readSmallBody(call.req, call.payloadHash, limit, call.chunkSignature)).toString('utf8');
   if (body.trim() === '') return undefined;
   try {
-    return parseXml(body, call.ctx.faults.has('s3-xml-declaration-rejected'));
+    const declared = body.trim().startsWith('<?xml');
+    return parseXml(body, declared && call.ctx.faults.has('s3-xml-declaration-rejected'));
   } catch {
     if (call.ctx.faults.has('s3-malformed-xml-500')) {
       throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');

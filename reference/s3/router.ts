@@ -106,7 +106,7 @@ function subresource(query: URLSearchParams): string {
  */
 export async function dispatch(call: S3Call): Promise<void> {
   if (!call.bucket) {
-    if (call.ctx.faults.has('s3-presign-list-rejected') && call.query.has('X-Amz-Signature')) {
+    if (call.query.has('X-Amz-Signature') && call.ctx.faults.has('s3-presign-list-rejected')) {
       throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
     }
     if (call.method === 'GET') return listBuckets(call);
@@ -133,41 +133,44 @@ export async function dispatch(call: S3Call): Promise<void> {
 
 const STAND_INS = new Set(['acl', 'versioning', 'lifecycle', 'replication', 'tagging', 'object-lock']);
 
-/** Faults that refuse an operation the reference otherwise supports. */
+/**
+ * Faults that refuse an operation the reference otherwise supports. Each is consulted only for the
+ * requests it would refuse (the fault trace, fault-trace.ts, counts a consult as reaching the fault).
+ */
 function faultyRejections(call: S3Call, sub: string): void {
   const f = call.ctx.faults;
   const bucketOnly = !call.key;
   if (
-    f.has('s3-x-purpose-rejected') &&
-    (call.query.has('x-purpose') || call.req.headers['x-purpose'] !== undefined)
+    (call.query.has('x-purpose') || call.req.headers['x-purpose'] !== undefined) &&
+    f.has('s3-x-purpose-rejected')
   ) {
     throw new S3Error(400, 'InvalidArgument', 'Unknown parameter x-purpose.');
   }
-  if (f.has('s3-standin-not-implemented') && bucketOnly && call.method === 'GET' && STAND_INS.has(sub)) {
+  if (bucketOnly && call.method === 'GET' && STAND_INS.has(sub) && f.has('s3-standin-not-implemented')) {
     if (sub !== 'lifecycle' || !call.store.buckets.get(call.bucket)?.lifecycle)
       throw notImplemented(`GET ?${sub}`);
   }
-  if (f.has('s3-encryption-not-implemented') && bucketOnly && sub === 'encryption')
+  if (bucketOnly && sub === 'encryption' && f.has('s3-encryption-not-implemented'))
     throw notImplemented('Bucket encryption');
-  if (f.has('s3-put-post-rejected') && !bucketOnly && call.method === 'POST' && sub === '')
+  if (!bucketOnly && call.method === 'POST' && sub === '' && f.has('s3-put-post-rejected'))
     throw notImplemented('POST object');
   if (
-    f.has('s3-presign-list-rejected') &&
     call.query.has('X-Amz-Signature') &&
     call.method === 'GET' &&
     bucketOnly &&
-    sub === ''
+    sub === '' &&
+    f.has('s3-presign-list-rejected')
   ) {
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
   }
-  if (f.has('s3-presign-object-rejected') && call.query.has('X-Amz-Signature') && !bucketOnly && sub === '') {
+  if (call.query.has('X-Amz-Signature') && !bucketOnly && sub === '' && f.has('s3-presign-object-rejected')) {
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
   }
   if (
-    f.has('s3-upload-part-copy-not-implemented') &&
     sub === 'uploadId' &&
     call.method === 'PUT' &&
-    call.req.headers['x-amz-copy-source'] !== undefined
+    call.req.headers['x-amz-copy-source'] !== undefined &&
+    f.has('s3-upload-part-copy-not-implemented')
   ) {
     throw notImplemented('UploadPartCopy');
   }

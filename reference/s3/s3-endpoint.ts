@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../handler.ts';
-import { addressedBucket, parseAddress } from './address.ts';
+import { addressedBucket, parseAddress, virtualHostBucket } from './address.ts';
 import type { S3Call } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { S3Error } from './errors.ts';
@@ -29,8 +29,9 @@ async function handle(
   const resourceOf = (bucket: string, key: string) => `/${bucket}${key ? `/${key}` : ''}`;
   let address: ReturnType<typeof parseAddress>;
   try {
-    const host = ctx.faults.has('s3-virtual-hosted-off') ? undefined : req.headers.host;
-    address = parseAddress(req.url ?? '/', host);
+    const host = req.headers.host;
+    const pathStyle = virtualHostBucket(host) !== undefined && ctx.faults.has('s3-virtual-hosted-off');
+    address = parseAddress(req.url ?? '/', pathStyle ? undefined : host);
   } catch (err) {
     req.resume();
     throw err;

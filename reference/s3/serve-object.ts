@@ -83,7 +83,9 @@ export async function serveObject(
     if (obj.partSizes) headers['x-amz-mp-parts-count'] = obj.partSizes.length;
   } else {
     try {
-      range = parseRange(header(req, 'range'), obj.blob.size, ctx.faults.has('s3-range-suffix-from-start'));
+      range = parseRange(header(req, 'range'), obj.blob.size, () =>
+        ctx.faults.has('s3-range-suffix-from-start'),
+      );
     } catch (err) {
       if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
       range = undefined;
@@ -107,13 +109,13 @@ export async function serveObject(
 
   if (range && obj.blob.size > 0 && !(partNumber === '1' && !obj.partSizes)) {
     let { start, end } = range;
-    if (ctx.faults.has('s3-range-off-by-one') && end > start) end -= 1;
+    if (end > start && ctx.faults.has('s3-range-off-by-one')) end -= 1;
     headers['content-range'] = `bytes ${start}-${end}/${obj.blob.size}`;
     headers['content-length'] = end - start + 1;
     const status = ctx.faults.has('s3-range-status-200') ? 200 : 206;
     return send(res, status, headers, head ? undefined : () => blobs.read(obj.blob, start, end));
   }
-  if (ctx.faults.has('s3-content-range-on-full') && obj.blob.size > 0) {
+  if (obj.blob.size > 0 && ctx.faults.has('s3-content-range-on-full')) {
     headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;
   }
   if (!options.publicEntry && header(req, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED') {

@@ -203,7 +203,7 @@ async function verifyHeader(
   }
   const payloadHash = header(parts.headers, 'x-amz-content-sha256') ?? 'UNSIGNED-PAYLOAD';
   if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash };
-  if (ctx.faults.has('s3-signed-payload-rejected') && /^[0-9a-f]{64}$/i.test(payloadHash))
+  if (/^[0-9a-f]{64}$/i.test(payloadHash) && ctx.faults.has('s3-signed-payload-rejected'))
     throw mismatch(ctx, given);
   const headers = signedHeaderValues(parts, dropAcceptEncoding(signedNames, ctx));
   headers['x-amz-content-sha256'] = payloadHash;
@@ -238,7 +238,9 @@ async function verifyHeader(
 
 /** Under a fault, Accept-Encoding is left out of the signature as if it were unsignable (SPEC behaviour 17). */
 function dropAcceptEncoding(names: string[], ctx: ReferenceContext): string[] {
-  return ctx.faults.has('s3-accept-encoding-unsigned') ? names.filter((n) => n !== 'accept-encoding') : names;
+  return names.includes('accept-encoding') && ctx.faults.has('s3-accept-encoding-unsigned')
+    ? names.filter((n) => n !== 'accept-encoding')
+    : names;
 }
 
 async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext): Promise<Authenticated> {
