@@ -188,21 +188,26 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       disruptive: ctx.allowDisruptive && !owned ? disruptiveWork(work, ctx) : undefined,
     });
     const limit = pLimit(concurrency);
+    // A case's slug is its place among all the cases of the areas, not among the selected ones:
+    // a filtered run then names its resources as the whole run would.
+    const caseSlug = (c: (typeof loaded.cases)[number]) => loaded.cases.indexOf(c).toString(36);
+    const propertySlug = (p: (typeof loaded.properties)[number]) =>
+      (loaded.cases.length + loaded.properties.indexOf(p)).toString(36);
     // Longest chains start first, so a run's wall time approaches its critical path.
     type Job = { weight: number; exclusive: readonly string[]; run: () => Promise<CaseResult> };
     const jobsToRun: Job[] = [
       ...work.cases.map(
-        (c, i): Job => ({
+        (c): Job => ({
           weight: c.given.length + c.steps.length,
           exclusive: c.exclusive,
-          run: () => runCase(c, i.toString(36), ctx),
+          run: () => runCase(c, caseSlug(c), ctx),
         }),
       ),
       ...work.properties.map(
-        (p, i): Job => ({
+        (p): Job => ({
           weight: 1000,
           exclusive: p.def.exclusive ?? [],
-          run: () => runProperty(p.def, p.file, p.area, (work.cases.length + i).toString(36), ctx),
+          run: () => runProperty(p.def, p.file, p.area, propertySlug(p), ctx),
         }),
       ),
     ];
