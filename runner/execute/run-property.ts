@@ -108,6 +108,7 @@ export async function runProperty(
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
         return send(await buildS3Request(ctx.target.s3, { ...req, body: req.body as any }), 's3');
       },
+      bucketName: (label) => bucketName(ctx.runId, slug, `${label}${buckets++}`),
       bucket: async (label = 'p') => {
         const name = bucketName(ctx.runId, slug, `${label}${buckets++}`);
         const s3Target = ctx.target.s3;

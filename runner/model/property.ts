@@ -67,6 +67,11 @@ export interface PropertyContext {
   /** Provisions a bucket (named from the run id) that is emptied and deleted at teardown. */
   bucket(label?: string): Promise<string>;
   /**
+   * A new bucket name of this property's own, as bucket() and cases name theirs
+   * (ec-<run id>-<slug>-<label><n>), for a property that creates and removes its buckets itself.
+   */
+  bucketName(label: string): string;
+  /**
    * Registers a teardown action (run in reverse order at the end, whatever happened). `what` names
    * it and `undo` is a command that does it by hand, both shown if the action fails.
    */

@@ -1,14 +1,12 @@
 import type { PropertyContext } from 'edgecheck/kit';
 import { parseXml } from './xml.ts';
 
-let counter = 0;
-
 /**
  * A bucket made and emptied with plain requests: no XML bodies and no signed payloads, so that a
  * target refusing one of those fails only the properties about them. Torn down at the end.
  */
 export async function rawBucket(ctx: PropertyContext, label: string): Promise<string> {
-  const name = `ec-${ctx.runId}-${label}-${counter++}`.toLowerCase().slice(0, 63).replace(/-+$/, '');
+  const name = ctx.bucketName(label);
   // Registered first: a PUT cut short by an interrupt may still have made the bucket.
   ctx.defer(() => destroy(ctx, name), `bucket ${name}`);
   const res = await ctx.http({ method: 'PUT', bucket: name });
