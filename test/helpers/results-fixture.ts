@@ -4,11 +4,11 @@ import type {
   CheckResult,
   ClauseResult,
   Reporter,
-  RunEvent,
   RunResults,
   Tally,
 } from '../../runner/model/results.ts';
 import { type ClauseVerdict, type Verdict, worst } from '../../runner/model/verdict.ts';
+import { eventsOf } from '../../runner/results/events.ts';
 
 /** Synthetic results for reporter tests: builders with defaults, and a run with every verdict. */
 
@@ -246,29 +246,6 @@ export function sampleResults(): RunResults {
   return runResults(clauses, cases);
 }
 
-/** The events a runner emits for these results, in order. */
-export function eventsOf(results: RunResults): RunEvent[] {
-  const events: RunEvent[] = [
-    {
-      type: 'run-start',
-      runId: results.runId,
-      target: results.target,
-      asOf: results.asOf,
-      profile: results.profile,
-      seed: results.seed,
-      cases: results.cases.length,
-      clauses: results.clauses.length,
-    },
-  ];
-  for (const c of results.cases) {
-    events.push({ type: 'case-start', caseId: c.id, title: c.title });
-    for (const k of c.checks) events.push({ type: 'check', result: k });
-    events.push({ type: 'case-end', result: c });
-  }
-  events.push({ type: 'run-end', results });
-  return events;
-}
-
 /** Feeds a run (all events, or those before run-end when `interrupted`) and closes the reporter. */
 export async function feed(reporter: Reporter, results: RunResults, interrupted = false): Promise<void> {
   for (const e of eventsOf(results)) {
@@ -287,3 +264,5 @@ export function memoryStream(tty = false): PassThrough & { text(): string; isTTY
   if (tty) stream.isTTY = true;
   return stream;
 }
+
+export { eventsOf };
