@@ -1,22 +1,12 @@
-import type {
-  CaseResult,
-  CheckResult,
-  ClauseResult,
-  Reporter,
-  ReporterOptions,
-  RunEvent,
-  RunResults,
-  Tally,
-} from '../runner/model/results.ts';
+import type { CaseResult, CheckResult, ClauseResult, RunResults, Tally } from '../runner/model/results.ts';
 import { EXCHANGE_BODY_LIMIT } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict } from '../runner/model/verdict.ts';
 import { checksByClause, clauseReason } from './clause-checks.ts';
 import { paint } from './colors.ts';
 import { closingLine } from './console.ts';
+import { DocumentReporter } from './document-reporter.ts';
 import { exchangeLines, expectedActual, sourceExcerpt } from './failure.ts';
 import { coverageBar, esc, groupBySpec, htmlPage, tallyOf, verdictBadge } from './html-page.ts';
-import { writeOutput } from './output.ts';
-import { EventLog } from './partial.ts';
 
 /** Expected and actual values longer than this are cut; the JSON document keeps them whole. */
 const VALUE_LIMIT = 2000;
@@ -28,19 +18,9 @@ const PLAIN = paint(false);
  * each opening to the checks that cite it; failures are laid out with failure.ts's parts.
  * It is static HTML: filters and search are a small script, and the page reads without it.
  */
-export class HtmlReporter implements Reporter {
-  private readonly log = new EventLog();
-
-  constructor(private readonly options: ReporterOptions = {}) {}
-
-  onEvent(event: RunEvent): void {
-    this.log.record(event);
-  }
-
-  async close(): Promise<void> {
-    const { results, complete } = this.log.resultsOrPartial();
-    const html = renderHtml(results, { complete, cases: this.log.start?.cases });
-    await writeOutput(html, this.options.dest, this.options.stream);
+export class HtmlReporter extends DocumentReporter {
+  protected render(results: RunResults, complete: boolean): string {
+    return renderHtml(results, { complete, cases: this.log.start?.cases });
   }
 }
 

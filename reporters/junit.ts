@@ -1,17 +1,8 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import type {
-  CaseResult,
-  CheckResult,
-  ClauseResult,
-  Reporter,
-  ReporterOptions,
-  RunEvent,
-  RunResults,
-} from '../runner/model/results.ts';
+import type { CaseResult, CheckResult, ClauseResult, RunResults } from '../runner/model/results.ts';
 import { checksByClause, clauseDurationMs, clauseReason, topSection } from './clause-checks.ts';
+import { DocumentReporter } from './document-reporter.ts';
 import { renderFailure } from './failure.ts';
-import { writeOutput } from './output.ts';
-import { EventLog } from './partial.ts';
 import { xmlAttr, xmlSafe } from './xml-text.ts';
 
 type Node = Record<string, unknown>;
@@ -23,18 +14,9 @@ const VALUE_LIMIT = 4000;
  * JUnit XML as Jenkins, GitLab and GitHub test reporters read it: one <testsuite> per area and
  * one <testcase> per clause, since clauses are what users gate on.
  */
-export class JunitReporter implements Reporter {
-  private readonly log = new EventLog();
-
-  constructor(private readonly options: ReporterOptions = {}) {}
-
-  onEvent(event: RunEvent): void {
-    this.log.record(event);
-  }
-
-  async close(): Promise<void> {
-    const { results, complete } = this.log.resultsOrPartial();
-    await writeOutput(renderJunit(results, complete), this.options.dest, this.options.stream);
+export class JunitReporter extends DocumentReporter {
+  protected render(results: RunResults, complete: boolean): string {
+    return renderJunit(results, complete);
   }
 }
 

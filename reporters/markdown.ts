@@ -1,17 +1,6 @@
-import { appendFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type {
-  ClauseResult,
-  Reporter,
-  ReporterOptions,
-  RunEvent,
-  RunResults,
-  Tally,
-} from '../runner/model/results.ts';
+import type { ClauseResult, ReporterOptions, RunResults, Tally } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
-import { makeDirs } from '../runner/util/dirs.ts';
-import { writeOutput } from './output.ts';
-import { EventLog } from './partial.ts';
+import { DocumentReporter } from './document-reporter.ts';
 import { oneLine } from './text.ts';
 
 /** A step summary is read at a glance (GitHub also caps it at 1 MiB): so many rows, then a count. */
@@ -31,23 +20,13 @@ export interface MarkdownOptions extends ReporterOptions {
  * erroring clauses one row each, and the drift from the baseline. Written at close: to `dest`
  * (appended with `append`), else to the stream.
  */
-export class MarkdownReporter implements Reporter {
-  private readonly log = new EventLog();
-
-  constructor(private readonly options: MarkdownOptions = {}) {}
-
-  onEvent(event: RunEvent): void {
-    this.log.record(event);
+export class MarkdownReporter extends DocumentReporter<MarkdownOptions> {
+  protected render(results: RunResults, complete: boolean): string {
+    return renderMarkdown(results, complete);
   }
 
-  async close(): Promise<void> {
-    const { results, complete } = this.log.resultsOrPartial();
-    const text = renderMarkdown(results, complete);
-    const { dest, append, stream } = this.options;
-    if (dest && append) {
-      makeDirs(dirname(dest));
-      await appendFile(dest, text);
-    } else await writeOutput(text, dest, stream);
+  protected override append(): boolean {
+    return this.options.append === true;
   }
 }
 
