@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { RunResults } from '../runner/model/results.ts';
-import { cleanEnv, PROJECT_ROOT } from './helpers/cli.ts';
+import { cleanEnv, outcomeOf, PROJECT_ROOT } from './helpers/cli.ts';
 
 interface Step {
   id?: string;
@@ -49,28 +49,15 @@ function readOutputs(text: string): Record<string, string> {
   return out;
 }
 
-function bash(
+async function bash(
   script: string,
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    // The command line GitHub uses for `shell: bash`.
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd, env });
-    let output = '';
-    child.stdout.on('data', (d) => {
-      output += d;
-    });
-    child.stderr.on('data', (d) => {
-      output += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 110_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, output });
-    });
-  });
+  // The command line GitHub uses for `shell: bash`.
+  const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd, env });
+  const { code, stdout, stderr } = await outcomeOf(child, 110_000);
+  return { code, output: stdout + stderr };
 }
 
 let workspace: string;

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { renderHtml } from '../reporters/html.ts';
 import type { CheckResult, RunResults } from '../runner/model/results.ts';
-import { BIN, cleanEnv, PROJECT_ROOT } from './helpers/cli.ts';
+import { PROJECT_ROOT, runBinAsync } from './helpers/cli.ts';
 import { caseResult, clause, NASTY, runResults, sampleResults } from './helpers/results-fixture.ts';
 
 /** Debian's Chromium (.ci/run installs it); EDGECHECK_NO_BROWSER=1 skips the browser tests, nothing else does. */
@@ -32,25 +31,7 @@ const SECRETS = [
   REFERENCE_CREDENTIALS.secretAccessKey,
 ];
 
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: cleanEnv() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[]) => runBinAsync(args, {}, 90_000);
 
 describe.skipIf(NO_BROWSER)('the HTML report of a real run, in headless Chromium', () => {
   let dir: string;

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -32,18 +32,29 @@ export function runBin(args: string[], env: Record<string, string> = {}): CliOut
 }
 
 /** Same as runBin, without blocking the event loop (for runs against an in-process server). */
-export function runBinAsync(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+export function runBinAsync(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<CliOutcome> {
+  return outcomeOf(
+    spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: cleanEnv(env) }),
+    timeoutMs,
+  );
+}
+
+/** Collects a child's output and exit code; a child still running after `timeoutMs` is killed. */
+export function outcomeOf(child: ChildProcess, timeoutMs: number): Promise<CliOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: cleanEnv(env) });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => {
+    child.stdout?.on('data', (d) => {
       stdout += d;
     });
-    child.stderr.on('data', (d) => {
+    child.stderr?.on('data', (d) => {
       stderr += d;
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
