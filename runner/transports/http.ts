@@ -65,7 +65,7 @@ export async function sendHttp(agent: Agent, req: OutgoingRequest, opts: SendOpt
     let res: StepResponse;
     try {
       notStopped(opts.signal, req);
-      res = await sendOnce(agent, req, opts);
+      res = await sendOnce(agent, req, opts, door);
     } finally {
       answered?.();
     }
@@ -99,7 +99,12 @@ export function markUnavailable(res: StepResponse, tries: number): void {
   res.unavailable = `target unavailable: HTTP ${res.status} after ${tries} ${tries === 1 ? 'try' : 'tries'}${after ? ` (Retry-After: ${after})` : ''}`;
 }
 
-async function sendOnce(agent: Agent, req: OutgoingRequest, opts: SendOptions): Promise<StepResponse> {
+async function sendOnce(
+  agent: Agent,
+  req: OutgoingRequest,
+  opts: SendOptions,
+  door: Door,
+): Promise<StepResponse> {
   const headers = { ...req.headers };
   if (req.body instanceof GeneratedBody) headers['content-length'] = String(req.body.size);
   const path = new URL(req.url).pathname;
@@ -129,7 +134,7 @@ async function sendOnce(agent: Agent, req: OutgoingRequest, opts: SendOptions): 
     // A small body of known length is read in one go: cheaper than iterating the stream.
     else if (length <= SMALL_BODY) body = bufferBody(Buffer.from(await res.body.arrayBuffer()));
     // The management API's answers are JSON, parsed whole or not at all: nothing past the cap is read.
-    else body = await collectBody(res.body, { stopAtCap: (opts.door ?? 'management') === 'management' });
+    else body = await collectBody(res.body, { stopAtCap: door === 'management' });
     return new StepResponse(res.statusCode, flattenHeaders(res.headers as any), body);
   } catch (err) {
     if (opts.abort?.aborted)
