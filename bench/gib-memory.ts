@@ -1,21 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { ROOT } from '../runner/util/paths.ts';
+import { benchSuitesDir } from './synthetic.ts';
 
 const GIB = 1024 ** 3;
 const PART = 64 * 1024 ** 2;
 
 /** A suite that moves one 1 GiB object in a single streamed PUT and one in 64 MiB parts, reading both back. */
 function gibSuite(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-gib-'));
-  mkdirSync(path.join(dir, 'bench'));
-  writeFileSync(
-    path.join(dir, 'bench', 'clauses.yaml'),
-    'area: bench\nclauses:\n  - id: bench.gib.roundtrip\n    section: bench\n    title: a 1 GiB object round-trips\n',
-  );
+  const dir = benchSuitesDir('edgecheck-gib-', 'bench.gib.roundtrip', 'a 1 GiB object round-trips');
   const check = (extra: object = {}) => [{ clauses: ['bench.gib.roundtrip'], status: 200, ...extra }];
   const parts = GIB / PART;
   const cases = [

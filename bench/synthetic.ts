@@ -3,20 +3,29 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /**
- * A throwaway suites folder: `cases` cases whose step chains have the given lengths, each step a
- * GET with a status and a JSON check, as the real suites do. Returns the folder.
+ * A throwaway suites folder with one area, `bench`, holding one clause in one section: what a
+ * benchmark's cases cite. Returns the folder; the cases are written by the caller.
  */
-export function syntheticSuites(chains: number[]): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-bench-'));
+export function benchSuitesDir(prefix: string, clauseId: string, title: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
   mkdirSync(path.join(dir, 'bench'));
   writeFileSync(
     path.join(dir, 'bench', 'clauses.yaml'),
-    'area: bench\nclauses:\n  - id: bench.echo.ok\n    section: bench\n    title: the server answers\n',
+    `area: bench\nclauses:\n  - id: ${clauseId}\n    section: bench\n    title: ${title}\n`,
   );
   writeFileSync(
     path.join(dir, 'bench', 'sections.yaml'),
     'sections:\n  - id: bench\n    heading: "Bench"\n    title: "Bench"\n',
   );
+  return dir;
+}
+
+/**
+ * A throwaway suites folder: `cases` cases whose step chains have the given lengths, each step a
+ * GET with a status and a JSON check, as the real suites do. Returns the folder.
+ */
+export function syntheticSuites(chains: number[]): string {
+  const dir = benchSuitesDir('edgecheck-bench-', 'bench.echo.ok', 'the server answers');
   const cases = chains.map((n, i) => ({
     id: `bench.chain.c${i}`,
     title: `chain of ${n}`,
