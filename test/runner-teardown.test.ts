@@ -44,7 +44,7 @@ describe('teardown after a failing step', () => {
     results = await runEdgecheck({
       suitesDir: SUITES,
       target: managementTarget(server.url),
-      cases: ['teardown.after-fail', 'teardown.delete-refused'],
+      cases: ['teardown.after-fail', 'teardown.delete-refused', 'teardown.list'],
       asOf: '2024-06-01',
       concurrency: 1,
     });
@@ -78,6 +78,36 @@ describe('teardown after a failing step', () => {
     ]);
     expect(c.leftovers![0].undo).toMatch(/^curl .* -X DELETE /);
     expect(server.seen.some((r) => r.method === 'DELETE' && r.url === '/client/v4/things/t2')).toBe(true);
+  });
+});
+
+describe('a list of teardown steps', () => {
+  let server: TestServer;
+  let results: RunResults;
+
+  beforeAll(async () => {
+    server = await thingServer();
+    results = await runEdgecheck({
+      suitesDir: SUITES,
+      target: managementTarget(server.url),
+      cases: ['teardown.list'],
+      asOf: '2024-06-01',
+      concurrency: 1,
+    });
+  }, 20_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('runs in the order written, after the teardown of the later step, each action once', () => {
+    const c = results.cases.find((x) => x.id === 'teardown.list')!;
+    expect(c.verdict).toBe('pass');
+    const deletes = server.seen.filter((r) => r.method === 'DELETE').map((r) => r.url);
+    // t2 is the later step's thing: last registered, first removed; then the list as written.
+    expect(deletes).toEqual(['/client/v4/things/t2', '/client/v4/things/t1', '/client/v4/things/t1-after']);
+    // The second action deletes nothing that exists, and its confirming read says so: no leftover.
+    expect(c.leftovers).toBeUndefined();
   });
 });
 

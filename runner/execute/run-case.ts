@@ -100,7 +100,7 @@ export function estimateRequests(c: CaseDef): number {
     // A bucket is created, then listed, emptied, deleted and confirmed gone at teardown.
     n += s.kind === 'bucket' ? 5 : 1;
     // A teardown request, and the read that confirms a delete.
-    if (s.teardown) n += 2;
+    n += 2 * (s.teardown?.length ?? 0);
   }
   return n;
 }
@@ -291,7 +291,8 @@ class CaseRun {
       }
       const { response, ok } = performed;
       this.capture(step, response);
-      if (ok && step.teardown) this.addTeardown(step.teardown, label);
+      // Last registered runs first: registered backwards, a step's teardown list runs as written.
+      if (ok) for (const td of [...(step.teardown ?? [])].reverse()) this.addTeardown(td, label);
       const failed = this.judge(step, performed);
       if (given && !ok && !failed) {
         const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;

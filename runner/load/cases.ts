@@ -179,6 +179,16 @@ class SharedGiven {
   }
 }
 
+/** A step's teardown as a list in the order it runs, each with its own origin. */
+function teardownSteps(
+  raw: StepFormatType | StepFormatType[] | undefined,
+  where: (rel: Path) => string,
+): StepDef[] | undefined {
+  if (!raw) return undefined;
+  if (!Array.isArray(raw)) return [toStep(raw, (rel) => where(['teardown', ...rel]))];
+  return raw.map((t, i) => toStep(t, (rel) => where(['teardown', i, ...rel])));
+}
+
 /**
  * A step as written (valid against the schema: exactly one kind) as the engine's union, told
  * apart by `kind`. `where` gives the origin of a path inside the step.
@@ -189,7 +199,7 @@ function toStep(raw: StepFormatType, where: (rel: Path) => string): StepDef {
     ...common,
     origin: where([]),
     expect: expect?.map((c, k): CheckDef => ({ ...c, origin: where(['expect', k]) })),
-    teardown: teardown ? toStep(teardown, (rel) => where(['teardown', ...rel])) : undefined,
+    teardown: teardownSteps(teardown, where),
   };
   if (api) return { ...rest, kind: 'api', api };
   if (s3 !== undefined) return { ...rest, kind: 's3', s3, input };
@@ -235,7 +245,7 @@ function pickError(errors: ErrorObject[]): ErrorObject {
 function explain(e: ErrorObject, schema: string): string {
   if (
     e.keyword === 'oneOf' &&
-    /\/(given|steps)\/\d+$|\/teardown$|^\/[a-z][a-z0-9-]*\/\d+$/.test(e.instancePath)
+    /\/(given|steps)\/\d+$|\/teardown(\/\d+)?$|^\/[a-z][a-z0-9-]*\/\d+$/.test(e.instancePath)
   ) {
     const inGiven = /\/given\/\d+$/.test(e.instancePath) ? ', or be {use: NAME}' : '';
     return `a step needs exactly one of ${STEP_KINDS.join(', ')}${inGiven}; see docs/case-format.md`;

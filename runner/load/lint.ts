@@ -79,7 +79,7 @@ export function lintSuites(
         }
         defined.add(name);
       }
-      if (step.teardown) visit(step.teardown, true);
+      for (const t of step.teardown ?? []) visit(t, true);
     };
     for (const s of c.given) visit(s, false);
     for (const s of c.steps) visit(s, false);

@@ -247,17 +247,20 @@ const StepFields = Type.Object({
 
 /** A step as written in YAML (the loader adds `kind` and `origin`, see runner/model/case.ts). */
 export interface StepFormatType extends Static<typeof StepFields> {
-  teardown?: StepFormatType;
+  teardown?: StepFormatType | StepFormatType[];
 }
 
 export const StepFormat = Type.Object(
   {
     ...StepFields.properties,
     teardown: Type.Optional(
-      Type.Unsafe<StepFormatType>({
-        $ref: '#/definitions/step',
+      Type.Unsafe<StepFormatType | StepFormatType[]>({
+        anyOf: [
+          { $ref: '#/definitions/step' },
+          { type: 'array', items: { $ref: '#/definitions/step' }, minItems: 1 },
+        ],
         description:
-          'A step registered once this one succeeded, run at the end of the case in reverse order whatever happened',
+          'A step, or steps run in the order written (an object before its bucket), registered once this one succeeded and run at the end of the case, last registered first, whatever happened',
       }),
     ),
   },

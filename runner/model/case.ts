@@ -40,7 +40,8 @@ export interface CaseDef
 
 interface StepCommon extends Pick<StepFormatType, 'id' | 'title' | 'capture'> {
   expect?: CheckDef[];
-  teardown?: StepDef;
+  /** Run in this order at the end of the case (the loader makes a single step a list of one). */
+  teardown?: StepDef[];
   /** file:line of the step. */
   origin: string;
 }
