@@ -9,6 +9,7 @@ import type {
   Tally,
 } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
+import { formatBytes } from '../runner/util/size.ts';
 import { checksByClause, clauseReason, groupBySection, type SectionGroup } from './clause-checks.ts';
 import { type Paint, paint, wantsColor, wantsLiveProgress } from './colors.ts';
 import { renderFailure } from './failure.ts';
@@ -30,6 +31,8 @@ const NOT_PASSING: readonly ClauseVerdict[] = ['fail', 'error', 'blocked'];
 const LIVE_REFRESH_MS = 250;
 /** Cases starting or ending draw the status line at most this often. */
 const LIVE_MIN_INTERVAL_MS = 100;
+/** Without a live line, a large upload's bytes sent are printed at most this often. */
+const TRANSFER_LINE_EVERY_MS = 10_000;
 /** Expected and actual values longer than this are cut: the JSON document keeps them whole. */
 const VALUE_LIMIT = 600;
 
@@ -54,6 +57,8 @@ export class ConsoleReporter implements Reporter {
   private readonly tally: Record<string, number> = {};
   /** Cases started and not finished, with when they started (ms). */
   private readonly running = new Map<string, number>();
+  /** The large upload of a case in flight: bytes sent of total, and when a plain line last said so. */
+  private readonly transfers = new Map<string, { sent: number; total: number; printedAt: number }>();
   /** Length of the status line on screen, 0 when none is shown. */
   private shown = 0;
   private ticker?: NodeJS.Timeout;
@@ -85,8 +90,12 @@ export class ConsoleReporter implements Reporter {
         this.running.set(event.caseId, Date.now());
         this.status(false);
         break;
+      case 'transfer':
+        this.transfer(event);
+        break;
       case 'case-end':
         this.running.delete(event.result.id);
+        this.transfers.delete(event.result.id);
         this.progress(event.result);
         this.status(false);
         break;
@@ -142,12 +151,38 @@ export class ConsoleReporter implements Reporter {
       // The time before the id, so that a narrow terminal cuts the id rather than the time.
       const seconds = ((Date.now() - oldest[1]) / 1000).toFixed(1);
       text += `; ${this.running.size} running, longest ${seconds} s: ${oneLine(oldest[0])}`;
+      const t = this.transfers.get(oldest[0]);
+      if (t) text += `, ${this.sentText(t)}`;
     }
     const columns = (this.out as { columns?: number }).columns;
     const width = Math.max(20, (columns || 80) - 1);
     if (text.length > width) text = `${text.slice(0, width - 1)}…`;
     this.out.write(`\r${text}${' '.repeat(Math.max(0, this.shown - text.length))}`);
     this.shown = text.length;
+  }
+
+  /** Live: kept for the status line. Plain: a line every few seconds, and one when the body is sent. */
+  private transfer(event: Extract<RunEvent, { type: 'transfer' }>): void {
+    const prior = this.transfers.get(event.caseId);
+    const entry = {
+      sent: event.sent,
+      total: event.total,
+      printedAt: prior?.printedAt ?? Number.NEGATIVE_INFINITY,
+    };
+    this.transfers.set(event.caseId, entry);
+    if (this.live) {
+      this.status(false);
+      return;
+    }
+    const now = Date.now();
+    if (event.sent < event.total && now - entry.printedAt < TRANSFER_LINE_EVERY_MS) return;
+    entry.printedAt = now;
+    this.write(this.p.dim(`${this.counter()} ${oneLine(event.caseId)}: ${this.sentText(entry)}`));
+  }
+
+  private sentText(t: { sent: number; total: number }): string {
+    const share = t.total ? Math.floor((t.sent / t.total) * 100) : 100;
+    return `${formatBytes(t.sent)} of ${formatBytes(t.total)} sent (${share}%)`;
   }
 
   private counter(): string {

@@ -309,6 +309,51 @@ describe('console reporter progress', () => {
     expect(frames.every((f) => f.length <= 63)).toBe(true);
   });
 
+  it('shows the bytes sent of a large upload in flight: on the status line live, as a plain line every ten seconds otherwise', async () => {
+    vi.stubEnv('CI', '');
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const GiB = 1024 ** 3;
+      const live = Object.assign(memoryStream(true), { columns: 120 });
+      const plain = memoryStream(false);
+      const reporters = [
+        new ConsoleReporter({ stream: live, color: false }),
+        new ConsoleReporter({ stream: plain, color: false, live: false }),
+      ];
+      const [start] = eventsOf(sampleResults());
+      const send = (e: Parameters<ConsoleReporter['onEvent']>[0]) => {
+        for (const r of reporters) r.onEvent(e);
+      };
+      send(start);
+      send({ type: 'case-start', caseId: 's3.put.large', title: 't' });
+      send({ type: 'transfer', caseId: 's3.put.large', sent: 64 * 1024, total: GiB });
+      vi.advanceTimersByTime(4000);
+      send({ type: 'transfer', caseId: 's3.put.large', sent: GiB / 4, total: GiB });
+      vi.advanceTimersByTime(500);
+      expect(live.text().split('\r').at(-1)?.trimEnd()).toBe(
+        '[0/5] cases done, 0 failing; 1 running, longest 4.5 s: s3.put.large, 256 MiB of 1 GiB sent (25%)',
+      );
+      vi.advanceTimersByTime(6000);
+      send({ type: 'transfer', caseId: 's3.put.large', sent: GiB / 2, total: GiB });
+      send({ type: 'transfer', caseId: 's3.put.large', sent: GiB, total: GiB });
+      for (const r of reporters) await r.close();
+      // The first report, the one ten seconds on, and the end; not the one at four seconds.
+      expect(
+        plain
+          .text()
+          .split('\n')
+          .filter((l) => l.includes('sent (')),
+      ).toEqual([
+        '[0/5] s3.put.large: 64 KiB of 1 GiB sent (0%)',
+        '[0/5] s3.put.large: 512 MiB of 1 GiB sent (50%)',
+        '[0/5] s3.put.large: 1 GiB of 1 GiB sent (100%)',
+      ]);
+      expect(plain.text()).not.toContain('\r');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('starts with the run, target, date and counts', async () => {
     const out = await consoleOutput(sampleResults());
     expect(out.split('\n')[0]).toBe(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEdgecheck } from '../runner/api.ts';
 import { generateBuffer } from '../runner/data/generate.ts';
-import type { CaseResult, RunResults } from '../runner/model/results.ts';
+import type { CaseResult, RunEvent, RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { lookupLocalhost } from '../runner/transports/agent.ts';
 import { encodeKey, objectUrl } from '../runner/transports/s3-raw.ts';
@@ -17,6 +17,7 @@ const CREDS = {
 let s3: MiniS3;
 let results: RunResults;
 let kase: CaseResult;
+const transfers: Extract<RunEvent, { type: 'transfer' }>[] = [];
 
 beforeAll(async () => {
   s3 = await startMiniS3(CREDS);
@@ -25,7 +26,19 @@ beforeAll(async () => {
     features: [],
     s3: { endpoint: s3.url, region: 'auto', addressing: 'path', ...CREDS },
   };
-  results = await runEdgecheck({ suitesDir: fixtureDir('s3'), target, asOf: '2024-06-01' });
+  results = await runEdgecheck({
+    suitesDir: fixtureDir('s3'),
+    target,
+    asOf: '2024-06-01',
+    reporters: [
+      {
+        onEvent: (e) => {
+          if (e.type === 'transfer') transfers.push(e);
+        },
+        close: async () => undefined,
+      },
+    ],
+  });
   kase = results.cases.find((c) => c.id === 'store.objects')!;
 }, 30_000);
 
@@ -52,6 +65,22 @@ describe('S3 transports against an in-test S3 that verifies every signature', ()
     expect(name).toMatch(new RegExp(`^ec-${results.runId}-[0-9a-z]+-b$`));
     const put = s3.seen.find((r) => r.method === 'PUT' && r.url.startsWith(`/${name}/dir/k%201`));
     expect(put?.bytes.equals(generateBuffer(3, 0, 100_000))).toBe(true);
+  });
+
+  it('large generated bodies report their bytes sent, rising to the whole body, through the SDK and raw', () => {
+    expect(results.cases.find((c) => c.id === 'store.large-upload')?.verdict).toBe('pass');
+    for (const total of [20 * 1024 * 1024, 9 * 1024 * 1024]) {
+      const seen = transfers.filter((t) => t.total === total);
+      expect(seen.every((t) => t.caseId === 'store.large-upload')).toBe(true);
+      const sent = seen.map((t) => t.sent);
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      // Each body is reported as it starts and when it is whole, in between about once a second.
+      expect(sent[0]).toBeLessThan(total);
+      expect(sent).toEqual([...sent].sort((a, b) => a - b));
+      expect(sent.at(-1)).toBe(total);
+    }
+    // The small bodies of the other cases say nothing.
+    expect(transfers.every((t) => t.total >= 8 * 1024 * 1024)).toBe(true);
   });
 
   it('SDK errors are named: a 404 NoSuchKey answer gives error NoSuchKey', () => {

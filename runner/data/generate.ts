@@ -40,8 +40,31 @@ export function generateBuffer(seed: number, start: number, end: number): Buffer
   return Buffer.concat([...generateChunks(seed, start, end)]);
 }
 
-export function generateStream(seed: number, start: number, end: number): Readable {
-  return Readable.from(generateChunks(seed, start, end), { objectMode: false });
+/** `onSent` hears the running count of bytes the reader has taken, chunk by chunk. */
+export function generateStream(
+  seed: number,
+  start: number,
+  end: number,
+  onSent?: (sent: number, total: number) => void,
+): Readable {
+  const chunks = generateChunks(seed, start, end);
+  if (!onSent) return Readable.from(chunks, { objectMode: false });
+  const total = Math.max(0, end - start);
+  return Readable.from(counted(chunks, total, onSent), { objectMode: false });
+}
+
+function* counted(
+  chunks: Generator<Buffer>,
+  total: number,
+  onSent: (sent: number, total: number) => void,
+): Generator<Buffer> {
+  let sent = 0;
+  for (const chunk of chunks) {
+    yield chunk;
+    // Counted once the reader asks for the next one: the chunk has left the generator.
+    sent += chunk.length;
+    onSent(sent, total);
+  }
 }
 
 /** Digest of a generated range without holding it. */

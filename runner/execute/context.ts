@@ -34,6 +34,8 @@ export interface RunContext {
   reservation?: Reservation;
   /** Set on teardown's copy: its requests go whatever the budget. */
   teardown?: boolean;
+  /** Set on a case's own copy: hears how far a large generated body has been sent. */
+  onSent?: (sent: number, total: number) => void;
 }
 
 /** How a step of this context sends: its signal, timeout, traffic rules and budget reservation. */
@@ -47,6 +49,7 @@ export function sendOptions(ctx: RunContext, door: Door): SendOptions {
     door,
     teardown: ctx.teardown,
     reservation: ctx.reservation,
+    onSent: ctx.teardown ? undefined : ctx.onSent,
   };
 }
 

@@ -325,6 +325,26 @@ function caseScope(ctx: RunContext, slug: string): Scope {
   };
 }
 
+/** Bodies from this size on report how far they have been sent. */
+const TRANSFER_REPORTED_FROM = 8 * 1024 * 1024;
+const TRANSFER_EVERY_MS = 1000;
+
+/** `transfer` events for a case's large uploads: about one a second, and one when a body is sent. */
+function transferProgress(caseId: string, runCtx: RunContext): (sent: number, total: number) => void {
+  let last = 0;
+  let lastSent = 0;
+  return (sent, total) => {
+    if (total < TRANSFER_REPORTED_FROM) return;
+    const now = Date.now();
+    // A body starting (fewer bytes than the last report: a new one, or a retry) is always reported.
+    const starting = sent <= lastSent;
+    lastSent = sent;
+    if (!starting && sent < total && now - last < TRANSFER_EVERY_MS) return;
+    last = now;
+    runCtx.emit({ type: 'transfer', caseId, sent, total });
+  };
+}
+
 /** Runs one case: prerequisites, steps in order, checks, then teardown whatever happened. */
 export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Promise<CaseResult> {
   const started = performance.now();
@@ -339,7 +359,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
   const everyCheck = [...planned.values()].flat();
   if (!reason && everyCheck.length > 0 && everyCheck.every((p) => p.skip)) reason = everyCheck[0].skip;
 
-  const ctx: RunContext = { ...runCtx, reservation };
+  const ctx: RunContext = { ...runCtx, reservation, onSent: transferProgress(c.id, runCtx) };
   const run = new CaseRun(c, slug, ctx, planned, caseScope(ctx, slug));
   const sequence = [
     ...c.given.map((step) => ({ step, given: true })),

@@ -210,6 +210,8 @@ export type RunEvent =
     }
   | { type: 'case-start'; caseId: string; title: string }
   | { type: 'check'; result: CheckResult }
+  /** A large request body of a case in flight: bytes handed to the connection so far, of `total`. */
+  | { type: 'transfer'; caseId: string; sent: number; total: number }
   | { type: 'case-end'; result: CaseResult }
   | { type: 'run-end'; results: RunResults };
 

@@ -35,6 +35,8 @@ export interface SendOptions {
   door?: Door;
   teardown?: boolean;
   reservation?: Reservation;
+  /** Hears the bytes of a generated body taken by the connection so far (progress of long uploads). */
+  onSent?: (sent: number, total: number) => void;
 }
 
 export function bodyLength(body: RequestBody): number {
@@ -43,8 +45,11 @@ export function bodyLength(body: RequestBody): number {
   return Buffer.byteLength(body);
 }
 
-export function bodyStream(body: RequestBody): string | Buffer | Readable | undefined {
-  return body instanceof GeneratedBody ? generateStream(body.seed, 0, body.size) : body;
+export function bodyStream(
+  body: RequestBody,
+  onSent?: (sent: number, total: number) => void,
+): string | Buffer | Readable | undefined {
+  return body instanceof GeneratedBody ? generateStream(body.seed, 0, body.size, onSent) : body;
 }
 
 /** Milliseconds a transfer of `bytes` may take on top of the request timeout. */
@@ -118,7 +123,7 @@ async function sendOnce(
     const res = await request(req.url, {
       method: req.method as any,
       headers,
-      body: bodyStream(req.body),
+      body: bodyStream(req.body, opts.onSent),
       dispatcher: agent,
       signal,
     });

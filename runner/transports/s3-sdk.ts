@@ -102,6 +102,8 @@ export interface S3SendOptions {
   traffic?: Traffic;
   teardown?: boolean;
   reservation?: Reservation;
+  /** Hears the bytes of a generated body taken by the SDK so far (see SendOptions in http.ts). */
+  onSent?: (sent: number, total: number) => void;
 }
 
 type CommandCtor = new (input: Record<string, unknown>) => S3.$Command<any, any, any, any, any>;
@@ -112,11 +114,14 @@ export function commandFor(name: string): CommandCtor | undefined {
 }
 
 /** Turns resolved YAML input into SDK input: generated bodies stream, with their length. */
-function toSdkInput(input: Record<string, unknown>): Record<string, unknown> {
+function toSdkInput(
+  input: Record<string, unknown>,
+  onSent?: (sent: number, total: number) => void,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     if (v instanceof GeneratedBody) {
-      out[k] = generateStream(v.seed, 0, v.size);
+      out[k] = generateStream(v.seed, 0, v.size, k === 'Body' ? onSent : undefined);
       if (k === 'Body' && input.ContentLength === undefined) out.ContentLength = v.size;
     } else out[k] = v;
   }
@@ -160,7 +165,7 @@ async function sendOnce(
   input: Record<string, unknown>,
   opts: S3SendOptions,
 ): Promise<{ response: StepResponse; method: string }> {
-  const command = new Ctor(toSdkInput(input));
+  const command = new Ctor(toSdkInput(input, opts.onSent));
   let wire: { statusCode: number; headers: Record<string, string> } | undefined;
   let method = 'GET';
   command.middlewareStack.add(

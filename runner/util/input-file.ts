@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from './errors.ts';
 import { displayPath } from './paths.ts';
+import { formatBytes } from './size.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -40,12 +41,6 @@ export const MAX_NESTING = 64;
 
 /** Results documents carry what targets answered, which may nest deeper than anything written by hand. */
 export const MAX_RESULTS_NESTING = 1000;
-
-export function formatBytes(n: number): string {
-  if (n >= MiB) return `${Number((n / MiB).toFixed(2))} MiB`;
-  if (n >= KiB) return `${Number((n / KiB).toFixed(2))} KiB`;
-  return `${n} bytes`;
-}
 
 /**
  * Reads a file the user named, as UTF-8. A regular file over its kind's cap is refused from its

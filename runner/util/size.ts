@@ -20,3 +20,11 @@ export function parseSize(value: number | string, where = 'size'): number {
   }
   return Math.round(Number(m[1]) * UNITS[m[2] ?? '']);
 }
+
+/** A byte count for people: `512 bytes`, `1.5 KiB`, `412.25 MiB`, `1 GiB`. */
+export function formatBytes(n: number): string {
+  for (const unit of ['GiB', 'MiB', 'KiB'] as const) {
+    if (n >= UNITS[unit]) return `${Number((n / UNITS[unit]).toFixed(2))} ${unit}`;
+  }
+  return `${n} bytes`;
+}
