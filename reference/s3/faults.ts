@@ -214,6 +214,16 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-range-suffix-from-start', 'A suffix range bytes=-N returns the first N bytes', ['s3.get.range-forms']],
   [
+    's3-range-reversed-416',
+    'A range whose last byte comes before its first (bytes=5-2) answers 416 instead of being ignored',
+    ['s3.get.range-invalid-ignored'],
+  ],
+  [
+    's3-range-malformed-500',
+    'A range that is not a number (bytes=x-3) answers 500 InternalError instead of being ignored',
+    ['s3.get.range-invalid-ignored'],
+  ],
+  [
     's3-range-unsatisfiable-200',
     'A range beyond the object answers 200 with the whole object instead of 416',
     ['s3.get.range-unsatisfiable'],

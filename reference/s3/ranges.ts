@@ -36,6 +36,15 @@ export function parseRange(
   return { start, end };
 }
 
+/** A header that is no valid single byte range: `reversed` (bytes=5-2) or `malformed` (bytes=x-3). */
+export function invalidRangeKind(header: string | undefined): 'reversed' | 'malformed' | undefined {
+  if (header === undefined) return undefined;
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m) return 'malformed';
+  if (m[1] !== '' && m[2] !== '' && Number(m[2]) < Number(m[1])) return 'reversed';
+  return undefined;
+}
+
 export function invalidRange(size: number): S3Error {
   const e = new S3Error(416, 'InvalidRange', 'The requested range is not satisfiable', {
     ActualObjectSize: String(size),

@@ -5,7 +5,7 @@ import type { ReferenceContext } from '../context.ts';
 import type { BlobStore } from './blobs.ts';
 import { checkRead } from './conditionals.ts';
 import { S3Error } from './errors.ts';
-import { type ByteRange, parseRange } from './ranges.ts';
+import { type ByteRange, invalidRange, invalidRangeKind, parseRange } from './ranges.ts';
 import type { Headers } from './respond.ts';
 import type { ObjectRecord } from './store.ts';
 
@@ -82,6 +82,12 @@ export async function serveObject(
     // As Amazon S3: the part count is reported for part requests.
     if (obj.partSizes) headers['x-amz-mp-parts-count'] = obj.partSizes.length;
   } else {
+    // Faults of an ignored range: asked only for a header that is no valid byte range.
+    const invalid = invalidRangeKind(header(req, 'range'));
+    if (invalid === 'reversed' && ctx.faults.has('s3-range-reversed-416')) throw invalidRange(obj.blob.size);
+    if (invalid === 'malformed' && ctx.faults.has('s3-range-malformed-500')) {
+      throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+    }
     try {
       range = parseRange(header(req, 'range'), obj.blob.size, () =>
         ctx.faults.has('s3-range-suffix-from-start'),
