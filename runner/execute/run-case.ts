@@ -282,6 +282,7 @@ class CaseRun {
         this.hint = 'blocked';
         return;
       }
+      if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
       let performed: Performed;
       try {
         performed = await performStep(step, this.scope, ctx, this.slug, this.ledger);
@@ -293,6 +294,13 @@ class CaseRun {
       this.capture(step, response);
       // Last registered runs first: registered backwards, a step's teardown list runs as written.
       if (ok) for (const td of [...(step.teardown ?? [])].reverse()) this.addTeardown(td, label);
+      if (step.prerequisite && !ok && !response.unavailable) {
+        // Refused, it proves nothing of the clauses after it: they are blocked, not failed.
+        const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        this.settle([step, ...later()], 'blocked', `${label} was refused (${status}): ${step.prerequisite}`);
+        this.hint = 'blocked';
+        return;
+      }
       const failed = this.judge(step, performed);
       if (given && !ok && !failed) {
         const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
@@ -309,6 +317,21 @@ class CaseRun {
 }
 
 type Performed = Awaited<ReturnType<typeof performStep>>;
+
+/** Waits `ms`, or less when the run is stopped. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    const stop = () => {
+      clearTimeout(timer);
+      done();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      done();
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
 
 /** What `${...}` placeholders of a case can name before any capture. */
 function caseScope(ctx: RunContext, slug: string): Scope {

@@ -215,6 +215,21 @@ const StepFields = Type.Object({
     }),
   ),
   title: Type.Optional(Type.String({ description: 'The step in words, for reports' })),
+  prerequisite: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Why the checks after this step need it (an endpoint SPEC does not list, the valid twin of a refusal): an answer of 400 or more, or an SDK error, makes its checks and those after it blocked, with this reason',
+    }),
+  ),
+  pauseMs: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 5000,
+      description:
+        'Milliseconds to wait before sending, so that a timestamp of one-second resolution moves on',
+    }),
+  ),
   api: Type.Optional(ref('api', ApiRequestFormat)),
   s3: Type.Optional(
     Type.String({

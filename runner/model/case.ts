@@ -38,7 +38,7 @@ export interface CaseDef
   area: string;
 }
 
-interface StepCommon extends Pick<StepFormatType, 'id' | 'title' | 'capture'> {
+interface StepCommon extends Pick<StepFormatType, 'id' | 'title' | 'capture' | 'prerequisite' | 'pauseMs'> {
   expect?: CheckDef[];
   /** Run in this order at the end of the case (the loader makes a single step a list of one). */
   teardown?: StepDef[];
