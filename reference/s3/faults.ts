@@ -491,6 +491,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.presign.accept-encoding-signed'],
   ],
   ['s3-presign-expiry-unchecked', 'Expired presigned URLs are accepted', ['s3.presign.expired']],
+  [
+    's3-presign-fixed-window',
+    'X-Amz-Expires is ignored: every presigned URL lasts 15 minutes from its X-Amz-Date',
+    ['s3.presign.expired'],
+  ],
+  [
+    's3-presign-expires-as-ms',
+    'X-Amz-Expires is read as milliseconds: a URL signed two minutes ago for 15 minutes is refused',
+    ['s3.presign.expired'],
+  ],
   ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4']],
   ['s3-signature-unchecked', 'The signature is not checked', ['s3.auth.signature-mismatch']],
   [

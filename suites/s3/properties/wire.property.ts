@@ -145,7 +145,7 @@ const properties: PropertyDef[] = [
   },
   {
     id: 's3.prop.presign-expired',
-    title: 'A presigned URL past its expiry is refused with 403 (Amazon S3)',
+    title: 'A presigned URL is refused with 403 once its own X-Amz-Expires has passed, and served before (Amazon S3)',
     clauses: ['s3.presign.expired'],
     async run(ctx) {
       const agent = ownAgent(ctx);
@@ -156,6 +156,7 @@ const properties: PropertyDef[] = [
       const signer = signerFor(t);
       const signingDate = new Date(Date.now() - 2 * 3600_000);
       const fresh = new Date(Date.now() - 10_000);
+      const twoMinutesAgo = new Date(Date.now() - 120_000);
       // The signer takes a plain request object (it copies it before signing).
       const request = () => ({
         method: 'GET',
@@ -172,20 +173,20 @@ const properties: PropertyDef[] = [
         for (const [k, v] of Object.entries(q)) u.searchParams.set(k, String(v));
         return u.toString().replace(/\+/g, '%20');
       };
-      const valid = await signer.presign(request(), { expiresIn: 300, signingDate: fresh });
-      const ok = await sendOutgoing(
-        agent,
-        { method: 'GET', url: toUrl(valid.query), headers: {} },
-        ctx.signal,
-      );
+      const get = async (expiresIn: number, signedAt: Date) => {
+        const signed = await signer.presign(request(), { expiresIn, signingDate: signedAt });
+        return sendOutgoing(agent, { method: 'GET', url: toUrl(signed.query), headers: {} }, ctx.signal);
+      };
+      const ok = await get(300, fresh);
       if (ok.status !== 200) ctx.unjudgeable(`a fresh presigned URL was refused (status ${ok.status})`);
-      const old = await signer.presign(request(), { expiresIn: 60, signingDate });
-      const res = await sendOutgoing(
-        agent,
-        { method: 'GET', url: toUrl(old.query), headers: {} },
-        ctx.signal,
-      );
-      expectThat(res.status === 403, 'presigned URL that expired an hour ago', res);
+      // Two minutes old: within 15 minutes, past 60 seconds. The window is the URL's own X-Amz-Expires,
+      // so a fixed window (or the wrong unit) gets one of the two wrong; a minute either way absorbs clock skew.
+      const live = await get(900, twoMinutesAgo);
+      expectThat(live.status === 200, 'presigned URL signed two minutes ago for 15 minutes (still valid)', live);
+      const lapsed = await get(60, twoMinutesAgo);
+      expectThat(lapsed.status === 403, 'presigned URL signed two minutes ago for 60 seconds (expired)', lapsed);
+      const old = await get(60, signingDate);
+      expectThat(old.status === 403, 'presigned URL that expired two hours ago', old);
     },
   },
   {
