@@ -145,7 +145,8 @@ const properties: PropertyDef[] = [
   },
   {
     id: 's3.prop.presign-expired',
-    title: 'A presigned URL is refused with 403 once its own X-Amz-Expires has passed, and served before (Amazon S3)',
+    title:
+      'A presigned URL is refused with 403 once its own X-Amz-Expires has passed, and served before (Amazon S3)',
     clauses: ['s3.presign.expired'],
     async run(ctx) {
       const agent = ownAgent(ctx);
@@ -182,9 +183,17 @@ const properties: PropertyDef[] = [
       // Two minutes old: within 15 minutes, past 60 seconds. The window is the URL's own X-Amz-Expires,
       // so a fixed window (or the wrong unit) gets one of the two wrong; a minute either way absorbs clock skew.
       const live = await get(900, twoMinutesAgo);
-      expectThat(live.status === 200, 'presigned URL signed two minutes ago for 15 minutes (still valid)', live);
+      expectThat(
+        live.status === 200,
+        'presigned URL signed two minutes ago for 15 minutes (still valid)',
+        live,
+      );
       const lapsed = await get(60, twoMinutesAgo);
-      expectThat(lapsed.status === 403, 'presigned URL signed two minutes ago for 60 seconds (expired)', lapsed);
+      expectThat(
+        lapsed.status === 403,
+        'presigned URL signed two minutes ago for 60 seconds (expired)',
+        lapsed,
+      );
       const old = await get(60, signingDate);
       expectThat(old.status === 403, 'presigned URL that expired two hours ago', old);
     },
