@@ -179,7 +179,12 @@ export function preflight(
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  const rule = matchCors(bucket, origin, method, requested, ctx);
+  let rule = matchCors(bucket, origin, method, requested, ctx);
+  // A preflight granted by origin alone, whatever method the rule lists: asked only when no rule matched.
+  if (!rule && ctx.faults.has('s3-cors-preflight-any-method')) {
+    const listed = bucket.cors?.find((r) => r.allowedMethods.length > 0)?.allowedMethods[0];
+    if (listed) rule = matchCors(bucket, origin, listed, requested, ctx);
+  }
   const vary = { vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method' };
   if (!rule) {
     if (ctx.faults.has('s3-cors-no-match-403')) {

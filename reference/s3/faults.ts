@@ -403,6 +403,11 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-cors-preflight-any-method',
+    'A preflight is granted for an allowed origin whatever method it asks, AllowedMethod unchecked',
+    ['s3.cors.preflight-s3'],
+  ],
+  [
     's3-preflight-public-no-cors',
     'Preflight requests to public buckets get no CORS headers',
     ['s3.cors.preflight-public'],
@@ -528,6 +533,27 @@ const CATALOG: [string, string, string[]][] = [
     's3-no-such-upload-generic',
     'A missing upload answers the code NotFound instead of NoSuchUpload',
     ['s3.error.no-such-upload'],
+  ],
+  // Object semantics clients rely on (source: s3 clauses, and SPEC behaviours 5, 6, 8, 11)
+  [
+    's3-sse-header-not-echoed',
+    'PutObject with x-amz-server-side-encryption AES256 answers without that header',
+    ['s3.sse.aes256'],
+  ],
+  [
+    's3-sse-not-kept',
+    'The object does not keep the AES256 encryption its PutObject asked for: GET and HEAD omit it',
+    ['s3.sse.aes256'],
+  ],
+  [
+    's3-sse-kms-ignored',
+    'x-amz-server-side-encryption aws:kms is ignored: the object is stored unencrypted with 200',
+    ['s3.sse.unsupported-not-implemented', 's3.error.not-implemented'],
+  ],
+  [
+    's3-sse-c-ignored',
+    'SSE-C headers (a customer-provided key) are ignored: the object is stored in plain text with 200',
+    ['s3.sse.unsupported-not-implemented', 's3.error.not-implemented'],
   ],
 ];
 
