@@ -10,6 +10,7 @@ import {
 } from './errors.ts';
 import { checkWriteConditions, newVersionId } from './objects.ts';
 import { sendResult } from './respond.ts';
+import { requestedEncryption } from './sse.ts';
 import type { ObjectRecord } from './store.ts';
 import { storedHeaders } from './write-body.ts';
 
@@ -72,6 +73,7 @@ export function copyObject(call: S3Call): void {
   const bucket = call.store.buckets.get(call.bucket);
   if (!bucket)
     throw f.has('s3-copy-missing-destination-nosuchkey') ? noSuchKey(call.key) : noSuchBucket(call.bucket);
+  const sse = requestedEncryption(call);
   const src = copySource(call);
   if (src.obj.partSizes && f.has('s3-multipart-copy-unsupported'))
     throw notImplemented('Copying a multipart object');
@@ -109,6 +111,7 @@ export function copyObject(call: S3Call): void {
     metadata: replaced?.metadata ?? { ...src.obj.metadata },
     checksums: { ...src.obj.checksums },
     partSizes: src.obj.partSizes ? [...src.obj.partSizes] : undefined,
+    sse,
   };
   call.store.putObject(bucket, record);
   const headers: Record<string, string> = call.ctx.faults.has('s3-copy-no-version-headers')

@@ -7,6 +7,7 @@ import { bucketForWrite, checkWriteConditions, newVersionId, writeConditions } f
 import { parseRange } from './ranges.ts';
 import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
+import { requestedEncryption } from './sse.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, UploadRecord } from './store.ts';
 import { storeBody, storedHeaders } from './write-body.ts';
 import { asArray, text } from './xml.ts';
@@ -33,6 +34,7 @@ function partNumber(call: S3Call): number {
 
 export function createMultipartUpload(call: S3Call): void {
   const bucket = bucketForWrite(call);
+  const sse = requestedEncryption(call);
   // SPEC behaviour 8: conditional headers also apply to CreateMultipartUpload.
   checkWriteConditions(call, bucket);
   const uploadId = randomBytes(24).toString('base64url');
@@ -42,9 +44,10 @@ export function createMultipartUpload(call: S3Call): void {
     initiated: new Date(),
     contentType: headerValue(call.req, 'content-type'),
     ...storedHeaders(call),
+    sse,
     parts: new Map(),
   });
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = sse ? { 'x-amz-server-side-encryption': sse } : {};
   const alg = headerValue(call.req, 'x-amz-checksum-algorithm');
   if (alg) headers['x-amz-checksum-algorithm'] = alg;
   sendResult(
@@ -203,6 +206,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     metadata: u.metadata,
     checksums: {},
     partSizes: parts.map((p) => p.blob.size),
+    sse: u.sse,
   };
   call.store.putObject(bucket, record);
   call.store.dropUpload(bucket, u);

@@ -5,6 +5,7 @@ import { sniffContentType } from './content-type.ts';
 import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
+import { requestedEncryption } from './sse.ts';
 import type { BucketRecord, ObjectRecord } from './store.ts';
 import { storeBody, storedHeaders } from './write-body.ts';
 
@@ -54,6 +55,7 @@ export async function putObject(call: S3Call): Promise<void> {
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }
+  const sse = requestedEncryption(call);
   checkWriteConditions(call, bucket);
   const { blob, digest } = await storeBody(call);
   try {
@@ -78,10 +80,12 @@ export async function putObject(call: S3Call): Promise<void> {
     contentType,
     ...storedHeaders(call),
     checksums: digest.checksums,
+    sse: sse && !call.ctx.faults.has('s3-sse-not-kept') ? sse : undefined,
   };
   call.store.putObject(bucket, record);
   const headers: Record<string, string> = { etag: record.etag, 'x-amz-version-id': record.versionId };
   for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
+  if (sse && !call.ctx.faults.has('s3-sse-header-not-echoed')) headers['x-amz-server-side-encryption'] = sse;
   sendEmpty(call.res, 200, headers);
 }
 

@@ -40,6 +40,7 @@ export function objectHeaders(obj: ObjectRecord): Headers {
     ...obj.headers,
   };
   for (const [k, v] of Object.entries(obj.metadata)) h[`x-amz-meta-${k}`] = v;
+  if (obj.sse) h['x-amz-server-side-encryption'] = obj.sse;
   return h;
 }
 

@@ -18,6 +18,8 @@ export interface ObjectRecord {
   checksums: Record<string, string>;
   /** Part sizes of a multipart object (GetObject partNumber). */
   partSizes?: number[];
+  /** x-amz-server-side-encryption the write asked for (AES256 is the only one). */
+  sse?: 'AES256';
 }
 
 export interface CorsRule {
@@ -43,6 +45,7 @@ export interface UploadRecord {
   contentType?: string;
   headers: Record<string, string>;
   metadata: Record<string, string>;
+  sse?: 'AES256';
   parts: Map<number, PartRecord>;
 }
 
