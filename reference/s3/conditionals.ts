@@ -55,6 +55,11 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000) * 1000;
  */
 export function checkRead(c: Conditions, etag: string, lastModified: Date, faults?: Faults): 304 | undefined {
   const modified = seconds(lastModified);
+  // Faults of precedence, asked only when both ETag conditions are given.
+  if (c.ifMatch !== undefined && c.ifNoneMatch !== undefined) {
+    if (faults?.has('s3-cond-none-match-first') && etagListMatches(c.ifNoneMatch, etag, faults)) return 304;
+    if (faults?.has('s3-cond-match-dropped-with-none-match')) c = { ...c, ifMatch: undefined };
+  }
   if (c.ifMatch !== undefined) {
     if (!etagListMatches(c.ifMatch, etag, faults)) throw preconditionFailed();
   } else {

@@ -119,6 +119,16 @@ const CATALOG: [string, string, string[]][] = [
   ],
   // Conditionals
   [
+    's3-cond-none-match-first',
+    'With If-Match and If-None-Match both on a GET, If-None-Match is evaluated first (304 where If-Match fails)',
+    ['s3.cond.precedence'],
+  ],
+  [
+    's3-cond-match-dropped-with-none-match',
+    'If-Match is ignored on a GET that also carries If-None-Match',
+    ['s3.cond.precedence'],
+  ],
+  [
     's3-cond-etag-list-first-only',
     'Only the first ETag of an If-Match / If-None-Match list is compared',
     ['s3.cond.etag-list', 's3.cond.weak-etag'],
