@@ -62,3 +62,24 @@ export async function refused(ctx: PropertyContext, req: ApiRequest, why: string
     violation(`${describe(req)} failed without an error object`);
   }
 }
+
+/**
+ * A read SPEC does not list, which a check needs (to learn a value to put back): a target that does
+ * not serve it leaves the check blocked with `why`, never failed.
+ */
+export async function helperRead<T = unknown>(
+  ctx: PropertyContext,
+  req: ApiRequest,
+  why: string,
+): Promise<Envelope<T>> {
+  const res: WireResponse = await ctx.api(req);
+  if (res.status >= 400) ctx.blocked(`${describe(req)} answered ${res.status}, ${why}`);
+  let body: Envelope<T> | undefined;
+  try {
+    body = res.json() as Envelope<T>;
+  } catch {
+    // Not an envelope either: the read is not served as the service documents it.
+  }
+  if (body?.success !== true) ctx.blocked(`${describe(req)} did not succeed, ${why}`);
+  return body;
+}

@@ -1,5 +1,5 @@
 import type { PropertyContext } from 'edgecheck/kit';
-import { call, type Envelope, succeed, violation } from './envelope.ts';
+import { call, type Envelope, helperRead, succeed, violation } from './envelope.ts';
 
 export const LOG_FIELDS_PHASE = 'http_log_custom_fields';
 
@@ -59,10 +59,13 @@ function isLogFields(r: RulesetSummary): boolean {
 export async function openLogFieldsRuleset(ctx: PropertyContext): Promise<LogFieldsRuleset> {
   const found = (await listZoneRulesets(ctx)).filter(isLogFields);
   if (found.length > 0) {
-    const env = await succeed<{ rules?: RuleView[] }>(ctx, {
-      method: 'GET',
-      path: `/zones/${zoneId(ctx)}/rulesets/${found[0].id}`,
-    });
+    // SPEC lists no read of one ruleset; the service documents GET. Without it the rules to put back
+    // cannot be known.
+    const env = await helperRead<{ rules?: RuleView[] }>(
+      ctx,
+      { method: 'GET', path: `/zones/${zoneId(ctx)}/rulesets/${found[0].id}` },
+      'so the rules of the existing custom log fields ruleset cannot be read to be put back',
+    );
     return { id: found[0].id, created: false, previousRules: env.result.rules ?? [], listed: found.length };
   }
   const env = await succeed<RulesetSummary>(ctx, {

@@ -1,5 +1,5 @@
 import type { PropertyContext } from 'edgecheck/kit';
-import { call, type Envelope, violation } from './envelope.ts';
+import { call, type Envelope, helperRead, violation } from './envelope.ts';
 import { serialQueue } from './serial.ts';
 
 /**
@@ -37,21 +37,15 @@ function patchCommand(ctx: PropertyContext, value: string): string {
 
 /** The zone's current security_level. */
 export async function currentLevel(ctx: PropertyContext): Promise<string> {
-  // SPEC shows only the PATCH; GET is how the service documents reading a setting. A target
-  // without it cannot be checked here: blocked, never fail.
-  const res = await ctx.api({ method: 'GET', path: path(ctx) });
-  if (res.status === 404 || res.status === 405 || res.status === 501) {
-    ctx.blocked(
-      `GET settings/security_level answered ${res.status}, so the value to put back cannot be read`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = (res.json() as Envelope<{ value?: unknown } | null>).result?.value;
-  } catch (err) {
-    ctx.unjudgeable(`GET settings/security_level answered ${res.status}: ${(err as Error).message}`);
-  }
-  if (typeof value !== 'string') violation('GET settings/security_level answered no value');
+  // SPEC shows only the PATCH, whose answer is not shown either; GET is how the service documents
+  // reading a setting. A target without it cannot be checked here: blocked, never fail.
+  const env = await helperRead<{ value?: unknown } | null>(
+    ctx,
+    { method: 'GET', path: path(ctx) },
+    'so the value to put back cannot be read',
+  );
+  const value = env.result?.value;
+  if (typeof value !== 'string') ctx.blocked('GET settings/security_level answered no value to put back');
   return value;
 }
 
