@@ -17,16 +17,21 @@ export function encodeCursor(after: string, asOf: string): string {
 const invalid = () => new S3Error(400, 'InvalidArgument', 'The continuation token provided is incorrect.');
 
 /** Decodes a continuation token; a bad one is a client error with a clear message, never InternalError. */
-export function decodeCursor(token: string, badCursorIsInternal: () => boolean): Cursor {
+export function decodeCursor(
+  token: string,
+  /** A fault per kind of bad token: one that does not decode, or one that decodes to the wrong shape. */
+  badCursorIsInternal: (kind: 'undecodable' | 'shape') => boolean,
+): Cursor {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    parsed = undefined;
+    if (badCursorIsInternal('undecodable')) throw new Error('cannot decode the continuation token');
+    throw invalid();
   }
-  const c = parsed as { a?: unknown; i?: unknown } | undefined;
+  const c = parsed as { a?: unknown; i?: unknown } | null;
   if (!c || typeof c.a !== 'string' || typeof c.i !== 'string') {
-    if (badCursorIsInternal()) throw new Error('cannot decode the continuation token');
+    if (badCursorIsInternal('shape')) throw new Error('cannot read the continuation token');
     throw invalid();
   }
   if (c.i < OLDEST_TOKEN_DATE) {

@@ -373,6 +373,11 @@ const CATALOG: [string, string, string[]][] = [
     'An invalid continuation token answers 500 InternalError',
     ['s3.list.invalid-cursor'],
   ],
+  [
+    's3-list-cursor-shape-internal-error',
+    'A continuation token that decodes but holds no cursor (base64 of {"x":1}) answers 500 InternalError',
+    ['s3.list.invalid-cursor'],
+  ],
   ['s3-list-max-keys-zero-rejected', 'max-keys 0 is rejected', ['s3.list.max-keys-zero']],
   [
     's3-list-buckets-cf-headers-ignored',

@@ -110,7 +110,7 @@ export function listObjects(call: S3Call): void {
   let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
   if (after && f.has('s3-list-start-after-ignored')) after = '';
   if (v2 && token !== null) {
-    const cursor = decodeCursor(token, () => f.has('s3-list-bad-cursor-internal-error'));
+    const cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (resume > after) after = resume;
@@ -188,7 +188,7 @@ export function listBuckets(call: S3Call): void {
   const token = param('continuation-token');
   let after = param('start-after') ?? '';
   if (token !== null) {
-    const cursor = decodeCursor(token, () => call.ctx.faults.has('s3-list-bad-cursor-internal-error'));
+    const cursor = decodeCursor(token, (kind) => call.ctx.faults.has(cursorFault(kind)));
     if (cursor.after > after) after = cursor.after;
   }
   const prefix = q.get('prefix') ?? '';
@@ -221,4 +221,9 @@ export function listBuckets(call: S3Call): void {
 /** Parameters every S3 action ignores (SPEC behaviour 7) and presigned-URL parameters. */
 export function ignoredParam(name: string): boolean {
   return name === 'x-id' || name === 'x-purpose' || name.toLowerCase().startsWith('x-amz-');
+}
+
+/** The fault that makes a bad token of this kind an internal error. */
+function cursorFault(kind: 'undecodable' | 'shape'): string {
+  return kind === 'shape' ? 's3-list-cursor-shape-internal-error' : 's3-list-bad-cursor-internal-error';
 }
