@@ -89,26 +89,38 @@ export function copyObject(call: S3Call): void {
     checkWrite(destination, bucket.objects.get(call.key), call.key, f);
   const directive = (headerValue(call.req, 'x-amz-metadata-directive') ?? 'COPY').toUpperCase();
   if (directive !== 'COPY' && directive !== 'REPLACE') invalidDirective();
-  if (directive === 'COPY' && src.bucket === call.bucket && src.key === call.key) {
+  const self = src.bucket === call.bucket && src.key === call.key;
+  if (
+    self &&
+    (directive === 'COPY' ? !f.has('s3-copy-self-allowed') : f.has('s3-copy-self-replace-refused'))
+  ) {
     throw new S3Error(
       400,
       'InvalidRequest',
       'This copy request is illegal because it is trying to copy an object to itself without changing the metadata.',
     );
   }
-  const replaced = directive === 'REPLACE' ? storedHeaders(call) : undefined;
+  const replace = directive === 'REPLACE' && !f.has('s3-copy-replace-ignored');
+  const replaced = replace ? storedHeaders(call) : undefined;
+  // COPY keeps the source's representation headers and metadata; under a fault they are lost.
+  const dropped =
+    !replace &&
+    Object.keys(src.obj.headers).length + Object.keys(src.obj.metadata).length > 0 &&
+    f.has('s3-copy-metadata-not-copied');
   const record: ObjectRecord = {
     key: call.key,
     blob: call.store.blobs.concat([src.obj.blob]),
-    etag: src.obj.etag,
+    // The copy's bytes are the source's, and so is its ETag (for a multipart source too, as its parts are kept).
+    etag: f.has('s3-copy-etag-fresh') ? `"${newVersionId()}"` : src.obj.etag,
     lastModified: new Date(),
     versionId: newVersionId(),
-    contentType:
-      directive === 'REPLACE'
-        ? (headerValue(call.req, 'content-type') ?? 'application/octet-stream')
+    contentType: replace
+      ? (headerValue(call.req, 'content-type') ?? 'application/octet-stream')
+      : dropped
+        ? 'application/octet-stream'
         : src.obj.contentType,
-    headers: replaced?.headers ?? { ...src.obj.headers },
-    metadata: replaced?.metadata ?? { ...src.obj.metadata },
+    headers: replaced?.headers ?? (dropped ? {} : { ...src.obj.headers }),
+    metadata: replaced?.metadata ?? (dropped ? {} : { ...src.obj.metadata }),
     checksums: { ...src.obj.checksums },
     partSizes: src.obj.partSizes ? [...src.obj.partSizes] : undefined,
     sse,

@@ -570,6 +570,56 @@ const CATALOG: [string, string, string[]][] = [
     'SSE-C headers (a customer-provided key) are ignored: the object is stored in plain text with 200',
     ['s3.sse.unsupported-not-implemented', 's3.error.not-implemented'],
   ],
+  [
+    's3-content-encoding-joined',
+    'A Content-Encoding of several codings is stored rejoined without spaces (deflate, gzip comes back as deflate,gzip)',
+    ['s3.object.content-headers', 's3.copy.metadata-directive'],
+  ],
+  [
+    's3-metadata-dropped',
+    'User metadata (x-amz-meta-*) of a write is not stored',
+    [
+      's3.object.user-metadata',
+      's3.object.multipart-headers',
+      's3.copy.metadata-directive',
+      's3.copy.onto-itself',
+    ],
+  ],
+  [
+    's3-metadata-head-omitted',
+    'HeadObject answers without the user metadata that GetObject returns',
+    ['s3.object.user-metadata', 's3.object.multipart-headers', 's3.copy.metadata-directive'],
+  ],
+  [
+    's3-multipart-headers-dropped',
+    'CompleteMultipartUpload leaves out the content headers and metadata given on CreateMultipartUpload',
+    ['s3.object.multipart-headers'],
+  ],
+  [
+    's3-copy-replace-ignored',
+    'CopyObject with x-amz-metadata-directive REPLACE keeps the source metadata, as COPY does',
+    ['s3.copy.metadata-directive', 's3.copy.onto-itself'],
+  ],
+  [
+    's3-copy-metadata-not-copied',
+    'CopyObject without REPLACE gives the copy no metadata and no content headers of its source',
+    ['s3.copy.metadata-directive'],
+  ],
+  [
+    's3-copy-etag-fresh',
+    'A copy gets an ETag of its own instead of the ETag of the bytes it copied',
+    ['s3.copy.etag'],
+  ],
+  [
+    's3-copy-self-allowed',
+    'CopyObject onto its own source without REPLACE is accepted',
+    ['s3.copy.onto-itself'],
+  ],
+  [
+    's3-copy-self-replace-refused',
+    'CopyObject onto its own source is refused even with REPLACE',
+    ['s3.copy.onto-itself'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -204,6 +204,9 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     contentType: u.contentType ?? 'application/octet-stream',
     headers: u.headers,
     metadata: u.metadata,
+    ...(hasStoredHeaders(u) && call.ctx.faults.has('s3-multipart-headers-dropped')
+      ? { contentType: 'application/octet-stream', headers: {}, metadata: {} }
+      : {}),
     checksums: {},
     partSizes: parts.map((p) => p.blob.size),
     sse: u.sse,
@@ -223,6 +226,9 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     call.ctx,
   );
 }
+
+const hasStoredHeaders = (u: UploadRecord) =>
+  u.contentType !== undefined || Object.keys(u.headers).length > 0 || Object.keys(u.metadata).length > 0;
 
 function checkPartSizes(call: S3Call, parts: PartRecord[]): void {
   const nonTrailing = parts.slice(0, -1);

@@ -55,6 +55,9 @@ export async function serveObject(
 ): Promise<void> {
   const head = req.method === 'HEAD';
   const headers = { ...objectHeaders(obj), ...options.extraHeaders };
+  if (head && Object.keys(obj.metadata).length > 0 && ctx.faults.has('s3-metadata-head-omitted')) {
+    for (const k of Object.keys(obj.metadata)) delete headers[`x-amz-meta-${k}`];
+  }
   const notModified = checkRead(
     {
       ifMatch: header(req, 'if-match'),

@@ -37,13 +37,16 @@ export function storedHeaders(call: S3Call): {
     if (Array.isArray(v)) v = v.join(',');
     if (v === undefined) continue;
     if (name === 'content-encoding') {
-      // aws-chunked is the transfer framing of the upload, not a property of the object.
-      v = v
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s && s.toLowerCase() !== 'aws-chunked')
-        .join(',');
-      if (!v) continue;
+      // aws-chunked is the transfer framing of the upload, not a property of the object; the rest
+      // is kept as sent, spacing included (`deflate, gzip` comes back as `deflate, gzip`).
+      const tokens = v.split(',').map((s) => s.trim());
+      const kept = tokens.filter((s) => s && s.toLowerCase() !== 'aws-chunked');
+      if (kept.length === 0) continue;
+      if (
+        kept.length < tokens.length ||
+        (kept.length > 1 && call.ctx.faults.has('s3-content-encoding-joined'))
+      )
+        v = kept.join(',');
     }
     headers[name] = v;
   }
@@ -52,5 +55,7 @@ export function storedHeaders(call: S3Call): {
       metadata[name.slice('x-amz-meta-'.length)] = Array.isArray(v) ? v.join(',') : v;
     }
   }
+  if (Object.keys(metadata).length > 0 && call.ctx.faults.has('s3-metadata-dropped'))
+    return { headers, metadata: {} };
   return { headers, metadata };
 }
