@@ -41,6 +41,7 @@ const at = (asOf: string, run: Probe['run']): Probe => ({ asOf, run });
 const now = (run: Probe['run']): Probe => at(NOW, run);
 
 const badA = { type: 'A', name: 'bad', content: 'not-an-ip' };
+const srvText = { type: 'SRV', name: '_sip._tcp.bad', data: '1 2 3 t.example.com' };
 const srvRecord = {
   type: 'SRV',
   name: '_sip._tcp',
@@ -90,7 +91,7 @@ const PROBES: Record<string, Probe> = {
     return api('PATCH', `${Z}/dns_records/${r.body.result.id}`, { comment: 'x' });
   }),
   'srv-data-drops-port': now(send('POST', `${Z}/dns_records`, srvRecord)),
-  'accept-invalid-dns-content': now(send('POST', `${Z}/dns_records`, badA)),
+  'accept-srv-data-text': now(send('POST', `${Z}/dns_records`, srvText)),
   'allow-second-zone-ruleset': now(async (api) => {
     await api('POST', `${Z}/rulesets`, { name: 'a', kind: 'zone', phase: 'http_request_firewall_custom' });
     return api('POST', `${Z}/rulesets`, { name: 'b', kind: 'zone', phase: 'http_request_firewall_custom' });
@@ -154,6 +155,7 @@ const PROBES: Record<string, Probe> = {
   'dns-settings-string-booleans': now(get(`${Z}/dns_settings`)),
   'no-migration-routes': now(get(`${ACC}/r2/buckets/bkt/migration`)),
   'keep-error-chain': now(send('POST', `${Z}/dns_records`, badA)),
+  'root-cause-wrapper-code': now(send('POST', `${Z}/dns_records`, badA)),
   'drop-error-chain-early': at(EARLY, send('POST', `${Z}/dns_records`, badA)),
   'accept-security-level-high': now(send('PATCH', `${Z}/settings/security_level`, { value: 'high' })),
   'reject-under-attack': now(send('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' })),

@@ -40,10 +40,20 @@ function validationError(ctx: ReferenceContext, cause: RootCause): ApiError {
   const chained = since(ctx, EOL.dnsErrorChain)
     ? ctx.faults.has('keep-error-chain')
     : !ctx.faults.has('drop-error-chain-early');
-  if (!chained) return new ApiError(400, [root]);
+  if (!chained) {
+    // The wrapper's code kept on the root cause: neither the old answer nor the new one.
+    if (ctx.faults.has('root-cause-wrapper-code')) root.code = CODES.dnsValidation;
+    return new ApiError(400, [root]);
+  }
   return new ApiError(400, [
     { code: CODES.dnsValidation, message: 'DNS Validation Error', error_chain: [root] },
   ]);
+}
+
+/** The zone-file form `priority weight port target`, as a lenient server might read it. */
+function srvDataFromText(text: string): Json {
+  const [priority, weight, port, target] = text.trim().split(/\s+/);
+  return { priority: Number(priority), weight: Number(weight), port: Number(port), target };
 }
 
 function isHostname(value: string): boolean {
@@ -93,7 +103,10 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
   }
 
   let rawName = typeof body.name === 'string' ? body.name : undefined;
-  const data = body.data;
+  const data =
+    type === 'SRV' && typeof body.data === 'string' && ctx.faults.has('accept-srv-data-text')
+      ? srvDataFromText(body.data)
+      : body.data;
   if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
     throw new RootCause(9101, 'data must be an object');
   }

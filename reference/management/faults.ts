@@ -56,9 +56,9 @@ const ENTRIES: Entry[] = [
 
   ['srv-data-drops-port', 'SRV data is answered without port', ['mgmt.dns.srv-data-fields']],
   [
-    'accept-invalid-dns-content',
-    'records with invalid content (an A record that is no IPv4 address) are accepted',
-    ['dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
+    'accept-srv-data-text',
+    'SRV data sent as a string (the zone-file form) is read instead of refused, though data is an object',
+    ['mgmt.errors.envelope', 'dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
   ],
   // rulesets, rules, custom log fields
   [
@@ -158,6 +158,11 @@ const ENTRIES: Entry[] = [
   [
     'keep-error-chain',
     'DNS validation errors keep code 1004 with error_chain from 2024-10-01',
+    ['dep.dns-error-chain.direct'],
+  ],
+  [
+    'root-cause-wrapper-code',
+    'from 2024-10-01 the root cause is answered directly but with the wrapper code 1004',
     ['dep.dns-error-chain.direct'],
   ],
   [
