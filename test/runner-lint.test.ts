@@ -144,6 +144,16 @@ describe('the uncited-clause warning', () => {
   });
 });
 
+describe('the weak-check warning', () => {
+  it('names each check that asserts only absence, a status class or a shape, unless it says why in weak:', async () => {
+    const r = await lint('weak-checks');
+    const at = (line: number, what: string) =>
+      `${file('weak-checks', 'weak.case.yaml')}:${line}:9: warning: the check asserts only ${what}: assert the value its clause states, or say why it need not in 'weak:'`;
+    expect(problemLines(r.stderr)).toEqual([at(6, 'absence'), at(8, 'a status class'), at(10, 'a shape')]);
+    expect(r.code).toBe(0);
+  });
+});
+
 describe('bin/edgecheck.mjs lint as a process', () => {
   it('exits 2 with one line per problem and no stack trace (YAML syntax error)', () => {
     const r = runBin(['lint', '--suites-dir', dir('yaml-syntax')]);

@@ -5,6 +5,7 @@ import { isFeature, unknownFeature } from '../model/features.ts';
 import { schemas } from '../schema/registry.ts';
 import { fixtureText, placeholdersIn } from '../template/resolve.ts';
 import { commandFor } from '../transports/s3-sdk.ts';
+import { weakness } from './check-strength.ts';
 import type { LoadedProperty } from './properties.ts';
 
 export interface Problem {
@@ -15,7 +16,7 @@ export interface Problem {
 }
 
 const ROOTS = new Set(['run', 'case', 'target', 'asOf', 'profile']);
-const TARGET_FIELDS = new Set(['accountId', 'zoneId', 'ids']);
+const TARGET_FIELDS = new Set(['accountId', 'zoneId', 'ids', 'bindingsBucket']);
 
 /** Every cross-file rule the JSON Schemas cannot state. */
 export function lintSuites(
@@ -68,6 +69,14 @@ export function lintSuites(
         if (inTeardown) error(check.origin, 'teardown steps cannot have checks');
         citeAll(check.origin, check.clauses);
         lintCheck(check, error);
+        const weak = weakness(check);
+        if (weak && !check.weak) {
+          problems.push({
+            where: check.origin,
+            what: `the check asserts only ${weak === 'shape' ? 'a shape' : weak === 'status class' ? 'a status class' : 'absence'}: assert the value its clause states, or say why it need not in 'weak:'`,
+            level: 'warning',
+          });
+        }
         for (const p of placeholdersIn(check)) checkPlaceholder(check.origin, p.name, false, defined, error);
       }
       for (const name of [
@@ -115,7 +124,7 @@ function checkPlaceholder(
   if (root === 'i' && inRepeat) return;
   if (ROOTS.has(root)) {
     if (root === 'target' && field && !TARGET_FIELDS.has(field)) {
-      error(where, `unknown placeholder \${${name}}: target has accountId, zoneId, ids.NAME`);
+      error(where, `unknown placeholder \${${name}}: target has accountId, zoneId, ids.NAME, bindingsBucket`);
     }
     return;
   }
@@ -187,6 +196,8 @@ function sentPart(step: StepDef): unknown {
       return step.http;
     case 'wire':
       return step.wire;
+    case 'binding':
+      return step.binding;
     case 's3':
       return step.input;
     case 'bucket':

@@ -199,6 +199,13 @@ export const CheckFormat = Type.Object(
     body: Type.Optional(ref('body', BodyExpectFormat)),
     output: Type.Optional(jsonObject('SDK output: JSON pointer -> value or matcher (s3 steps)')),
     error: Type.Optional(json('SDK error name, or a matcher (s3 steps); { $absent: true } for success')),
+    weak: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Why this check is as strong as its clauses although it asserts no value (only absence, a status class or a shape); without it, edgecheck lint warns',
+      }),
+    ),
   },
   { ...closed, description: 'Cites clauses and holds matchers; passes when all of them hold' },
 );
