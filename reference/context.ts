@@ -22,6 +22,8 @@ export interface ReferenceCredentials {
   legacyKey: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** The bindings probe's shared secret (x-edgecheck-probe-secret). */
+  bindingsSecret: string;
 }
 
 export interface ReferenceIds {
@@ -39,6 +41,7 @@ export const REFERENCE_CREDENTIALS: ReferenceCredentials = {
   legacyKey: 'edgecheck-reference-key',
   accessKeyId: 'EDGECHECKREFERENCEKEY',
   secretAccessKey: 'edgecheck-reference-secret-access-key',
+  bindingsSecret: 'edgecheck-reference-probe-secret',
 };
 
 export const REFERENCE_IDS: ReferenceIds = {

@@ -6,6 +6,7 @@ import { FaultSet } from './faults.ts';
 import type { Handler } from './handler.ts';
 import { createManagementHandler } from './management/index.ts';
 import { createState, type State } from './management/store.ts';
+import { BINDINGS_BUCKET, BINDINGS_PATH } from './s3/bindings.ts';
 import { createS3Handlers } from './s3/index.ts';
 import { S3Store } from './s3/store.ts';
 import type { ReferenceTarget } from './target.ts';
@@ -121,6 +122,12 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
         accessKeyId: context.credentials.accessKeyId,
         secretAccessKey: context.credentials.secretAccessKey,
       },
+      bindings: {
+        url: `${context.urls.s3}${BINDINGS_PATH}include`,
+        legacyUrl: `${context.urls.s3}${BINDINGS_PATH}legacy`,
+        secret: context.credentials.bindingsSecret,
+        bucket: BINDINGS_BUCKET,
+      },
     }),
     close: async () => {
       await Promise.all(servers.map((s) => closeServer(s)));
@@ -135,6 +142,7 @@ export const REFERENCE_FEATURES = [
   'virtual-hosted',
   'migration',
   'raw-wire',
+  'worker-bindings',
 ] as const;
 
 const MALFORMED = JSON.stringify({

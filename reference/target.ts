@@ -23,4 +23,5 @@ export interface ReferenceTarget {
     accessKeyId: string;
     secretAccessKey: string;
   };
+  bindings: { url: string; legacyUrl: string; secret: string; bucket: string };
 }

@@ -110,6 +110,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   registerSecret(target.management?.token);
   registerSecret(target.management?.legacy?.key);
   registerSecret(target.s3?.secretAccessKey);
+  registerSecret(target.bindings?.secret);
 
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const timeoutMs = options.timeoutMs ?? 30_000;

@@ -11,7 +11,7 @@ export function registerSecret(value: string | undefined): void {
 }
 
 const SECRET_HEADERS =
-  /^(authorization|x-auth-key|x-amz-security-token|cookie|set-cookie|proxy-authorization)$/i;
+  /^(authorization|x-auth-key|x-amz-security-token|x-edgecheck-probe-secret|cookie|set-cookie|proxy-authorization)$/i;
 // Header names may stand quoted, as in a JSON-encoded header map.
 const AUTH_VALUE = /(["']?authorization["']?\s*[:=]\s*["']?)([^\n"']*)/gi;
 const SCHEME = /^(bearer|aws4-hmac-sha256|basic)\s+/i;
@@ -29,6 +29,7 @@ const PATTERNS: [RegExp, string][] = [
   [/([?&]X-Amz-(?:Signature|Credential|Security-Token)=)[^&\s"']+/gi, `$1${MASK}`],
   [/(Signature=)[0-9a-f]{64}/gi, `$1${MASK}`],
   [/(Credential=)[^,&\s"']+/gi, `$1${MASK}`], // & ends a query parameter
+  [/(["']?x-edgecheck-probe-secret["']?\s*[:=]\s*["']?)(?!\$)[^\s"',]+/gi, `$1${MASK}`],
 ];
 
 export function redactText(text: string): string {

@@ -620,6 +620,67 @@ const CATALOG: [string, string, string[]][] = [
     'CopyObject onto its own source is refused even with REPLACE',
     ['s3.copy.onto-itself'],
   ],
+  // Worker bindings (served by the reference's bindings probe contract)
+  [
+    'bindings-put-only-if-ignored',
+    'put() writes whatever its onlyIf conditions say, instead of returning null when they fail',
+    ['s3.bindings.put-only-if'],
+  ],
+  [
+    'bindings-put-sha384-dropped',
+    'put() verifies a SHA-384 checksum but does not store it: the returned checksums lack sha384',
+    ['s3.bindings.put-checksums'],
+  ],
+  [
+    'bindings-head-md5-missing',
+    'head() returns no MD5 checksum for an object written whole (only put() and get() report it)',
+    ['s3.bindings.stored-checksums'],
+  ],
+  [
+    'bindings-delete-first-key-only',
+    'delete() of an array of keys deletes only the first one',
+    ['s3.bindings.delete-multiple'],
+  ],
+  [
+    'bindings-multipart-missing',
+    'The binding has no createMultipartUpload (a TypeError, as on a runtime without multipart bindings)',
+    ['s3.bindings.multipart'],
+  ],
+  [
+    'bindings-etag-list-first-only',
+    'Only the first ETag of a conditional header list is compared',
+    ['s3.bindings.conditional-etags'],
+  ],
+  [
+    'bindings-weak-etag-rejected',
+    'A weak ETag (W/"...") in a conditional header is refused as an invalid ETag',
+    ['s3.bindings.conditional-etags'],
+  ],
+  [
+    'bindings-wildcard-ignored',
+    'The wildcard * in a conditional header matches nothing',
+    ['s3.bindings.conditional-etags'],
+  ],
+  [
+    'bindings-list-limit-ignored',
+    'list() ignores limit and returns up to 1000 objects',
+    ['s3.bindings.list-limit'],
+  ],
+  [
+    'bindings-list-shrunk-not-truncated',
+    'A list() page made smaller because its data is too large says it is not truncated, so the rest is lost',
+    ['s3.bindings.list-limit'],
+  ],
+  [
+    'bindings-list-include-ignored',
+    'list() returns all metadata whatever include says, as without the r2_list_honor_include flag',
+    ['s3.bindings.list-include'],
+  ],
+  [
+    'bindings-malformed-range-internal',
+    'A malformed range given to get() throws an internal error instead of a RangeError or TypeError',
+    ['s3.bindings.malformed-range'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

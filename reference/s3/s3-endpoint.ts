@@ -5,6 +5,7 @@ import { addressedBucket, parseAddress, virtualHostBucket } from './address.ts';
 import type { S3Call } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { S3Error } from './errors.ts';
+import { BINDINGS_PATH, serveBinding } from './bindings.ts';
 import { asHandler, sendError } from './respond.ts';
 import { dispatch } from './router.ts';
 import { authenticate } from './sigv4.ts';
@@ -26,6 +27,8 @@ async function handle(
   store: S3Store,
 ) {
   const method = (req.method ?? 'GET').toUpperCase();
+  const url = req.url ?? '/';
+  if (url.startsWith(BINDINGS_PATH)) return serveBinding(req, res, ctx, store, url === `${BINDINGS_PATH}legacy`);
   const resourceOf = (bucket: string, key: string) => `/${bucket}${key ? `/${key}` : ''}`;
   let address: ReturnType<typeof parseAddress>;
   try {

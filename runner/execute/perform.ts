@@ -1,5 +1,6 @@
-import type { ApiRequest, HttpRequest, StepDef, WireRequest } from '../model/case.ts';
+import type { ApiRequest, BindingCall, HttpRequest, StepDef, WireRequest } from '../model/case.ts';
 import { resolve, type Scope } from '../template/resolve.ts';
+import { buildBindingRequest } from '../transports/bindings.ts';
 import { sendHttp } from '../transports/http.ts';
 import { authHeaders, buildApiRequest, managementUrl } from '../transports/management.ts';
 import { emptyBody, StepResponse } from '../transports/response.ts';
@@ -108,6 +109,16 @@ export async function performStep(
         sent: { kind: 'wire', method: wire.method, url: base + wire.path, headers },
       };
     }
+    case 'binding': {
+      if (!target.bindings) throw new TargetLacks('the target has no bindings probe configured');
+      const call = resolve(step.binding, scope) as BindingCall;
+      const req = buildBindingRequest(target.bindings, call);
+      const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
+      // The probe answers 200 whatever the binding did; anything else is the probe refusing.
+      const ok =
+        response.status === 200 && (response.json() as { error?: unknown } | undefined)?.error === undefined;
+      return { response, repro: () => curlFor(req, 'none'), ok, sent: { kind: 'http', request: req } };
+    }
     case 'bucket': {
       if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
       const name = bucketName(ctx.runId, caseSlug, step.bucket);
@@ -178,6 +189,10 @@ export function describeStep(step: StepDef, scope: Scope, ctx: RunContext): Desc
       case 'wire':
       case 'bucket':
         break;
+      case 'binding':
+        return {
+          what: `binding ${step.binding.call} ${step.binding.key ?? (step.binding.keys ?? []).join(', ')}`,
+        };
       default:
         return unknownKind(step);
     }

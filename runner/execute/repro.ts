@@ -30,6 +30,8 @@ export function curlFor(
     } else if (key === 'x-auth-key') {
       if (wrong) prefix.push(`EDGECHECK_WRONG_KEY=${q(v)}`);
       parts.push('-H', wrong ? '"X-Auth-Key: $EDGECHECK_WRONG_KEY"' : '"X-Auth-Key: $EDGECHECK_AUTH_KEY"');
+    } else if (key === 'x-edgecheck-probe-secret') {
+      parts.push('-H', '"x-edgecheck-probe-secret: $EDGECHECK_BINDINGS_SECRET"');
     } else if (auth === 'sigv4' && (key === 'authorization' || key === 'x-amz-date')) {
       // curl --aws-sigv4 signs afresh.
     } else {

@@ -39,6 +39,11 @@ export function caseSkipReason(c: CaseDef, ctx: RunContext): string | undefined 
   if (all.some((s) => s.kind === 's3' || s.kind === 'http' || s.kind === 'bucket') && !ctx.target.s3) {
     return 'the target has no S3 endpoint configured';
   }
+  if (all.some((s) => s.kind === 'binding')) {
+    if (!ctx.target.bindings) return 'the target has no bindings probe configured';
+    if (all.some((s) => s.kind !== 'binding') && !ctx.target.bindings.bucket)
+      return "the bindings probe's bucket is not reachable through the target's S3 endpoint";
+  }
   return undefined;
 }
 
@@ -342,6 +347,7 @@ function caseScope(ctx: RunContext, slug: string): Scope {
       accountId: ctx.target.management?.accountId,
       zoneId: ctx.target.management?.zoneId,
       ids: ctx.target.management?.ids ?? {},
+      bindingsBucket: ctx.target.bindings?.bucket,
     },
     asOf: ctx.asOf,
     profile: ctx.profile,

@@ -194,7 +194,7 @@ function teardownSteps(
  * apart by `kind`. `where` gives the origin of a path inside the step.
  */
 function toStep(raw: StepFormatType, where: (rel: Path) => string): StepDef {
-  const { api, s3, input, http, wire, bucket, teardown, expect, ...common } = raw;
+  const { api, s3, input, http, wire, binding, bucket, teardown, expect, ...common } = raw;
   const rest = {
     ...common,
     origin: where([]),
@@ -205,6 +205,7 @@ function toStep(raw: StepFormatType, where: (rel: Path) => string): StepDef {
   if (s3 !== undefined) return { ...rest, kind: 's3', s3, input };
   if (http) return { ...rest, kind: 'http', http };
   if (wire) return { ...rest, kind: 'wire', wire };
+  if (binding) return { ...rest, kind: 'binding', binding };
   if (bucket !== undefined) return { ...rest, kind: 'bucket', bucket };
   throw new InputError(rest.origin, `a step needs exactly one of ${STEP_KINDS.join(', ')}`);
 }

@@ -6,6 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import type {
   ApiRequestFormat,
+  BindingCallFormat,
   BodyExpectFormat,
   CaptureFormat,
   CaseFormatType,
@@ -22,6 +23,7 @@ export { STEP_KINDS } from './case-format.ts';
 export type ApiRequest = Static<typeof ApiRequestFormat>;
 export type HttpRequest = Static<typeof HttpRequestFormat>;
 export type WireRequest = Static<typeof WireRequestFormat>;
+export type BindingCall = Static<typeof BindingCallFormat>;
 export type CaptureSpec = Static<typeof CaptureFormat>;
 export type BodyExpect = Static<typeof BodyExpectFormat>;
 
@@ -58,6 +60,7 @@ export type StepDef =
   | Kinded<'s3', 'input'>
   | Kinded<'http'>
   | Kinded<'wire'>
+  | Kinded<'binding'>
   | Kinded<'bucket'>;
 
 export interface CheckDef extends Static<typeof CheckFormat> {

@@ -3,6 +3,8 @@ export interface Target {
   name: string;
   management?: ManagementTarget;
   s3?: S3Target;
+  /** The bindings probe (suites/s3/bindings-probe/): a worker that makes R2 binding calls for us. */
+  bindings?: BindingsTarget;
   /** Optional capabilities the target offers: names of runner/model/features.ts. */
   features: string[];
   /** Whether the target is the embedded reference started by this run. */
@@ -28,4 +30,15 @@ export interface S3Target {
   addressing: 'path' | 'virtual';
   accessKeyId: string;
   secretAccessKey: string;
+}
+
+export interface BindingsTarget {
+  /** The probe deployed with the r2_list_honor_include compatibility flag. */
+  url: string;
+  /** The probe deployed without it, for the checks that the flag is what changes list(). */
+  legacyUrl?: string;
+  /** Sent as x-edgecheck-probe-secret; the probe refuses requests without it. */
+  secret: string;
+  /** The bucket the probe is bound to, when it is also reachable through the target's S3 endpoint. */
+  bucket?: string;
 }
