@@ -17,6 +17,7 @@ type DefinitionName =
   | 'api'
   | 'http'
   | 'wire'
+  | 'binding'
   | 'capture'
   | 'check'
   | 'body';
@@ -133,6 +134,50 @@ export const WireRequestFormat = Type.Object(
   },
 );
 
+/** The calls of an R2 binding the bindings probe makes (suites/s3/bindings-probe/probe.mjs). */
+export const BINDING_CALLS = [
+  'put',
+  'get',
+  'head',
+  'list',
+  'delete',
+  'createMultipartUpload',
+  'uploadPart',
+  'completeMultipartUpload',
+  'abortMultipartUpload',
+] as const;
+
+export const BindingCallFormat = Type.Object(
+  {
+    call: oneOfValues(
+      BINDING_CALLS,
+      'The binding method; the multipart ones act on resumeMultipartUpload(key, uploadId)',
+    ),
+    key: Type.Optional(Type.String({ description: 'The object key' })),
+    keys: Type.Optional(Type.Array(Type.String(), { description: 'delete(): the keys, passed as an array' })),
+    value: Type.Optional(Type.String({ description: 'put() and uploadPart(): the value, as text' })),
+    options: Type.Optional(
+      jsonObject(
+        'The options argument as given, malformed values included; {"$headers": {...}} stands for a Headers object, {"$date": "..."} for a Date',
+      ),
+    ),
+    uploadId: Type.Optional(Type.String({ description: 'The multipart upload the call resumes' })),
+    partNumber: Type.Optional(Type.Integer({ description: 'uploadPart(): the part number' })),
+    parts: Type.Optional(json('completeMultipartUpload(): the uploaded parts, [{partNumber, etag}]')),
+    flag: Type.Optional(
+      Type.Boolean({
+        description:
+          'false: the deployment without the r2_list_honor_include compatibility flag (default true: with it)',
+      }),
+    ),
+  },
+  {
+    ...closed,
+    description:
+      'One call of an R2 binding through the bindings probe; the answer is JSON, {result} or {error: {name, message}}',
+  },
+);
+
 export const CaptureFormat = exactlyOne(
   [
     Type.String(),
@@ -211,7 +256,7 @@ export const CheckFormat = Type.Object(
 );
 
 /** The keys of which a step has exactly one: what it sends. */
-export const STEP_KINDS = ['api', 's3', 'http', 'wire', 'bucket'] as const;
+export const STEP_KINDS = ['api', 's3', 'http', 'wire', 'binding', 'bucket'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 const StepFields = Type.Object({
@@ -250,6 +295,7 @@ const StepFields = Type.Object({
   ),
   http: Type.Optional(ref('http', HttpRequestFormat)),
   wire: Type.Optional(ref('wire', WireRequestFormat)),
+  binding: Type.Optional(ref('binding', BindingCallFormat)),
   bucket: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z][A-Za-z0-9_]*$',
@@ -406,6 +452,7 @@ export const definitions: Record<DefinitionName, TSchema> = {
   api: ApiRequestFormat,
   http: HttpRequestFormat,
   wire: WireRequestFormat,
+  binding: BindingCallFormat,
   capture: CaptureFormat,
   check: CheckFormat,
   body: BodyExpectFormat,
