@@ -78,6 +78,8 @@ class Digester extends Transform {
 export interface BodyOptions {
   /** Asked only when a declared checksum could be verified (default: always verify). */
   verifyChecksums?: () => boolean;
+  /** x-amz-checksum-* headers describe something else than this body (CompleteMultipartUpload's object). */
+  checksumHeadersNotOfBody?: boolean;
   chunkSignature?: ChunkSignature;
 }
 
@@ -90,7 +92,9 @@ export function incomingBody(
     payloadHash.startsWith('STREAMING-') || /aws-chunked/i.test(headerOf(req, 'content-encoding') ?? '');
   const signedSha = /^[0-9a-f]{64}$/i.test(payloadHash) ? payloadHash.toLowerCase() : undefined;
   const declared = new Map<string, string>();
-  for (const alg of ['sha256', 'sha1', 'crc32', 'crc32c', 'crc64nvme']) {
+  for (const alg of options.checksumHeadersNotOfBody
+    ? []
+    : ['sha256', 'sha1', 'crc32', 'crc32c', 'crc64nvme']) {
     const v = headerOf(req, `x-amz-checksum-${alg}`);
     if (v !== undefined) declared.set(alg, v);
   }
@@ -165,8 +169,9 @@ export async function readSmallBody(
   payloadHash: string,
   limit = 4 * 1024 * 1024,
   chunkSignature?: ChunkSignature,
+  checksumHeadersNotOfBody = false,
 ): Promise<Buffer> {
-  const body = incomingBody(req, payloadHash, { chunkSignature });
+  const body = incomingBody(req, payloadHash, { chunkSignature, checksumHeadersNotOfBody });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body.stream) {

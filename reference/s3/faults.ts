@@ -681,6 +681,46 @@ const CATALOG: [string, string, string[]][] = [
     'A malformed range given to get() throws an internal error instead of a RangeError or TypeError',
     ['s3.bindings.malformed-range'],
   ],
+  [
+    's3-checksum-not-answered',
+    'PutObject stores the checksum it was sent but answers without x-amz-checksum-*',
+    ['s3.checksum.put-algorithms'],
+  ],
+  [
+    's3-checksum-mode-ignored',
+    'GetObject and HeadObject ignore x-amz-checksum-mode ENABLED and return no checksum',
+    ['s3.checksum.mode-enabled', 's3.checksum.multipart-composite'],
+  ],
+  [
+    's3-part-checksum-not-answered',
+    'UploadPart answers without the checksum of the part it was sent',
+    ['s3.checksum.multipart-composite'],
+  ],
+  [
+    's3-complete-checksum-of-body',
+    'CompleteMultipartUpload checks x-amz-checksum-* against its XML body instead of the parts: a correct composite is 400 BadDigest',
+    ['s3.checksum.multipart-composite'],
+  ],
+  [
+    's3-complete-checksum-missing',
+    'A completed upload created with a checksum algorithm has no checksum: neither Complete nor HEAD return one',
+    ['s3.checksum.multipart-composite'],
+  ],
+  [
+    's3-complete-repeat-no-such-upload',
+    'CompleteMultipartUpload of an upload already completed answers 404 NoSuchUpload',
+    ['s3.mpu.complete-repeatable'],
+  ],
+  [
+    's3-part-copy-range-clipped',
+    'UploadPartCopy clips a x-amz-copy-source-range that ends past the source, instead of refusing it',
+    ['s3.copy.upload-part-copy-range'],
+  ],
+  [
+    's3-part-copy-range-exclusive',
+    'UploadPartCopy reads the last byte of x-amz-copy-source-range as exclusive and copies one byte less',
+    ['s3.copy.upload-part-copy', 's3.copy.upload-part-copy-range'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

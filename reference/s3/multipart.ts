@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
+import { COMPOSITE, compositeChecksum } from './checksums.ts';
 import { anyCondition, checkWrite } from './conditionals.ts';
 import { copySource } from './copy.ts';
 import { invalidArgument, malformedXml, noSuchUpload, S3Error } from './errors.ts';
 import { bucketForWrite, checkWriteConditions, newVersionId, writeConditions } from './objects.ts';
-import { parseRange } from './ranges.ts';
 import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
 import { requestedEncryption } from './sse.ts';
@@ -38,6 +38,7 @@ export function createMultipartUpload(call: S3Call): void {
   // SPEC behaviour 8: conditional headers also apply to CreateMultipartUpload.
   checkWriteConditions(call, bucket);
   const uploadId = randomBytes(24).toString('base64url');
+  const alg = headerValue(call.req, 'x-amz-checksum-algorithm');
   bucket.uploads.set(uploadId, {
     uploadId,
     key: call.key,
@@ -45,10 +46,10 @@ export function createMultipartUpload(call: S3Call): void {
     contentType: headerValue(call.req, 'content-type'),
     ...storedHeaders(call),
     sse,
+    checksumAlgorithm: alg?.toLowerCase(),
     parts: new Map(),
   });
   const headers: Record<string, string> = sse ? { 'x-amz-server-side-encryption': sse } : {};
-  const alg = headerValue(call.req, 'x-amz-checksum-algorithm');
   if (alg) headers['x-amz-checksum-algorithm'] = alg;
   sendResult(
     call.res,
@@ -88,9 +89,10 @@ export async function uploadPart(call: S3Call): Promise<void> {
     throw noSuchUpload(u.uploadId);
   }
   const etag = `"${digest.md5.toString('hex')}"`;
-  putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date() });
+  putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date(), checksums: digest.checksums });
   const headers: Record<string, string> = { etag };
-  for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
+  if (Object.keys(digest.checksums).length > 0 && !f.has('s3-part-checksum-not-answered'))
+    for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
   sendEmpty(call.res, 200, headers);
 }
 
@@ -101,9 +103,7 @@ export async function uploadPartCopy(call: S3Call): Promise<void> {
   const u = upload(call, bucket);
   const src = copySource(call);
   const rangeHeader = headerValue(call.req, 'x-amz-copy-source-range');
-  const range = rangeHeader ? parseRange(rangeHeader, src.obj.blob.size) : undefined;
-  if (rangeHeader && !range)
-    throw invalidArgument('The x-amz-copy-source-range value must be of the form bytes=first-last.');
+  const range = rangeHeader ? copyRange(call, rangeHeader, src.obj.blob.size) : undefined;
   const stream = range
     ? call.store.blobs.read(src.obj.blob, range.start, range.end)
     : call.store.blobs.read(src.obj.blob);
@@ -125,6 +125,25 @@ export async function uploadPartCopy(call: S3Call): Promise<void> {
   );
 }
 
+/**
+ * x-amz-copy-source-range: as Amazon S3, exactly `bytes=first-last` within the source; unlike a GET
+ * range, one that ends past the source is not clipped but refused.
+ */
+function copyRange(call: S3Call, header: string, size: number): { start: number; end: number } {
+  const m = /^bytes=(\d+)-(\d+)$/.exec(header.trim());
+  if (!m || Number(m[1]) > Number(m[2]))
+    throw invalidArgument('The x-amz-copy-source-range value must be of the form bytes=first-last.');
+  const start = Number(m[1]);
+  let end = Number(m[2]);
+  if (end >= size) {
+    if (!call.ctx.faults.has('s3-part-copy-range-clipped'))
+      throw new S3Error(416, 'InvalidRange', 'The requested range is not satisfiable.');
+    end = size - 1;
+  }
+  if (end > start && call.ctx.faults.has('s3-part-copy-range-exclusive')) end -= 1;
+  return { start, end };
+}
+
 /** A whole-object part copy shares the stored bytes; the MD5 still has to be read once. */
 async function copyWhole(call: S3Call, obj: ObjectRecord, md5: ReturnType<typeof createHash>) {
   for await (const c of call.store.blobs.read(obj.blob)) md5.update(c as Buffer);
@@ -142,8 +161,17 @@ function stripQuotes(etag: string): string {
 /** CompleteMultipartUpload (SPEC behaviour 11, States and transitions, Limits). */
 export async function completeMultipartUpload(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
+  const done = bucket.completedUploads.get(call.query.get('uploadId') ?? '');
+  if (done && done.key === call.key && !call.ctx.faults.has('s3-complete-repeat-no-such-upload')) {
+    // As Amazon S3: completing a completed upload again answers what the first Complete did.
+    call.req.resume();
+    return sendResult(call.res, 'CompleteMultipartUploadResult', done.result, done.headers, call.ctx);
+  }
   const u = upload(call, bucket);
-  const doc = await readRequestXml(call);
+  const claimed = COMPOSITE.some((alg) => call.req.headers[`x-amz-checksum-${alg}`] !== undefined);
+  // x-amz-checksum-<alg> on Complete is the object's composite checksum, not one of the XML body.
+  const ofBody = claimed && call.ctx.faults.has('s3-complete-checksum-of-body');
+  const doc = await readRequestXml(call, undefined, !ofBody);
   const root = doc?.CompleteMultipartUpload as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object') throw malformedXml();
   const strictTags = call.ctx.faults.has('s3-complete-etag-quotes-strict');
@@ -195,6 +223,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   const etag = call.ctx.faults.has('s3-multipart-etag-no-suffix')
     ? `"${digest}"`
     : `"${digest}-${parts.length}"`;
+  const checksums = objectChecksum(call, u, parts);
   const record: ObjectRecord = {
     key: call.key,
     blob: call.store.blobs.concat(parts.map((p) => p.blob)),
@@ -207,24 +236,48 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     ...(hasStoredHeaders(u) && call.ctx.faults.has('s3-multipart-headers-dropped')
       ? { contentType: 'application/octet-stream', headers: {}, metadata: {} }
       : {}),
-    checksums: {},
+    checksums,
     partSizes: parts.map((p) => p.blob.size),
     sse: u.sse,
   };
   call.store.putObject(bucket, record);
   call.store.dropUpload(bucket, u);
-  sendResult(
-    call.res,
-    'CompleteMultipartUploadResult',
-    {
-      Location: `${call.ctx.urls.s3}/${encodeURIComponent(call.bucket)}/${encodeURIComponent(call.key).replace(/%2F/g, '/')}`,
-      Bucket: call.bucket,
-      Key: call.key,
-      ETag: etag,
-    },
-    { 'x-amz-version-id': record.versionId },
-    call.ctx,
+  const result: Record<string, unknown> = {
+    Location: `${call.ctx.urls.s3}/${encodeURIComponent(call.bucket)}/${encodeURIComponent(call.key).replace(/%2F/g, '/')}`,
+    Bucket: call.bucket,
+    Key: call.key,
+    ETag: etag,
+  };
+  for (const [alg, v] of Object.entries(checksums)) {
+    result[`Checksum${alg.toUpperCase()}`] = v;
+    result.ChecksumType = 'COMPOSITE';
+  }
+  const headers = { 'x-amz-version-id': record.versionId };
+  bucket.completedUploads.set(u.uploadId, { key: call.key, result, headers });
+  sendResult(call.res, 'CompleteMultipartUploadResult', result, headers, call.ctx);
+}
+
+/**
+ * The composite checksum of an upload created with x-amz-checksum-algorithm, when every part was
+ * sent with one; a checksum the Complete request claims must be that one.
+ */
+function objectChecksum(call: S3Call, u: UploadRecord, parts: PartRecord[]): Record<string, string> {
+  const alg = u.checksumAlgorithm;
+  if (!alg || parts.some((p) => p.checksums?.[alg] === undefined)) return {};
+  const composite = compositeChecksum(
+    alg,
+    parts.map((p) => p.checksums?.[alg] ?? ''),
   );
+  if (composite === undefined) return {};
+  const claimed = headerValue(call.req, `x-amz-checksum-${alg}`);
+  if (claimed !== undefined && claimed !== composite) {
+    throw new S3Error(
+      400,
+      'BadDigest',
+      `The ${alg.toUpperCase()} you specified did not match the calculated checksum.`,
+    );
+  }
+  return call.ctx.faults.has('s3-complete-checksum-missing') ? {} : { [alg]: composite };
 }
 
 const hasStoredHeaders = (u: UploadRecord) =>

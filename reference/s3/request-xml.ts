@@ -10,8 +10,11 @@ import { parseXml } from './xml.ts';
 export async function readRequestXml(
   call: S3Call,
   limit?: number,
+  checksumHeadersNotOfBody = false,
 ): Promise<Record<string, unknown> | undefined> {
-  const body = (await readSmallBody(call.req, call.payloadHash, limit, call.chunkSignature)).toString('utf8');
+  const body = (
+    await readSmallBody(call.req, call.payloadHash, limit, call.chunkSignature, checksumHeadersNotOfBody)
+  ).toString('utf8');
   if (body.trim() === '') return undefined;
   try {
     const declared = body.trim().startsWith('<?xml');

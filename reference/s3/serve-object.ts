@@ -128,8 +128,15 @@ export async function serveObject(
   if (obj.blob.size > 0 && ctx.faults.has('s3-content-range-on-full')) {
     headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;
   }
-  if (!options.publicEntry && header(req, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED') {
+  if (
+    !options.publicEntry &&
+    header(req, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED' &&
+    Object.keys(obj.checksums).length > 0 &&
+    !ctx.faults.has('s3-checksum-mode-ignored')
+  ) {
     for (const [alg, v] of Object.entries(obj.checksums)) headers[`x-amz-checksum-${alg}`] = v;
+    // A multipart object's checksum is the composite of its parts' checksums.
+    if (obj.partSizes) headers['x-amz-checksum-type'] = 'COMPOSITE';
   }
   headers['content-length'] = obj.blob.size;
   return send(res, 200, headers, head || obj.blob.size === 0 ? undefined : () => blobs.read(obj.blob));

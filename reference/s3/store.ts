@@ -36,6 +36,8 @@ export interface PartRecord {
   blob: Blob;
   etag: string;
   lastModified: Date;
+  /** Checksums the part was sent with, by algorithm (base64). */
+  checksums?: Record<string, string>;
 }
 
 export interface UploadRecord {
@@ -46,6 +48,8 @@ export interface UploadRecord {
   headers: Record<string, string>;
   metadata: Record<string, string>;
   sse?: 'AES256';
+  /** x-amz-checksum-algorithm of CreateMultipartUpload, lower case: the completed object's checksum. */
+  checksumAlgorithm?: string;
   parts: Map<number, PartRecord>;
 }
 
@@ -57,6 +61,11 @@ export interface BucketRecord {
   uploads: Map<string, UploadRecord>;
   /** Upload ids that were completed or aborted: aborting them again is not an error. */
   finishedUploads: Set<string>;
+  /** What each completed upload answered, so that a repeated Complete answers the same. */
+  completedUploads: Map<
+    string,
+    { key: string; result: Record<string, unknown>; headers: Record<string, string> }
+  >;
   cors?: CorsRule[];
   /** The lifecycle configuration as a parsed document, returned as stored. */
   lifecycle?: unknown;
@@ -86,6 +95,7 @@ export class S3Store {
       objects: new Map(),
       uploads: new Map(),
       finishedUploads: new Set(),
+      completedUploads: new Map(),
       encryption: 'AES256',
     };
     this.buckets.set(name, b);
