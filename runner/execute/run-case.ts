@@ -65,7 +65,28 @@ export function checkSkipReason(
       return `the target does not offer ${c.feature}`;
     return undefined;
   });
-  return reasons.every((r) => r !== undefined) ? reasons[0] : undefined;
+  if (!reasons.every((r) => r !== undefined)) return undefined;
+  return clauses.map((id) => gapReason(id, all, ctx.asOf)).find((r) => r !== undefined) ?? reasons[0];
+}
+
+/**
+ * Why a dated clause is not judged on a day between the old behaviour's window and the new one's
+ * (clauses of the same section): SPEC's "after the end-of-life date" leaves the date itself open.
+ */
+function gapReason(id: string, all: Map<string, Clause>, asOf: string): string | undefined {
+  const c = all.get(id);
+  if (!c) return undefined;
+  for (const d of all.values()) {
+    if (d === c || d.section !== c.section) continue;
+    const [old, next] = c.until ? [c, d] : [d, c];
+    if (old.until && next.since && old.until <= asOf && asOf < next.since) {
+      return (
+        `as-of ${asOf} is between ${old.id} (before ${old.until}) and ${next.id} (from ${next.since}): ` +
+        'the new behaviour applies after the end-of-life date, so neither is judged on it'
+      );
+    }
+  }
+  return undefined;
 }
 
 function plan(c: CaseDef, ctx: RunContext): Map<StepDef, PlannedCheck[]> {
