@@ -193,6 +193,7 @@ const PROBES: Record<string, Probe> = {
   'no-page-shield-route': now(get(`${Z}/page_shield/scripts`)),
   'no-direct-upload-v2': now(send('POST', `${ACC}/images/v2/direct_upload`, {})),
   'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
+  'retired-server-error': now(get(`${Z}/rate_limits`)),
 };
 for (const r of [
   ...RETIRED_ENDPOINTS.map((e) => e.retirement),

@@ -266,6 +266,12 @@ export const managementFaults: FaultDef[] = [
     description: 'retired endpoints answer an error before their end-of-life date',
     breaks: RETIREMENTS.map((r) => `dep.${r.subject}.available`),
   },
+  {
+    name: 'retired-server-error',
+    area: 'management',
+    description: 'retired endpoints answer an error envelope with status 500 after their end-of-life date',
+    breaks: RETIREMENTS.map((r) => `dep.${r.subject}.retired`),
+  },
   ...RETIREMENTS.map(
     (r): FaultDef => ({
       name: serveFaultName(r.subject),

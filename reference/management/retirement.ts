@@ -24,7 +24,8 @@ export function guardRetired(ctx: ReferenceContext, r: Retirement): void {
     : ctx.faults.has('retire-early');
   if (retired) {
     throw ApiError.of(
-      410,
+      // A route left in place with its handler gone fails as a server error instead.
+      ctx.faults.has('retired-server-error') ? 500 : 410,
       CODES.retired,
       `This endpoint reached its end of life on ${r.eol}; ${r.replacement ? `use ${r.replacement}` : 'it has no replacement'}`,
     );
