@@ -721,6 +721,11 @@ const CATALOG: [string, string, string[]][] = [
     'UploadPartCopy reads the last byte of x-amz-copy-source-range as exclusive and copies one byte less',
     ['s3.copy.upload-part-copy', 's3.copy.upload-part-copy-range'],
   ],
+  [
+    's3-list-empty-token-rejected',
+    'ListObjectsV2 with an empty continuation-token answers 400 instead of listing from the start',
+    ['s3.list.empty-continuation-token'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -109,7 +109,9 @@ export function listObjects(call: S3Call): void {
   const token = q.get('continuation-token');
   let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
   if (after && f.has('s3-list-start-after-ignored')) after = '';
-  if (v2 && token !== null) {
+  // As Amazon S3: an empty continuation-token continues nothing, so the listing starts at the beginning.
+  if (v2 && token === '' && f.has('s3-list-empty-token-rejected')) decodeCursor(token, () => false);
+  if (v2 && token) {
     const cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
