@@ -2,7 +2,7 @@ import { headerValue, type S3Call } from './call.ts';
 import { invalidArgument, malformedXml, notImplemented, S3Error } from './errors.ts';
 import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
-import { text } from './xml.ts';
+import { asArray, text } from './xml.ts';
 
 /** SPEC behaviour 2: `auto` (with its aliases) or a location hint. */
 const LOCATIONS = new Set(['auto', '', 'us-east-1']);
@@ -157,9 +157,38 @@ export async function putBucketLifecycle(call: S3Call): Promise<void> {
   const doc = await optionalXml(call);
   const root = doc?.LifecycleConfiguration as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object' || root.Rule === undefined) throw malformedXml();
+  checkLifecycleRules(call, asArray(root.Rule as Record<string, unknown> | Record<string, unknown>[]));
   const { '#text': _ws, ...rest } = root;
   if (!call.ctx.faults.has('s3-lifecycle-not-stored')) bucket.lifecycle = stripWhitespace(rest);
   sendEmpty(call.res, 200);
+}
+
+/**
+ * Amazon S3's rules for a lifecycle configuration: an ID of at most 255 characters, unique in the
+ * configuration; Status Enabled or Disabled; Expiration Days a positive integer.
+ */
+function checkLifecycleRules(call: S3Call, rules: Record<string, unknown>[]): void {
+  const ids = new Set<string>();
+  const problems: string[] = [];
+  let zeroDays = false;
+  for (const rule of rules) {
+    const id = text(rule?.ID)?.trim();
+    if (id !== undefined && id.length > 255) problems.push('ID length should not exceed allowed limit of 255');
+    if (id !== undefined && ids.has(id)) problems.push('Rule ID must be unique');
+    if (id !== undefined) ids.add(id);
+    const status = text(rule?.Status)?.trim();
+    if (status !== 'Enabled' && status !== 'Disabled') problems.push('Status must be Enabled or Disabled');
+    const expiration = rule?.Expiration as Record<string, unknown> | undefined;
+    const days = text(expiration?.Days)?.trim();
+    if (days !== undefined && !/^[1-9]\d*$/.test(days)) {
+      if (days === '0') zeroDays = true;
+      else problems.push("'Days' for Expiration action must be a positive integer");
+    }
+  }
+  if (problems.length === 0 && !zeroDays) return;
+  if (call.ctx.faults.has('s3-lifecycle-unvalidated')) return;
+  if (problems.length === 0 && call.ctx.faults.has('s3-lifecycle-days-zero-accepted')) return;
+  throw invalidArgument(problems[0] ?? "'Days' for Expiration action must be a positive integer");
 }
 
 export function deleteBucketLifecycle(call: S3Call): void {

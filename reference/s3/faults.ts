@@ -726,6 +726,16 @@ const CATALOG: [string, string, string[]][] = [
     'ListObjectsV2 with an empty continuation-token answers 400 instead of listing from the start',
     ['s3.list.empty-continuation-token'],
   ],
+  [
+    's3-lifecycle-unvalidated',
+    'PutBucketLifecycleConfiguration stores any rules: long or repeated IDs, any Status, Days 0',
+    ['s3.lifecycle.rules-validated'],
+  ],
+  [
+    's3-lifecycle-days-zero-accepted',
+    'PutBucketLifecycleConfiguration accepts an expiration after 0 days',
+    ['s3.lifecycle.rules-validated'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({
