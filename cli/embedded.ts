@@ -5,7 +5,7 @@ import type { Target } from '../runner/model/target.ts';
 
 export interface EmbeddedRunOptions extends Omit<RunOptions, 'target' | 'ownedTarget'> {
   /** Faults the reference breaks on purpose for this run (reference/faults.ts). */
-  reference?: { faults?: string[] };
+  reference?: { faults?: string[]; name?: string };
 }
 
 /**
@@ -18,7 +18,8 @@ export async function runAgainstEmbedded(options: EmbeddedRunOptions): Promise<R
   const reference = await startReferenceWorker({ asOf, faults: referenceOptions?.faults });
   try {
     // The reference's own description of itself is an engine Target by structure.
-    const target: Target = reference.target();
+    const own: Target = reference.target();
+    const target: Target = referenceOptions?.name ? { ...own, name: referenceOptions.name } : own;
     return await runEdgecheck({ ...runOptions, asOf, target, ownedTarget: { faults: reference.faults } });
   } finally {
     await reference.close();

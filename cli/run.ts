@@ -13,6 +13,7 @@ import { writableDir } from '../runner/util/dirs.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 import { runAgainstEmbedded } from './embedded.ts';
+import { parseTargets, runSeveral } from './several-targets.ts';
 import { githubStepSummary } from './step-summary.ts';
 
 export const LAST_RUN = '.edgecheck/last-run.json';
@@ -52,6 +53,15 @@ Target
   --name LABEL             the target's name in reports
   --fault NAME             embedded reference only: break one behaviour (repeatable);
                            'edgecheck serve --list-faults' lists them
+  --target NAME=SPEC       several targets in one run (repeatable): SPEC is a config file, or
+                           embedded (the reference; embedded:FAULT,FAULT with faults on). The
+                           cases run against all at once, each with its own concurrency and
+                           teardown and the same seed; the console ends with the side-by-side
+                           table of 'edgecheck compare', a file reporter writes one file per
+                           target (out/r.json: out/r.NAME.json) and html=FILE also the
+                           comparison page at FILE
+  --exit-from NAME         with --target: the exit code is this target's (default: 130 if
+                           interrupted, else 1 when any target's run is not clean, else 0)
   Secrets come from the environment or files only: EDGECHECK_API_TOKEN, or
   EDGECHECK_AUTH_EMAIL + EDGECHECK_AUTH_KEY; EDGECHECK_S3_ACCESS_KEY_ID +
   EDGECHECK_S3_SECRET_ACCESS_KEY (or the *Env / *File fields of the config).
@@ -110,6 +120,22 @@ on the target; 1 when some do, or teardown left something (listed, with the comm
 removes it); 2 for bad input; 3 for an internal error; 130 when interrupted.
 `;
 
+/** Flags that describe one target: with --target, each target's config file says them. */
+const SINGLE_TARGET_FLAGS = [
+  'config',
+  'management-url',
+  's3-endpoint',
+  'public-url',
+  'account-id',
+  'zone-id',
+  'id',
+  'addressing',
+  'region',
+  'feature',
+  'name',
+  'fault',
+] as const;
+
 export const OPTIONS = {
   config: { type: 'string' },
   'management-url': { type: 'string' },
@@ -123,6 +149,8 @@ export const OPTIONS = {
   feature: { type: 'string', multiple: true },
   name: { type: 'string' },
   fault: { type: 'string', multiple: true },
+  target: { type: 'string', multiple: true },
+  'exit-from': { type: 'string' },
   suite: { type: 'string', multiple: true },
   case: { type: 'string', multiple: true },
   clause: { type: 'string', multiple: true },
@@ -183,20 +211,34 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
     out.write(RUN_HELP);
     return 0;
   }
+  const several = v.target?.length ? parseTargets(v.target) : undefined;
+  if (several) {
+    const clash = SINGLE_TARGET_FLAGS.find((f) => v[f] !== undefined);
+    if (clash) {
+      throw new InputError(
+        `--${clash}`,
+        'with --target, describe each target in its config file (or embedded:FAULT)',
+      );
+    }
+  } else if (v['exit-from'] !== undefined) {
+    throw new InputError('--exit-from', 'give it with --target NAME=SPEC');
+  }
   if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
   const config = v.config ? readConfigFile(v.config) : undefined;
-  const target = resolveTarget(config, v.config, {
-    name: v.name,
-    managementUrl: v['management-url'],
-    s3Endpoint: v['s3-endpoint'],
-    publicUrl: v['public-url'],
-    accountId: v['account-id'],
-    zoneId: v['zone-id'],
-    ids: pairs('--id', v.id),
-    addressing: oneOf('--addressing', v.addressing, ['path', 'virtual'] as const),
-    region: v.region,
-    features: v.feature,
-  });
+  const target = several
+    ? undefined
+    : resolveTarget(config, v.config, {
+        name: v.name,
+        managementUrl: v['management-url'],
+        s3Endpoint: v['s3-endpoint'],
+        publicUrl: v['public-url'],
+        accountId: v['account-id'],
+        zoneId: v['zone-id'],
+        ids: pairs('--id', v.id),
+        addressing: oneOf('--addressing', v.addressing, ['path', 'virtual'] as const),
+        region: v.region,
+        features: v.feature,
+      });
   if (target && v.fault?.length) {
     throw new InputError(
       '--fault',
@@ -205,10 +247,14 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   }
   const specs = v.reporter?.length ? v.reporter : ['console'];
   for (const spec of specs) ensureWritable(spec);
-  const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
+  // Several targets get reporters of their own (several-targets.ts).
+  const reporters = several
+    ? []
+    : specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
   // The last run's results, so `edgecheck clauses` can show verdicts without flags; best effort only.
-  if (writableDir(path.dirname(LAST_RUN))) reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
-  const stepSummary = githubStepSummary(specs);
+  if (!several && writableDir(path.dirname(LAST_RUN)))
+    reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
+  const stepSummary = several ? undefined : githubStepSummary(specs);
   if (stepSummary) reporters.push(bestEffort(new MarkdownReporter({ dest: stepSummary, append: true })));
   const controller = new AbortController();
   const outstanding = new Outstanding();
@@ -246,7 +292,10 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       concurrency: int('--concurrency', v.concurrency, 1, 256) ?? config?.concurrency,
       timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? config?.timeoutMs,
       allowDisruptive: v['allow-disruptive'],
-      rateLimit: rateLimit(v['rate-limit'] ?? config?.rateLimit, Boolean(target)),
+      rateLimit: rateLimit(
+        v['rate-limit'] ?? config?.rateLimit,
+        Boolean(target) || Boolean(several?.some((t) => t.target)),
+      ),
       maxRequests: int('--max-requests', v['max-requests'], 1, 10_000_000) ?? config?.maxRequests,
       retries: int('--retries', v.retries, 0, 10) ?? config?.retries,
       maxRetryWaitMs: int('--max-retry-wait', v['max-retry-wait'], 0, 600_000),
@@ -259,6 +308,15 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       signal: controller.signal,
       suitesDir: v['suites-dir'],
     };
+    if (several) {
+      const { reporters: _none, ...shared } = options;
+      const code = await runSeveral(
+        { ...shared, targets: several, reporterSpecs: specs, verbose: v.verbose, exitFrom: v['exit-from'] },
+        out,
+      );
+      finished = () => process.exit(code);
+      return code;
+    }
     // With no target, the embedded reference is started for this run and stopped after it.
     const results = target
       ? await runEdgecheck({ ...options, target })

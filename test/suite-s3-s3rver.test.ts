@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runEdgecheck } from '../runner/api.ts';
+import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
+import { type ReferenceHandle, startReference } from '../reference/server.ts';
+import { runEdgecheck, today } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { ROOT } from '../runner/util/paths.ts';
+import { runBinAsync } from './helpers/cli.ts';
 
 /*
  * A second, independent implementation: s3rver, an S3 emulator, runs the S3 suite and its clause
@@ -34,6 +37,7 @@ interface Baseline {
 let child: ChildProcess | undefined;
 let dir: string | undefined;
 let results: RunResults;
+let port: number;
 
 function startS3rver(directory: string): Promise<number> {
   child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', LAUNCH], {
@@ -61,7 +65,7 @@ function startS3rver(directory: string): Promise<number> {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-s3rver-'));
-  const port = await startS3rver(dir);
+  port = await startS3rver(dir);
   const target: Target = {
     name: 's3rver',
     features: [],
@@ -114,5 +118,105 @@ describe('the S3 suite against s3rver', () => {
       .filter((c) => c.verdict !== 'pass' && !(c.verdict === 'skipped' && c.feature))
       .map((c) => `${c.id}: ${c.verdict}`);
     expect(other).toEqual([]);
+  });
+});
+
+/*
+ * Several targets in one run: the reference and s3rver side by side. The table names exactly the
+ * clauses the baseline lists, and each target's document holds the verdicts a run of its own gives.
+ */
+describe('the reference and s3rver in one run (--target)', () => {
+  let reference: ReferenceHandle;
+  let both: { code: number | null; stdout: string; stderr: string };
+  let alone: RunResults;
+  const docs: Record<string, RunResults> = {};
+
+  beforeAll(async () => {
+    reference = await startReference({ asOf: today() });
+    const yaml = (name: string, endpoint: string, region: string, keyEnv: string, secretEnv: string) =>
+      `name: ${name}\nfeatures: []\ns3:\n  endpoint: ${endpoint}\n  region: "${region}"\n  addressing: path\n` +
+      `  accessKeyIdEnv: ${keyEnv}\n  secretAccessKeyEnv: ${secretEnv}\n`;
+    writeFileSync(
+      path.join(dir!, 'reference.yaml'),
+      yaml('reference', reference.urls.s3, 'auto', 'REF_KEY', 'REF_SECRET'),
+    );
+    writeFileSync(
+      path.join(dir!, 's3rver.yaml'),
+      yaml('s3rver', `http://127.0.0.1:${port}`, 'us-east-1', 'S3RVER_KEY', 'S3RVER_SECRET'),
+    );
+    const out = path.join(dir!, 'out', 'results.json');
+    both = await runBinAsync(
+      [
+        'run',
+        '--suite',
+        's3',
+        '--seed',
+        String(SEED),
+        '--target',
+        `reference=${path.join(dir!, 'reference.yaml')}`,
+        '--target',
+        `s3rver=${path.join(dir!, 's3rver.yaml')}`,
+        '--reporter',
+        'console',
+        '--reporter',
+        `json=${out}`,
+      ],
+      {
+        REF_KEY: REFERENCE_CREDENTIALS.accessKeyId,
+        REF_SECRET: REFERENCE_CREDENTIALS.secretAccessKey,
+        S3RVER_KEY: 'S3RVER',
+        S3RVER_SECRET: 'S3RVER',
+      },
+      240_000,
+    );
+    for (const name of ['reference', 's3rver']) {
+      docs[name] = JSON.parse(readFileSync(path.join(dir!, 'out', `results.${name}.json`), 'utf8'));
+    }
+    alone = await runEdgecheck({
+      suites: ['s3'],
+      seed: SEED,
+      target: {
+        name: 'reference',
+        features: [],
+        s3: {
+          endpoint: reference.urls.s3,
+          region: 'auto',
+          addressing: 'path',
+          accessKeyId: REFERENCE_CREDENTIALS.accessKeyId,
+          secretAccessKey: REFERENCE_CREDENTIALS.secretAccessKey,
+        },
+      },
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await reference?.close();
+  });
+
+  const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+
+  it('the side-by-side table lists exactly the clauses of baselines/s3rver.yaml, and the run exits 1', () => {
+    const baseline = parse(readFileSync(BASELINE, 'utf8')) as Baseline;
+    const table = both.stdout.slice(both.stdout.lastIndexOf('\nclause '));
+    const rows = table
+      .split('\n')
+      .slice(3)
+      .filter((l) => /^s3\./.test(l))
+      .map((l) => l.split(/\s+/)[0]);
+    expect(rows.sort()).toEqual(Object.keys(baseline.clauses).sort());
+    expect(both.code).toBe(1);
+  });
+
+  it("each target's document gives the verdicts of a run of its own", () => {
+    expect(verdicts(docs.reference)).toEqual(verdicts(alone));
+    expect(verdicts(docs.s3rver)).toEqual(verdicts(results));
+    expect(docs.s3rver.target.name).toBe('s3rver');
+    expect(docs.s3rver.seed).toBe(SEED);
+  });
+
+  it('the console names each target on its lines, and no secret', () => {
+    expect(both.stdout).toMatch(/^\[reference\] /m);
+    expect(both.stdout).toMatch(/^\[s3rver\] /m);
+    expect(both.stdout + both.stderr).not.toContain(REFERENCE_CREDENTIALS.secretAccessKey);
   });
 });
