@@ -176,6 +176,11 @@ const ENTRIES: Entry[] = [
     ['dep.security-level.restricted'],
   ],
   [
+    'restrict-medium-only',
+    'from 2024-09-30 only security_level medium is refused; essentially_off, low and high are still accepted',
+    ['dep.security-level.restricted'],
+  ],
+  [
     'reject-under-attack',
     'security_level under_attack is refused from 2024-09-30',
     ['dep.security-level.under-attack'],

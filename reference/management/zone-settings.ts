@@ -42,6 +42,8 @@ function checkSecurityLevel(value: unknown, req: ApiRequest): string | undefined
     return "'under_attack' is not available";
   if (restricted && value !== 'off' && value !== 'under_attack') {
     if (req.ctx.faults.has('accept-security-level-high')) return undefined;
+    // A deny list of the one value the announcement used as its example.
+    if (req.ctx.faults.has('restrict-medium-only') && value !== 'medium') return undefined;
     return `security_level '${String(value)}' is no longer available; use 'off' or 'under_attack'`;
   }
   return undefined;

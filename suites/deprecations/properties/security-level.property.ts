@@ -3,6 +3,7 @@ import {
   DISRUPTIVE,
   mustBeRefused,
   mustSucceed,
+  settableAt,
   withSecurityLevel,
 } from '../../management/properties/support/security-level.ts';
 
@@ -12,29 +13,51 @@ import {
  * back the value it found. Each property cites one dated clause, so the run judges only the side of
  * the date that --as-of selects.
  */
+/*
+ * The values SPEC no longer accepts are "any value other than off and under_attack"; SPEC does not list
+ * the values, so these are the ones the service documents besides those two.
+ */
+const NO_LONGER_ACCEPTED = ['essentially_off', 'low', 'medium', 'high'];
+
 const anyValue: PropertyDef = {
   id: 'dep.security-level.medium-before',
   disruptive: DISRUPTIVE,
-  requests: 4,
-  title: 'Before 2024-09-30, security_level medium is accepted',
+  requests: 4 * NO_LONGER_ACCEPTED.length,
+  title: 'Before 2024-09-30, security_level essentially_off, low, medium and high are accepted',
   clauses: ['dep.security-level.any-value'],
-  run: (ctx) => withSecurityLevel(ctx, 'medium', mustSucceed('medium')),
+  run: async (ctx) => {
+    for (const value of NO_LONGER_ACCEPTED) await withSecurityLevel(ctx, value, mustSucceed(value));
+  },
 };
 
 const restricted: PropertyDef = {
   id: 'dep.security-level.medium-from',
   disruptive: DISRUPTIVE,
-  requests: 4,
-  title: 'From 2024-09-30, security_level medium is refused',
+  requests: 4 * (NO_LONGER_ACCEPTED.length + 1),
+  title:
+    'After 2024-09-30, security_level essentially_off, low, medium and high are refused, where an accepted value is accepted',
   clauses: ['dep.security-level.restricted'],
-  run: (ctx) => withSecurityLevel(ctx, 'medium', mustBeRefused('medium')),
+  run: async (ctx) => {
+    // The valid twin first: the zone's own value set again where it is still accepted, else off. A
+    // target that refuses it too proves nothing by refusing the others.
+    await withSecurityLevel(
+      ctx,
+      (previous) => (settableAt(previous, ctx.asOf) ? previous : 'off'),
+      (answer) => {
+        if (!answer.success) {
+          ctx.blocked(`the target refuses an accepted security_level too: ${JSON.stringify(answer.errors)}`);
+        }
+      },
+    );
+    for (const value of NO_LONGER_ACCEPTED) await withSecurityLevel(ctx, value, mustBeRefused(value));
+  },
 };
 
 const underAttack: PropertyDef = {
   id: 'dep.security-level.under-attack-from',
   disruptive: DISRUPTIVE,
   requests: 4,
-  title: 'From 2024-09-30, security_level under_attack is still accepted',
+  title: 'After 2024-09-30, security_level under_attack is still accepted',
   clauses: ['dep.security-level.under-attack'],
   run: (ctx) => withSecurityLevel(ctx, 'under_attack', mustSucceed('under_attack')),
 };
