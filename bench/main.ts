@@ -3,6 +3,7 @@ import { ROOT } from '../runner/util/paths.ts';
 import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
+import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
 import { measureSuites } from './suites-time.ts';
 
@@ -56,6 +57,16 @@ for (const r of await measureLatency()) {
   }
 }
 console.log('  [target: wall <= 1.5x critical path where concurrency is not the bound]\n');
+
+const several = await measureSeveralTargets();
+row('several targets in one run, 50 ms', 'alone ms', 'together ms', 'ratio');
+row(
+  `  ${several.targets} targets [<= 1.2x the slowest alone]`,
+  f(several.aloneMs, 0),
+  f(several.togetherMs, 0),
+  `${f(several.togetherMs / several.aloneMs, 2)}x`,
+);
+console.log('');
 
 if (!skipGib) {
   const g = await measureGib();
