@@ -1,10 +1,11 @@
 import type { ReferenceContext } from '../context.ts';
-import { notFound } from './api-error.ts';
+import { ApiError, CODES, notFound } from './api-error.ts';
 import { type StoredRecord, toResponse } from './dns-record-shape.ts';
 import { fullName, type RecordFields, validateRecord } from './dns-record-validation.ts';
 import { newId, nowIso } from './ids.ts';
 import { type ListSpec, paginate } from './pagination.ts';
 import type { ApiRequest, Router } from './router.ts';
+import { EOL, since } from './schedule.ts';
 import { objectBody, requireZone } from './scope.ts';
 import type { Json } from './store.ts';
 
@@ -50,8 +51,11 @@ function apply(rec: StoredRecord, fields: RecordFields): void {
   if (fields.priority === undefined) delete rec.priority;
 }
 
-/** SPEC: `locked` is ignored when sent by a client; the fault makes it stick. */
+/** SPEC: `locked` is ignored when sent by a client; the faults make it stick, or refuse it once retired. */
 function lockedInput(ctx: ReferenceContext, body: Json): boolean | undefined {
+  if ('locked' in body && since(ctx, EOL.lockedField) && ctx.faults.has('refuse-locked-input')) {
+    throw ApiError.of(400, CODES.badRequest, "'locked' is no longer a field of a DNS record");
+  }
   return ctx.faults.has('honor-locked-input') && body.locked === true ? true : undefined;
 }
 

@@ -209,6 +209,11 @@ const ENTRIES: Entry[] = [
   ['keep-locked-field', 'DNS records carry locked from 2024-07-14', ['dep.dns-locked.omitted']],
   ['drop-locked-field-early', 'DNS records omit locked before 2024-07-14', ['dep.dns-locked.false']],
   [
+    'refuse-locked-input',
+    'from 2024-07-14 a DNS record body carrying locked is refused instead of ignored',
+    ['dep.dns-locked.ignored', 'dep.dns-locked.omitted'],
+  ],
+  [
     'honor-locked-input',
     'locked: true sent by a client is stored and answered, whatever the date',
     ['dep.dns-locked.ignored', 'dep.dns-locked.false', 'dep.dns-locked.omitted'],
