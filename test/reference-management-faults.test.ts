@@ -141,6 +141,7 @@ const PROBES: Record<string, Probe> = {
     send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID,Cookies&timestamps=rfc3339' })),
   ),
   'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
+  'certpacks-count-is-total': now(get(`${Z}/ssl/certificate_packs?ssl_status=all&per_page=1`)),
   'drop-pack-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'drop-certificate-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'reject-invite-accept': now(

@@ -119,6 +119,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.logpush.create', 'mgmt.lcf.procedure'],
   ],
   // certificate packs
+  [
+    'certpacks-count-is-total',
+    'certificate pack lists answer result_info.count with the total over all pages',
+    ['mgmt.result-info.count'],
+  ],
   ['drop-pack-fields', 'certificate packs are answered without validity_days', ['mgmt.certpacks.schema']],
   [
     'drop-certificate-fields',
