@@ -153,6 +153,7 @@ const PROBES: Record<string, Probe> = {
   }),
   'reject-security-level-off': now(send('PATCH', `${Z}/settings/security_level`, { value: 'off' })),
   'ignore-dns-settings-fields': now(send('PATCH', `${Z}/dns_settings`, { multi_provider: true })),
+  'ignore-secondary-overrides': now(send('PATCH', `${Z}/dns_settings`, { secondary_overrides: true })),
   'dns-settings-string-booleans': now(get(`${Z}/dns_settings`)),
   'no-migration-routes': now(get(`${ACC}/r2/buckets/bkt/migration`)),
   'keep-error-chain': now(send('POST', `${Z}/dns_records`, badA)),

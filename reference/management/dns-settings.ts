@@ -55,6 +55,8 @@ export function registerDnsSettings(router: Router): void {
       }
       changes.zone_mode = body.zone_mode;
     }
+    // A server that took over the use_apex_ns endpoint's field but not the secondary_overrides one.
+    if (req.ctx.faults.has('ignore-secondary-overrides')) delete changes.secondary_overrides;
     if (req.ctx.faults.has('ignore-dns-settings-fields')) {
       delete changes.multi_provider;
       delete changes.secondary_overrides;

@@ -149,6 +149,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.dns-settings.update'],
   ],
   [
+    'ignore-secondary-overrides',
+    'PATCH dns_settings applies multi_provider but ignores secondary_overrides',
+    ['mgmt.dns-settings.update'],
+  ],
+  [
     'dns-settings-string-booleans',
     'multi_provider and secondary_overrides are answered as strings',
     ['mgmt.dns-settings.types'],
