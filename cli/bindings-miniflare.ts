@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { BindingsTarget, Target } from '../runner/model/target.ts';
 
 /** The probe worker shipped with the S3 suite (suites/s3/bindings-probe/). */
 export const PROBE_SCRIPT = fileURLToPath(new URL('../suites/s3/bindings-probe/probe.mjs', import.meta.url));
@@ -52,4 +53,12 @@ export async function startMiniflareProbe(): Promise<MiniflareProbe> {
     await Promise.allSettled(started.map((mf) => mf.dispose()));
     throw err;
   }
+}
+
+/** The target with this bindings probe in place of its own, and the worker-bindings feature it brings. */
+export function withBindings(target: Target, bindings: BindingsTarget): Target {
+  const features = target.features.includes('worker-bindings')
+    ? target.features
+    : [...target.features, 'worker-bindings'];
+  return { ...target, bindings, features };
 }

@@ -1,11 +1,17 @@
 import { startReferenceWorker } from '../reference/worker.ts';
 import { type RunOptions, runEdgecheck, today } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import type { Target } from '../runner/model/target.ts';
+import type { BindingsTarget, Target } from '../runner/model/target.ts';
+import { withBindings } from './bindings-miniflare.ts';
 
 export interface EmbeddedRunOptions extends Omit<RunOptions, 'target' | 'ownedTarget'> {
   /** Faults the reference breaks on purpose for this run (reference/faults.ts). */
-  reference?: { faults?: string[]; name?: string };
+  reference?: {
+    faults?: string[];
+    name?: string;
+    /** A bindings probe to use in place of the reference's own (--bindings miniflare). */
+    bindings?: BindingsTarget;
+  };
 }
 
 /**
@@ -19,7 +25,8 @@ export async function runAgainstEmbedded(options: EmbeddedRunOptions): Promise<R
   try {
     // The reference's own description of itself is an engine Target by structure.
     const own: Target = reference.target();
-    const target: Target = referenceOptions?.name ? { ...own, name: referenceOptions.name } : own;
+    const named: Target = referenceOptions?.name ? { ...own, name: referenceOptions.name } : own;
+    const target = referenceOptions?.bindings ? withBindings(named, referenceOptions.bindings) : named;
     return await runEdgecheck({ ...runOptions, asOf, target, ownedTarget: { faults: reference.faults } });
   } finally {
     await reference.close();

@@ -12,6 +12,7 @@ import { parseRateCap, type RateCap } from '../runner/transports/traffic.ts';
 import { writableDir } from '../runner/util/dirs.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
+import { type MiniflareProbe, startMiniflareProbe, withBindings } from './bindings-miniflare.ts';
 import { runAgainstEmbedded } from './embedded.ts';
 import { parseTargets, runSeveral } from './several-targets.ts';
 import { githubStepSummary } from './step-summary.ts';
@@ -51,6 +52,13 @@ Target
   --region NAME            S3 signing region (default auto)
   --feature NAME           ${fill(`a feature the target offers (repeatable): ${FEATURE_NAMES.join(', ')}`.split(' '), 27, 95)}
   --name LABEL             the target's name in reports
+  --bindings-url URL       the bindings probe (suites/s3/bindings-probe/) deployed with the
+                           r2_list_honor_include flag; secret in env EDGECHECK_BINDINGS_SECRET;
+                           implies --feature worker-bindings
+  --bindings-legacy-url URL  the same probe deployed without the flag
+  --bindings-bucket NAME   the bucket bound to the probe, when --s3-endpoint reaches it too
+  --bindings miniflare     runs the probe in Miniflare on 127.0.0.1 for the run, in place of
+                           the target's probe (the embedded reference's, with no target)
   --fault NAME             embedded reference only: break one behaviour (repeatable);
                            'edgecheck serve --list-faults' lists them
   --target NAME=SPEC       several targets in one run (repeatable): SPEC is a config file, or
@@ -64,7 +72,8 @@ Target
                            interrupted, else 1 when any target's run is not clean, else 0)
   Secrets come from the environment or files only: EDGECHECK_API_TOKEN, or
   EDGECHECK_AUTH_EMAIL + EDGECHECK_AUTH_KEY; EDGECHECK_S3_ACCESS_KEY_ID +
-  EDGECHECK_S3_SECRET_ACCESS_KEY (or the *Env / *File fields of the config).
+  EDGECHECK_S3_SECRET_ACCESS_KEY; EDGECHECK_BINDINGS_SECRET (or the *Env / *File fields of
+  the config).
 
 Selection
   --suite NAME             management, s3, deprecations (repeatable; default all)
@@ -134,6 +143,10 @@ const SINGLE_TARGET_FLAGS = [
   'feature',
   'name',
   'fault',
+  'bindings-url',
+  'bindings-legacy-url',
+  'bindings-bucket',
+  'bindings',
 ] as const;
 
 export const OPTIONS = {
@@ -149,6 +162,10 @@ export const OPTIONS = {
   feature: { type: 'string', multiple: true },
   name: { type: 'string' },
   fault: { type: 'string', multiple: true },
+  'bindings-url': { type: 'string' },
+  'bindings-legacy-url': { type: 'string' },
+  'bindings-bucket': { type: 'string' },
+  bindings: { type: 'string' },
   target: { type: 'string', multiple: true },
   'exit-from': { type: 'string' },
   suite: { type: 'string', multiple: true },
@@ -223,6 +240,13 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   } else if (v['exit-from'] !== undefined) {
     throw new InputError('--exit-from', 'give it with --target NAME=SPEC');
   }
+  const miniflare = oneOf('--bindings', v.bindings, ['miniflare'] as const) === 'miniflare';
+  if (miniflare && v['bindings-url'] !== undefined) {
+    throw new InputError(
+      '--bindings miniflare',
+      'it runs a probe of its own; give either it or --bindings-url',
+    );
+  }
   if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
   const config = v.config ? readConfigFile(v.config) : undefined;
   const target = several
@@ -238,6 +262,9 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
         addressing: oneOf('--addressing', v.addressing, ['path', 'virtual'] as const),
         region: v.region,
         features: v.feature,
+        bindingsUrl: v['bindings-url'],
+        bindingsLegacyUrl: v['bindings-legacy-url'],
+        bindingsBucket: v['bindings-bucket'],
       });
   if (target && v.fault?.length) {
     throw new InputError(
@@ -279,6 +306,7 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let probe: MiniflareProbe | undefined;
   try {
     const options = {
       suites: v.suite,
@@ -317,16 +345,20 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       finished = () => process.exit(code);
       return code;
     }
+    // --bindings miniflare: the probe runs in Miniflare for this run, in place of the target's.
+    probe = miniflare ? await startMiniflareProbe() : undefined;
+    const bindings = probe && { url: probe.url, legacyUrl: probe.legacyUrl, secret: probe.secret };
     // With no target, the embedded reference is started for this run and stopped after it.
     const results = target
-      ? await runEdgecheck({ ...options, target })
-      : await runAgainstEmbedded({ ...options, reference: { faults: v.fault } });
+      ? await runEdgecheck({ ...options, target: bindings ? withBindings(target, bindings) : target })
+      : await runAgainstEmbedded({ ...options, reference: { faults: v.fault, bindings } });
     // A signal that arrives once every case has run changes nothing: the exit code is the report's.
     const code = results.interrupted && interrupted ? 130 : results.exitCode;
     // Until the process ends, a late signal exits with that code rather than killing a finished run.
     finished = () => process.exit(code);
     return code;
   } finally {
+    await probe?.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     const late = finished;

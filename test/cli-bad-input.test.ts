@@ -205,6 +205,27 @@ describe('other input files are bounded too', () => {
   });
 });
 
+describe('bindings flags', () => {
+  it('each misuse is one line naming the flag and what to write', async () => {
+    expectOneLine(await runMain(['run', '--bindings', 'workerd']), '--bindings', /miniflare/);
+    expectOneLine(
+      await runMain(['run', '--bindings', 'miniflare', '--bindings-url', 'https://probe.example.com']),
+      '--bindings miniflare',
+      /give either it or --bindings-url$/,
+    );
+    expectOneLine(
+      await runMain(['run', '--bindings-bucket', 'b']),
+      '--bindings-bucket',
+      /give it with --bindings-url URL/,
+    );
+    expectOneLine(
+      await runMain(['run', '--target', 'a=embedded', '--bindings', 'miniflare']),
+      '--bindings',
+      /describe each target in its config file/,
+    );
+  });
+});
+
 function writeAndClose(file: string, text: string): string {
   writeFileSync(file, text);
   return file;

@@ -36,6 +36,7 @@ function oneLineWithout(r: CliOutcome, secret: string): string {
 const SECTION_HEAD = {
   management: 'management:\n  baseUrl: http://127.0.0.1:9\n',
   s3: 's3:\n  endpoint: http://127.0.0.1:9\n',
+  bindings: 'bindings:\n  url: http://127.0.0.1:9\n',
 };
 
 /** Secrets as people paste them: a token, an AWS key id and secret, a hex key, a token with an underscore. */
@@ -48,7 +49,7 @@ const SECRETS = [
 ];
 
 describe('a secret written as a config key: the advice names fields the schema has', () => {
-  const expectations: [section: 'management' | 's3' | undefined, key: string, fields: string[]][] = [
+  const expectations: [section: keyof typeof SECTION_HEAD | undefined, key: string, fields: string[]][] = [
     ['management', 'apiToken', ['tokenEnv', 'tokenFile']],
     ['management', 'token', ['tokenEnv', 'tokenFile']],
     ['management', 'api_token', ['tokenEnv', 'tokenFile']],
@@ -61,6 +62,10 @@ describe('a secret written as a config key: the advice names fields the schema h
     ['s3', 'key', ['secretAccessKeyEnv', 'secretAccessKeyFile']],
     ['s3', 'accessKeyId', ['accessKeyIdEnv']],
     ['s3', 'access_key_id', ['accessKeyIdEnv']],
+    ['bindings', 'secret', ['secretEnv', 'secretFile']],
+    ['bindings', 'probeSecret', ['secretEnv', 'secretFile']],
+    ['bindings', 'token', ['secretEnv', 'secretFile']],
+    [undefined, 'probeSecret', ['bindings.secretEnv', 'bindings.secretFile']],
     [undefined, 'apiToken', ['management.tokenEnv', 'management.tokenFile']],
     [undefined, 'secretAccessKey', ['s3.secretAccessKeyEnv', 's3.secretAccessKeyFile']],
   ];
@@ -89,6 +94,7 @@ describe('a secret pasted where a variable name belongs is refused, never shown'
     ['management', 'keyEnv'],
     ['s3', 'accessKeyIdEnv'],
     ['s3', 'secretAccessKeyEnv'],
+    ['bindings', 'secretEnv'],
   ] as const;
   for (const [section, field] of fields) {
     it(`${section}.${field}`, async () => {
@@ -118,6 +124,7 @@ describe('secret files: errors name the field, never the path written there', ()
       ['management', 'tokenFile'],
       ['management', 'keyFile'],
       ['s3', 'secretAccessKeyFile'],
+      ['bindings', 'secretFile'],
     ] as const) {
       const secret = SECRETS[2];
       const line = oneLineWithout(

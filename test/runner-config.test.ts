@@ -109,6 +109,75 @@ describe('target from config, flags and environment', () => {
     ).toMatch(/^s3: no credentials: set EDGECHECK_S3_ACCESS_KEY_ID and EDGECHECK_S3_SECRET_ACCESS_KEY/);
   });
 
+  it('a bindings probe alone is a target: its URLs, its secret from EDGECHECK_BINDINGS_SECRET, and the worker-bindings feature', () => {
+    const t = resolveTarget(
+      undefined,
+      undefined,
+      { bindingsUrl: 'https://probe.example.com', bindingsLegacyUrl: 'https://legacy.example.com' },
+      { EDGECHECK_BINDINGS_SECRET: ' probe-secret\n' },
+    );
+    expect(t?.bindings).toEqual({
+      url: 'https://probe.example.com',
+      legacyUrl: 'https://legacy.example.com',
+      secret: 'probe-secret',
+      bucket: undefined,
+    });
+    expect(t?.management).toBeUndefined();
+    expect(t?.s3).toBeUndefined();
+    expect(t?.features).toEqual(['worker-bindings']);
+  });
+
+  it('the config bindings section names its secret variable or file and the bucket the S3 endpoint shares; flags win', () => {
+    writeFileSync(path.join(dir, 'probe.txt'), 'probe-from-file\n');
+    const file = configFile(
+      'bindings.yaml',
+      [
+        's3:',
+        '  endpoint: https://s3.example.com',
+        'bindings:',
+        '  url: https://probe.example.com',
+        '  legacyUrl: https://legacy.example.com',
+        '  bucket: shared',
+        '  secretFile: probe.txt',
+        'features: [public-buckets]',
+      ].join('\n'),
+    );
+    const env = { EDGECHECK_S3_ACCESS_KEY_ID: 'id', EDGECHECK_S3_SECRET_ACCESS_KEY: 'sk' };
+    const t = resolveTarget(readConfigFile(file), file, { bindingsBucket: 'other' }, env);
+    expect(t?.bindings).toEqual({
+      url: 'https://probe.example.com',
+      legacyUrl: 'https://legacy.example.com',
+      secret: 'probe-from-file',
+      bucket: 'other',
+    });
+    expect(t?.features).toEqual(['public-buckets', 'worker-bindings']);
+    const byEnv = configFile(
+      'bindings-env.yaml',
+      'bindings:\n  url: https://probe.example.com\n  secretEnv: MY_PROBE\n',
+    );
+    expect(resolveTarget(readConfigFile(byEnv), byEnv, {}, { MY_PROBE: 'p' })?.bindings?.secret).toBe('p');
+  });
+
+  it('bindings input errors name the flag or field and what to do', () => {
+    const url = 'https://probe.example.com';
+    expect(inputError(() => resolveTarget(undefined, undefined, { bindingsUrl: url }, {})).message).toBe(
+      "bindings: no probe secret: set EDGECHECK_BINDINGS_SECRET to the probe's PROBE_SECRET, or name another variable or a file in the config",
+    );
+    expect(
+      inputError(() => resolveTarget(undefined, undefined, { bindingsLegacyUrl: url }, {})).message,
+    ).toBe('--bindings-legacy-url: give it with --bindings-url URL (the probe deployed with the flag)');
+    const env = { EDGECHECK_BINDINGS_SECRET: 's' };
+    expect(
+      inputError(() => resolveTarget(undefined, undefined, { bindingsUrl: url, bindingsBucket: 'b' }, env))
+        .message,
+    ).toMatch(
+      /^--bindings-bucket: it names the probe's bucket on the target's S3 endpoint: give the endpoint/,
+    );
+    expect(
+      inputError(() => resolveTarget(undefined, undefined, { bindingsUrl: 'ftp://x' }, env)).message,
+    ).toBe('--bindings-url ftp://x: write an http(s) URL, e.g. https://api.example.com');
+  });
+
   it('a secret file that cannot be read names the config field, not the file content', () => {
     const file = configFile('missing-file.yaml', 'management:\n  baseUrl: http://x\n  tokenFile: nope.txt\n');
     const e = inputError(() => resolveTarget(readConfigFile(file), file, {}, {}));

@@ -29,6 +29,13 @@ export interface ConfigFile {
     secretAccessKeyEnv?: string;
     secretAccessKeyFile?: string;
   };
+  bindings?: {
+    url: string;
+    legacyUrl?: string;
+    bucket?: string;
+    secretEnv?: string;
+    secretFile?: string;
+  };
   features?: string[];
   asOf?: string;
   readOnly?: boolean;
@@ -44,31 +51,37 @@ export interface ConfigFile {
 const ENV_FIELDS = {
   management: ['tokenEnv', 'emailEnv', 'keyEnv'],
   s3: ['accessKeyIdEnv', 'secretAccessKeyEnv'],
+  bindings: ['secretEnv'],
 } as const;
 
 /** Keys people write for a secret, and the fields that say where it is kept instead. */
-const SECRET_KEYS: { key: RegExp; section: 'management' | 's3'; env: string; file?: string }[] = [
-  { key: /^(api)?(token|bearer|bearertoken)$/, section: 'management', env: 'tokenEnv', file: 'tokenFile' },
-  { key: /^(api|auth|global|globalapi)?key$/, section: 'management', env: 'keyEnv', file: 'keyFile' },
-  { key: /^(auth)?email$/, section: 'management', env: 'emailEnv' },
-  { key: /^password$/, section: 'management', env: 'tokenEnv', file: 'tokenFile' },
-  { key: /^(s3)?(access)?keyid$/, section: 's3', env: 'accessKeyIdEnv' },
-  {
-    key: /^(s3)?(secret|secretkey|secretaccesskey)$/,
-    section: 's3',
-    env: 'secretAccessKeyEnv',
-    file: 'secretAccessKeyFile',
-  },
-];
+const SECRET_KEYS: { key: RegExp; section: 'management' | 's3' | 'bindings'; env: string; file?: string }[] =
+  [
+    { key: /^(api)?(token|bearer|bearertoken)$/, section: 'management', env: 'tokenEnv', file: 'tokenFile' },
+    { key: /^(api|auth|global|globalapi)?key$/, section: 'management', env: 'keyEnv', file: 'keyFile' },
+    { key: /^(auth)?email$/, section: 'management', env: 'emailEnv' },
+    { key: /^password$/, section: 'management', env: 'tokenEnv', file: 'tokenFile' },
+    { key: /^(s3)?(access)?keyid$/, section: 's3', env: 'accessKeyIdEnv' },
+    {
+      key: /^(s3)?(secret|secretkey|secretaccesskey)$/,
+      section: 's3',
+      env: 'secretAccessKeyEnv',
+      file: 'secretAccessKeyFile',
+    },
+    { key: /^(probe)?secret$/, section: 'bindings', env: 'secretEnv', file: 'secretFile' },
+  ];
 
 /** Advice for a secret written where the config expects only where it is kept; undefined for other keys. */
 function secretKeyAdvice(section: string | undefined, key: string): string | undefined {
   const bare = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  // In s3, a plain "key", "token" or "password" is the secret access key.
-  const s3Secret = section === 's3' && /^(key|token|password)$/.test(bare);
-  const match = s3Secret
-    ? SECRET_KEYS.find((s) => s.env === 'secretAccessKeyEnv')
-    : SECRET_KEYS.find((s) => s.key.test(bare) && (section === undefined || s.section === section));
+  // In s3, a plain "key", "token" or "password" is the secret access key; in bindings, the probe's secret.
+  const plain = /^(key|token|password)$/.test(bare);
+  const match =
+    plain && section === 's3'
+      ? SECRET_KEYS.find((s) => s.env === 'secretAccessKeyEnv')
+      : plain && section === 'bindings'
+        ? SECRET_KEYS.find((s) => s.section === 'bindings')
+        : SECRET_KEYS.find((s) => s.key.test(bare) && (section === undefined || s.section === section));
   if (!match) return undefined;
   const field = (name: string) => (section ? name : `${match.section}.${name}`);
   const where = match.file
@@ -168,6 +181,12 @@ export interface TargetFlags {
   region?: string;
   features?: string[];
   ids?: Record<string, string>;
+  /** The bindings probe deployed with the r2_list_honor_include flag. */
+  bindingsUrl?: string;
+  /** The same probe deployed without the flag. */
+  bindingsLegacyUrl?: string;
+  /** The bucket bound to the probe, when the target's S3 endpoint reaches it too. */
+  bindingsBucket?: string;
 }
 
 function secretFrom(
@@ -197,7 +216,8 @@ function secretFrom(
 
 /**
  * A target from a config file, flags and the environment (flags win over the file).
- * Undefined when none of them names an endpoint: the run then uses the embedded reference.
+ * Undefined when none of them names an endpoint or a bindings probe: the run then uses the
+ * embedded reference.
  */
 export function resolveTarget(
   config: ConfigFile | undefined,
@@ -208,10 +228,26 @@ export function resolveTarget(
   const base = configPath ? path.dirname(configPath) : process.cwd();
   const managementUrl = flags.managementUrl ?? config?.management?.baseUrl ?? env.EDGECHECK_MANAGEMENT_URL;
   const s3Endpoint = flags.s3Endpoint ?? config?.s3?.endpoint ?? env.EDGECHECK_S3_ENDPOINT;
-  if (!managementUrl && !s3Endpoint) return undefined;
+  const b = config?.bindings;
+  const bindingsUrl = flags.bindingsUrl ?? b?.url;
+  if (!bindingsUrl && (flags.bindingsLegacyUrl || flags.bindingsBucket)) {
+    const flag = flags.bindingsLegacyUrl ? '--bindings-legacy-url' : '--bindings-bucket';
+    throw new InputError(flag, 'give it with --bindings-url URL (the probe deployed with the flag)');
+  }
+  if (!managementUrl && !s3Endpoint && !bindingsUrl) return undefined;
   checkUrl(flags.managementUrl ? '--management-url' : 'management.baseUrl', managementUrl);
   checkUrl(flags.s3Endpoint ? '--s3-endpoint' : 's3.endpoint', s3Endpoint);
   checkUrl('--public-url', flags.publicUrl);
+  checkUrl(flags.bindingsUrl ? '--bindings-url' : 'bindings.url', bindingsUrl);
+  const bindingsLegacyUrl = flags.bindingsLegacyUrl ?? b?.legacyUrl;
+  checkUrl(flags.bindingsLegacyUrl ? '--bindings-legacy-url' : 'bindings.legacyUrl', bindingsLegacyUrl);
+  const bindingsBucket = flags.bindingsBucket ?? b?.bucket;
+  if (bindingsBucket && !s3Endpoint) {
+    throw new InputError(
+      flags.bindingsBucket ? '--bindings-bucket' : 'bindings.bucket',
+      "it names the probe's bucket on the target's S3 endpoint: give the endpoint (--s3-endpoint or s3.endpoint), or drop it",
+    );
+  }
   for (const f of flags.features ?? []) {
     if (!isFeature(f)) throw new InputError(`--feature ${f}`, unknownFeature(f));
   }
@@ -269,6 +305,25 @@ export function resolveTarget(
       accessKeyId,
       secretAccessKey,
     };
+  }
+  if (bindingsUrl) {
+    const name = b?.secretEnv ?? 'EDGECHECK_BINDINGS_SECRET';
+    const probeSecret = secret(name, b?.secretFile, 'bindings.secretFile');
+    if (!probeSecret) {
+      throw new InputError(
+        'bindings',
+        `no probe secret: set ${name} to the probe's PROBE_SECRET, or name another variable or a file in the config`,
+      );
+    }
+    target.bindings = {
+      url: bindingsUrl,
+      legacyUrl: bindingsLegacyUrl,
+      secret: probeSecret,
+      bucket: bindingsBucket,
+    };
+    // A probe is how the target offers worker bindings: the feature comes with it.
+    if (!target.features.includes('worker-bindings'))
+      target.features = [...target.features, 'worker-bindings'];
   }
   return target;
 }
