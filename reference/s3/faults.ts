@@ -88,7 +88,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-checksum-headers-rejected',
     'PutObject with x-amz-checksum-sha256 or -sha1 is not implemented',
-    ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.put.checksum-mismatch'],
+    [
+      's3.put.checksum-sha256',
+      's3.put.checksum-sha1',
+      's3.put.checksum-mismatch',
+      's3.checksum.put-algorithms',
+    ],
   ],
   [
     's3-put-checksum-unverified',
@@ -188,6 +193,10 @@ const CATALOG: [string, string, string[]][] = [
       's3.copy.version-headers',
       's3.copy.multipart-object',
       's3.copy.upload-part-copy',
+      's3.copy.metadata-directive',
+      's3.copy.etag',
+      's3.copy.onto-itself',
+      's3.copy.upload-part-copy-range',
     ],
   ],
   [
@@ -205,7 +214,11 @@ const CATALOG: [string, string, string[]][] = [
     'Copying a multipart object is not implemented',
     ['s3.copy.multipart-object'],
   ],
-  ['s3-upload-part-copy-not-implemented', 'UploadPartCopy is not implemented', ['s3.copy.upload-part-copy']],
+  [
+    's3-upload-part-copy-not-implemented',
+    'UploadPartCopy is not implemented',
+    ['s3.copy.upload-part-copy', 's3.copy.upload-part-copy-range'],
+  ],
   // GetObject and ranges
   [
     's3-range-off-by-one',
@@ -266,6 +279,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.mpu.complete-sorts-parts',
       's3.mpu.etag-quotes-ignored',
       's3.mpu.etag-format',
+      's3.checksum.multipart-composite',
     ],
   ],
   [
@@ -446,7 +460,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-lifecycle-not-stored',
     'PutBucketLifecycleConfiguration is accepted but the rules are not kept',
-    ['s3.lifecycle.rules'],
+    ['s3.lifecycle.rules', 's3.lifecycle.rules-validated'],
   ],
   [
     's3-xml-declaration-rejected',
@@ -460,6 +474,10 @@ const CATALOG: [string, string, string[]][] = [
       's3.limit.delete-objects-keys',
       's3.mpu.etag-format',
       's3.xml.declaration-accepted',
+      's3.object.multipart-headers',
+      's3.checksum.multipart-composite',
+      's3.copy.upload-part-copy-range',
+      's3.lifecycle.rules-validated',
     ],
   ],
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
@@ -503,6 +521,11 @@ const CATALOG: [string, string, string[]][] = [
       's3.standin.get-bucket-tagging',
       's3.standin.get-bucket-versioning',
       's3.standin.get-object-lock',
+      's3.sse.aes256',
+      's3.object.user-metadata',
+      's3.copy.etag',
+      's3.checksum.put-algorithms',
+      's3.lifecycle.rules-validated',
     ],
   ],
   [
