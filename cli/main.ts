@@ -10,6 +10,7 @@ Usage: edgecheck <command> [options]     (edgecheck <command> --help for its opt
   clauses    list every clause with its checks, dates and (given results) verdict
   serve      start the embedded reference target and print its URLs and credentials
   compare    put the results of several runs side by side
+  diff       send generated S3 request sequences to two targets and report where they differ
   merge      join the JSON results of the shards of one run (--shard I/N) into one
   sweep      list what interrupted runs left on a target; --delete removes it
 
@@ -61,6 +62,8 @@ export async function main(argv: string[], out = process.stdout, err = process.s
         return await (await import('./merge.ts')).mergeCommand(rest, out);
       case 'compare':
         return await (await import('./compare.ts')).compareCommand(rest, out);
+      case 'diff':
+        return await (await import('./diff.ts')).diffCommand(rest, out);
       case 'sweep':
         return await (await import('./sweep.ts')).sweepCommand(rest, out);
       default:

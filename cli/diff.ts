@@ -1,0 +1,167 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { startReferenceWorker } from '../reference/worker.ts';
+import { writeOutput } from '../reporters/output.ts';
+import { today } from '../runner/api.ts';
+import { type DiffReport, type DiffSide, type KnownDifference, runDiff } from '../runner/diff/run-diff.ts';
+import { newRunId } from '../runner/execute/run-id.ts';
+import { redactText } from '../runner/redact.ts';
+import { InputError } from '../runner/util/errors.ts';
+import { date, int, parse } from './args.ts';
+import { type NamedTarget, parseTargets } from './several-targets.ts';
+
+export const DIFF_HELP = `Usage: edgecheck diff A B [options]
+
+Differential mode: sequences of S3 requests generated from a model of buckets, objects and
+multipart uploads (puts, ranged and conditional reads, lists, copies, deletes), seeded, sent to
+both targets in lockstep, every answer compared after normalising what may differ (request ids,
+dates, ETag values, element order, whitespace). Each difference is shrunk to the shortest
+sequence that shows it, printed with both answers, the command that replays it and the clause
+that decides it ("no clause": a candidate for a new clause).
+
+A and B: NAME=CONFIG.yaml (a target config with an s3 section), or NAME=embedded (the reference;
+embedded:FAULT,FAULT with faults on); NAME= may be left out.
+
+  --seed N               seed (printed; the same seed sends the same sequences)
+  --runs N               sequences tried per search for a new difference (default 100)
+  --length N             the most commands in a sequence (default 6)
+  --max-differences N    stop after this many distinct differences (default 10)
+  --baseline FILE        known differences (YAML: differences: [{signature, reason}]): shown as
+                         known, and not counted against the exit code
+  --replay SEED:PATH     replay one shrunk sequence, as a finding prints it
+  --json FILE            also write the findings as JSON
+  --as-of YYYY-MM-DD     the date the embedded reference serves (default today)
+  --timeout MS           bounds each request (default 30000)
+
+Exit code: 0 when no difference outside the baseline is found; 1 when one is; 2 for bad input.
+`;
+
+const OPTIONS = {
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  length: { type: 'string' },
+  'max-differences': { type: 'string' },
+  baseline: { type: 'string' },
+  replay: { type: 'string' },
+  json: { type: 'string' },
+  'as-of': { type: 'string' },
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `embedded` or `x.yaml` without NAME= gets a name of its own. */
+function named(spec: string, i: number): string {
+  if (/^[A-Za-z0-9][A-Za-z0-9_.-]*=/.test(spec)) return spec;
+  const base = spec.startsWith('embedded')
+    ? spec === 'embedded'
+      ? 'reference'
+      : 'reference-faulty'
+    : path.basename(spec).replace(/\.ya?ml$/, '');
+  return `${base}${i === 1 ? '-b' : ''}=${spec}`;
+}
+
+function readBaseline(file: string): KnownDifference[] {
+  if (!existsSync(file)) throw new InputError(`--baseline ${file}`, 'no such file');
+  const doc = parseYaml(readFileSync(file, 'utf8')) as { differences?: unknown } | null;
+  const list = doc?.differences;
+  if (
+    !Array.isArray(list) ||
+    list.some((d) => typeof d?.signature !== 'string' || typeof d?.reason !== 'string')
+  ) {
+    throw new InputError(`--baseline ${file}`, 'write differences: [{signature: "...", reason: "..."}]');
+  }
+  return list as KnownDifference[];
+}
+
+export async function diffCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const { values: v, positionals } = parse('diff', argv, OPTIONS, true);
+  if (v.help) {
+    out.write(DIFF_HELP);
+    return 0;
+  }
+  if (positionals.length !== 2)
+    throw new InputError('diff', 'give two targets: edgecheck diff A B (see --help)');
+  const specs = positionals.map(named);
+  // Two bare specs of one kind would get one name.
+  if (specs[0].split('=')[0] === specs[1].split('=')[0]) specs[1] = `b-${specs[1]}`;
+  const targets = parseTargets(specs);
+  const replay = v.replay ? /^(\d+):([\d:]+)$/.exec(v.replay) : undefined;
+  if (v.replay && !replay)
+    throw new InputError(`--replay ${v.replay}`, 'write SEED:PATH as a finding prints it');
+  const asOf = date('--as-of', v['as-of']) ?? today();
+  const options = {
+    runId: newRunId(),
+    seed: int('--seed', v.seed, 0, 2 ** 31 - 1) ?? Math.floor(Math.random() * 2 ** 31),
+    runs: int('--runs', v.runs, 1, 100_000) ?? 100,
+    maxLength: int('--length', v.length, 1, 50) ?? 6,
+    maxDifferences: int('--max-differences', v['max-differences'], 1, 1000) ?? 10,
+    known: v.baseline ? readBaseline(v.baseline) : undefined,
+    replay: replay ? { seed: Number(replay[1]), path: replay[2] } : undefined,
+    timeoutMs: int('--timeout', v.timeout, 100, 3_600_000),
+  };
+  const started: { close(): Promise<void> }[] = [];
+  try {
+    const sides = (await Promise.all(targets.map((t) => sideOf(t, asOf, started)))) as [DiffSide, DiffSide];
+    out.write(
+      `edgecheck diff ${options.runId}: ${sides[0].name} vs ${sides[1].name}, seed ${options.seed}, ` +
+        `up to ${options.runs} sequences of up to ${options.maxLength} commands per search\n\n`,
+    );
+    const report = await runDiff(sides, options);
+    out.write(redactText(render(report, argv)));
+    if (v.json) await writeOutput(`${JSON.stringify(report, null, 2)}\n`, v.json);
+    const fresh = report.findings.filter((f) => !f.known);
+    return fresh.length || report.leftovers.length ? 1 : 0;
+  } finally {
+    await Promise.all(started.map((s) => s.close()));
+  }
+}
+
+async function sideOf(
+  t: NamedTarget,
+  asOf: string,
+  started: { close(): Promise<void> }[],
+): Promise<DiffSide> {
+  if (t.embedded) {
+    const reference = await startReferenceWorker({ asOf, faults: t.embedded.faults });
+    started.push(reference);
+    const s3 = reference.target().s3;
+    if (!s3) throw new InputError(`diff ${t.name}`, 'the reference has no S3 endpoint');
+    return { name: t.name, s3 };
+  }
+  if (!t.target?.s3)
+    throw new InputError(
+      `diff ${t.name}`,
+      'its config has no s3 section: the differential mode sends S3 requests',
+    );
+  return { name: t.name, s3: t.target.s3 };
+}
+
+function render(report: DiffReport, argv: string[]): string {
+  const [a, b] = report.sides;
+  const width = Math.max(a.length, b.length) + 1;
+  const lines: string[] = [];
+  const base = argv.filter((x, i) => !x.startsWith('--replay') && argv[i - 1] !== '--replay');
+  report.findings.forEach((f, n) => {
+    const label = f.clauses.length ? f.clauses.join(', ') : 'no clause';
+    lines.push(
+      `${n + 1}) ${f.known ? '(known) ' : ''}${f.difference.aspect} differs at command ${f.at + 1} of ${f.sequence.length} [${label}]`,
+    );
+    for (const [i, c] of f.sequence.entries()) lines.push(`     ${i + 1}. ${c}`);
+    lines.push(`   ${`${a}:`.padEnd(width)} ${f.difference.a}`);
+    lines.push(`   ${`${b}:`.padEnd(width)} ${f.difference.b}`);
+    if (f.known) lines.push(`   known: ${f.known}`);
+    if (f.path) lines.push(`   replay: edgecheck diff ${base.join(' ')} --replay ${f.seed}:${f.path}`);
+    lines.push(`   signature: ${f.signature}`, '');
+  });
+  for (const k of report.unseen) lines.push(`baseline entry not seen this time: ${k.signature}`);
+  for (const l of report.leftovers) lines.push(`left on the target: ${l}`);
+  const fresh = report.findings.filter((f) => !f.known);
+  const noClause = fresh.filter((f) => !f.clauses.length).length;
+  lines.push(
+    `${fresh.length} ${fresh.length === 1 ? 'difference' : 'differences'}` +
+      (noClause ? ` (${noClause} with no clause: candidates for new clauses)` : '') +
+      `, ${report.findings.length - fresh.length} known; ${report.sequences} sequences sent to both`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,120 @@
+import { parseXml } from '../match/xml.ts';
+import type { StepResponse } from '../transports/response.ts';
+
+/**
+ * An answer reduced to what two correct implementations must agree on: the status, the error
+ * code, the header names (less those that differ by nature: dates, request ids, connection
+ * handling) with the values that carry meaning, and the body: an XML document as a sorted set of
+ * path=value lines (element order and whitespace aside; ETags, dates, ids and tokens as their
+ * kind only), any other body as its bytes.
+ */
+export interface Normalized {
+  status: number;
+  errorCode?: string;
+  headers: Record<string, string>;
+  body: string[];
+}
+
+/** Headers that differ between correct implementations, or between two answers of one. */
+const IGNORED_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'server',
+  'x-amz-request-id',
+  'x-amz-id-2',
+  'cf-ray',
+  'vary',
+  'access-control-allow-origin',
+  'x-amz-version-id',
+  'x-amz-copy-source-version-id',
+  'x-amz-mp-parts-count',
+]);
+/** Headers whose value is opaque: only their presence is compared. */
+const OPAQUE_HEADERS = new Set([
+  'etag',
+  'last-modified',
+  'content-length',
+  'x-amz-bucket-region',
+  'location',
+]);
+/** XML elements whose text is opaque (compared as their kind), or that differ by nature (dropped). */
+const OPAQUE_ELEMENTS =
+  /(^|\/)(ETag|LastModified|UploadId|NextContinuationToken|ContinuationToken|Initiated|Size)$/;
+const DROPPED_ELEMENTS =
+  /(^|\/)(RequestId|HostId|Message|Resource|Owner|StorageClass|Location|ActualObjectSize|RangeRequested)(\/|$)/;
+
+export function normalize(res: StepResponse): Normalized {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (IGNORED_HEADERS.has(name)) continue;
+    headers[name] = OPAQUE_HEADERS.has(name) ? '(present)' : value.replace(/\s*,\s*/g, ',');
+  }
+  const text = res.text();
+  let body: string[] = [];
+  let errorCode: string | undefined;
+  if (/^\s*(<\?xml[^>]*>\s*)?<[A-Za-z]/.test(text)) {
+    try {
+      const doc = parseXml(text) as Record<string, unknown>;
+      const error = doc.Error as Record<string, unknown> | undefined;
+      if (error && typeof error === 'object') errorCode = String(error.Code ?? '');
+      body = flatten(doc, '');
+    } catch {
+      body = [`(unparsed XML of ${text.length} bytes)`];
+    }
+  } else if (text.length) {
+    body = [`(bytes) ${JSON.stringify(text.slice(0, 200))}`];
+  }
+  return { status: res.status, errorCode, headers, body: body.sort() };
+}
+
+function flatten(value: unknown, path: string): string[] {
+  if (DROPPED_ELEMENTS.test(path)) return [];
+  if (Array.isArray(value)) return value.flatMap((v) => flatten(v, path));
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([k]) => !k.startsWith('@_'));
+    if (!entries.length) return [`${path}`];
+    return entries.flatMap(([k, v]) => flatten(v, `${path}/${k}`));
+  }
+  if (OPAQUE_ELEMENTS.test(path)) return [`${path}=(${String(value) === '' ? 'empty' : 'value'})`];
+  return [`${path}=${String(value)}`];
+}
+
+/** One way two answers differ: where, and the two sides in words. */
+export interface Difference {
+  /** `status`, `error-code`, `header:NAME`, `body`. */
+  aspect: string;
+  a: string;
+  b: string;
+}
+
+export function differences(a: Normalized, b: Normalized): Difference[] {
+  // Two statuses that differ say it all: the headers and body of each follow from its status.
+  if (a.status !== b.status) {
+    const said = (n: Normalized) => (n.errorCode ? `${n.status} ${n.errorCode}` : String(n.status));
+    return [{ aspect: 'status', a: said(a), b: said(b) }];
+  }
+  const out: Difference[] = [];
+  if ((a.errorCode ?? '') !== (b.errorCode ?? ''))
+    out.push({ aspect: 'error-code', a: a.errorCode ?? '(none)', b: b.errorCode ?? '(none)' });
+  for (const name of new Set([...Object.keys(a.headers), ...Object.keys(b.headers)])) {
+    if (a.headers[name] !== b.headers[name]) {
+      out.push({
+        aspect: `header:${name}`,
+        a: a.headers[name] ?? '(absent)',
+        b: b.headers[name] ?? '(absent)',
+      });
+    }
+  }
+  if (a.body.join('\n') !== b.body.join('\n')) {
+    const onlyA = a.body.filter((l) => !b.body.includes(l));
+    const onlyB = b.body.filter((l) => !a.body.includes(l));
+    out.push({
+      aspect: 'body',
+      a: onlyA.join('; ') || '(same lines)',
+      b: onlyB.join('; ') || '(same lines)',
+    });
+  }
+  return out;
+}

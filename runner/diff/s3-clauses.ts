@@ -1,0 +1,56 @@
+import type { Difference } from './normalize.ts';
+import type { S3Command } from './s3-commands.ts';
+
+/**
+ * The clauses that decide how a command must be answered, where one does: a difference in the
+ * answer to that command is a departure from one of them by one of the two targets. Where none
+ * does, the difference is labelled "no clause": a candidate for a new clause.
+ */
+export function clausesFor(cmd: S3Command, difference: Difference): string[] {
+  const aspect = difference.aspect;
+  switch (cmd.op) {
+    case 'get': {
+      const out: string[] = [];
+      if (cmd.ifMatch && cmd.ifNoneMatch) out.push('s3.cond.precedence');
+      else if (cmd.ifMatch || cmd.ifNoneMatch) {
+        const tags = [cmd.ifMatch, cmd.ifNoneMatch];
+        if (tags.includes('list')) out.push('s3.cond.etag-list');
+        if (tags.includes('weak')) out.push('s3.cond.weak-etag');
+        if (tags.includes('*')) out.push('s3.cond.wildcard');
+        out.push('s3.cond.get-not-modified');
+      }
+      // A 304 or 412 on either side is the conditions' answer: the range was never reached.
+      const conditional = /^(304|412)\b/.test(difference.a) || /^(304|412)\b/.test(difference.b);
+      if (cmd.range && !(aspect === 'status' && conditional && out.length))
+        out.push(...rangeClauses(cmd.range, aspect));
+      return out;
+    }
+    case 'head':
+      return cmd.ifNoneMatch ? ['s3.cond.get-not-modified'] : [];
+    case 'list': {
+      const out = ['s3.list.prefix', 's3.list.key-count'];
+      if (cmd.delimiter) out.push('s3.list.delimiter', 's3.list.empty-folder');
+      if (cmd.maxKeys !== undefined) out.push('s3.list.max-keys', 's3.list.no-cursor-at-max-keys');
+      if (cmd.maxKeys === 0) out.push('s3.list.max-keys-zero');
+      if (cmd.startAfter) out.push('s3.list.start-after');
+      return out;
+    }
+    case 'copy':
+      return ['s3.copy.etag', ...(cmd.from === cmd.to ? ['s3.copy.onto-itself'] : [])];
+    case 'multipart':
+      return ['s3.mpu.etag-format', 's3.mpu.zero-length-part'];
+    case 'put':
+      return aspect === 'header:content-type' ? ['s3.put.content-type-inferred'] : [];
+    case 'delete':
+      return [];
+  }
+}
+
+function rangeClauses(range: string, aspect: string): string[] {
+  if (aspect === 'header:content-range') return ['s3.get.content-range-partial-only'];
+  const m = /^bytes=(\d*)-(\d*)$/.exec(range);
+  if (!m) return ['s3.get.range-invalid-ignored'];
+  if (m[1] !== '' && m[2] !== '' && Number(m[2]) < Number(m[1])) return ['s3.get.range-invalid-ignored'];
+  if (m[1] === '' || m[2] === '') return ['s3.get.range-forms'];
+  return ['s3.get.range-inclusive', 's3.get.range-206', 's3.get.range-forms', 's3.get.range-unsatisfiable'];
+}
