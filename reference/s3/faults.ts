@@ -154,7 +154,13 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-cond-get-304-ignored',
     'GET and HEAD answer 200 where If-None-Match matches',
-    ['s3.cond.etag-list', 's3.cond.weak-etag', 's3.cond.wildcard', 's3.cond.get-not-modified'],
+    [
+      's3.cond.etag-list',
+      's3.cond.weak-etag',
+      's3.cond.wildcard',
+      's3.cond.get-not-modified',
+      's3.cond.precedence',
+    ],
   ],
   [
     's3-precondition-status-400',
@@ -169,6 +175,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.copy.destination-conditional',
       's3.mpu.conditional-complete-aborts',
       's3.error.precondition-failed',
+      's3.cond.precedence',
     ],
   ],
   // CopyObject
@@ -478,6 +485,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.checksum.multipart-composite',
       's3.copy.upload-part-copy-range',
       's3.lifecycle.rules-validated',
+      's3.encryption.delete',
     ],
   ],
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
