@@ -17,7 +17,7 @@ export { Agent, request } from 'undici';
 // the JSON Schemas of schemas/ by file name.
 export { generateBuffer } from './data/generate.ts';
 // What a property is, what it is given, and what it talks to.
-export type { HttpRequest } from './model/case.ts';
+export type { BindingCall, HttpRequest } from './model/case.ts';
 export type { PropertyContext, PropertyDef, WireResponse } from './model/property.ts';
 export type { S3Target, Target } from './model/target.ts';
 export { schemas } from './schema/registry.ts';

@@ -2,6 +2,7 @@ import type { ApiRequest } from '../model/case.ts';
 import type { PropertyContext, PropertyDef, WireResponse } from '../model/property.ts';
 import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
 import { redactDeep, redactText } from '../redact.ts';
+import { buildBindingRequest } from '../transports/bindings.ts';
 import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
 import { buildApiRequest } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
@@ -107,6 +108,10 @@ export async function runProperty(
       http: async (req) => {
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
         return send(await buildS3Request(ctx.target.s3, { ...req, body: req.body as any }), 's3');
+      },
+      binding: async (call) => {
+        if (!ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');
+        return send(buildBindingRequest(ctx.target.bindings, call), 's3');
       },
       bucketName: (label) => bucketName(ctx.runId, slug, `${label}${buckets++}`),
       bucket: async (label = 'p') => {

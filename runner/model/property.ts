@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { BindingCall } from './case.ts';
 import type { Feature } from './features.ts';
 import type { Target } from './target.ts';
 
@@ -64,6 +65,11 @@ export interface PropertyContext {
     headers?: Record<string, string>;
     body?: Buffer | string;
   }): Promise<WireResponse>;
+  /**
+   * One R2 binding call through the target's bindings probe (suites/s3/bindings-probe/), paced and
+   * budgeted as S3 requests are; the answer is JSON, {result} or {error: {name, message}}.
+   */
+  binding(call: BindingCall): Promise<WireResponse>;
   /** Provisions a bucket (named from the run id) that is emptied and deleted at teardown. */
   bucket(label?: string): Promise<string>;
   /**
