@@ -11,8 +11,9 @@ import { ROOT } from '../runner/util/paths.ts';
 
 /*
  * The workers runtime itself: the bindings probe runs in Miniflare (workerd) on loopback, and the
- * worker-bindings cases run against it through a target that has only the probe. Its clause
- * verdicts are compared with baselines/miniflare-bindings.yaml; any change, either way, fails.
+ * cases and properties citing a worker-bindings clause run against it through a target that has
+ * only the probe. Its clause verdicts are compared with baselines/miniflare-bindings.yaml; any
+ * change, either way, fails.
  */
 
 const SEED = 20261123;
@@ -35,7 +36,8 @@ beforeAll(async () => {
   };
   results = await runEdgecheck({
     suites: ['s3'],
-    tags: ['bindings'],
+    // The cases and properties that cite a bindings clause.
+    clauses: ['s3.bindings.*'],
     target,
     seed: SEED,
     baseline: BASELINE,
@@ -47,7 +49,7 @@ afterAll(async () => {
   await probe?.close();
 });
 
-describe('the worker-bindings cases against Miniflare', () => {
+describe('the worker-bindings cases and properties against Miniflare', () => {
   const baseline = parse(readFileSync(BASELINE, 'utf8')) as Baseline;
 
   it('the probe listens on loopback only and refuses a call without its secret', async () => {
@@ -83,6 +85,7 @@ describe('the worker-bindings cases against Miniflare', () => {
     expect(notPassed).toEqual([]);
     const skipped = results.cases.filter((c) => c.verdict === 'skipped').map((c) => [c.id, c.reason]);
     expect(skipped).toEqual([['s3.bindings.across-interfaces', 'the target has no S3 endpoint configured']]);
+    expect(results.cases.find((c) => c.id === 's3.prop.bindings-etag-lists')?.verdict).toBe('pass');
   });
 
   it('leaves nothing behind and never writes the probe secret into the results', () => {
