@@ -22,7 +22,7 @@ const word = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g
 /**
  * The `edgecheck run` command that targets a served reference with everything it offers: the
  * bearer token and the key pair (legacy-auth clauses are skipped without the pair), the S3 keys,
- * every id and feature. The local server has no request limit, so the live-target rate cap is off,
+ * the bindings probe and its secret, every id and feature. The local server has no request limit, so the live-target rate cap is off,
  * and its state is its own, so the checks whose change cannot be put back run too.
  */
 export function runCommandFor(t: Target, asOf: string): string {
@@ -34,7 +34,9 @@ export function runCommandFor(t: Target, asOf: string): string {
     ['EDGECHECK_AUTH_KEY', m.legacy?.key],
     ['EDGECHECK_S3_ACCESS_KEY_ID', s3.accessKeyId],
     ['EDGECHECK_S3_SECRET_ACCESS_KEY', s3.secretAccessKey],
+    ['EDGECHECK_BINDINGS_SECRET', t.bindings?.secret],
   ];
+  const b = t.bindings;
   const parts = [
     ...env.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${word(v!)}`),
     'npx edgecheck run',
@@ -44,6 +46,9 @@ export function runCommandFor(t: Target, asOf: string): string {
     ...(m.accountId ? [`--account-id ${word(m.accountId)}`] : []),
     ...(m.zoneId ? [`--zone-id ${word(m.zoneId)}`] : []),
     ...Object.entries(m.ids).map(([k, v]) => `--id ${word(`${k}=${v}`)}`),
+    ...(b ? [`--bindings-url ${word(b.url)}`] : []),
+    ...(b?.legacyUrl ? [`--bindings-legacy-url ${word(b.legacyUrl)}`] : []),
+    ...(b?.bucket ? [`--bindings-bucket ${word(b.bucket)}`] : []),
     ...t.features.map((f) => `--feature ${word(f)}`),
     '--rate-limit off',
     '--allow-disruptive',

@@ -60,6 +60,7 @@ it('serve prints a run command with every credential and feature the reference o
     EDGECHECK_AUTH_KEY: REFERENCE_CREDENTIALS.legacyKey,
     EDGECHECK_S3_ACCESS_KEY_ID: REFERENCE_CREDENTIALS.accessKeyId,
     EDGECHECK_S3_SECRET_ACCESS_KEY: REFERENCE_CREDENTIALS.secretAccessKey,
+    EDGECHECK_BINDINGS_SECRET: REFERENCE_CREDENTIALS.bindingsSecret,
   });
   const { values } = parse('run', args, OPTIONS);
   expect([...(values.feature ?? [])].sort()).toEqual([...REFERENCE_FEATURES].sort());
@@ -76,4 +77,19 @@ it('serve prints a run command with every credential and feature the reference o
   const doc = JSON.parse(readFileSync(results, 'utf8'));
   expect(doc.clauses.find((c: { id: string }) => c.id === 'mgmt.auth.legacy')?.verdict).toBe('pass');
   expect(doc.summary.clauses.skipped).toBe(0);
+
+  // The served bindings probe too: every worker-bindings case runs, the one across binding and S3 included.
+  expect(values).toMatchObject({
+    'bindings-url': expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
+    'bindings-legacy-url': expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
+    'bindings-bucket': expect.any(String),
+  });
+  const bindings = path.join(dir, 'bindings.json');
+  const rb = await runBinAsync(
+    ['run', ...args, '--suite', 's3', '--tag', 'bindings', '--reporter', `json=${bindings}`],
+    env,
+  );
+  expect(rb.code, rb.stdout + rb.stderr).toBe(0);
+  const bdoc = JSON.parse(readFileSync(bindings, 'utf8'));
+  expect(bdoc.summary.cases).toMatchObject({ pass: 10, skipped: 0 });
 }, 30_000);
