@@ -114,6 +114,8 @@ export async function sweepCommand(argv: string[], out: NodeJS.WritableStream): 
     zoneId: v['zone-id'],
     addressing: oneOf('--addressing', v.addressing, ['path', 'virtual'] as const),
     region: v.region,
+    // Sweep makes no binding call: it needs neither the probe nor its secret.
+    withoutBindings: true,
   });
   if (!target) {
     throw new InputError(

@@ -158,6 +158,21 @@ describe('target from config, flags and environment', () => {
     expect(resolveTarget(readConfigFile(byEnv), byEnv, {}, { MY_PROBE: 'p' })?.bindings?.secret).toBe('p');
   });
 
+  it('a command that makes no binding call reads no bindings section, and needs no probe secret', () => {
+    const file = configFile(
+      'sweep.yaml',
+      'management:\n  baseUrl: https://api.example.com\nbindings:\n  url: https://probe.example.com\n',
+    );
+    const t = resolveTarget(
+      readConfigFile(file),
+      file,
+      { withoutBindings: true },
+      { EDGECHECK_API_TOKEN: 't' },
+    );
+    expect(t?.bindings).toBeUndefined();
+    expect(t?.features).toEqual([]);
+  });
+
   it('bindings input errors name the flag or field and what to do', () => {
     const url = 'https://probe.example.com';
     expect(inputError(() => resolveTarget(undefined, undefined, { bindingsUrl: url }, {})).message).toBe(

@@ -187,6 +187,8 @@ export interface TargetFlags {
   bindingsLegacyUrl?: string;
   /** The bucket bound to the probe, when the target's S3 endpoint reaches it too. */
   bindingsBucket?: string;
+  /** For commands that make no binding call (sweep): the config's bindings section is not read. */
+  withoutBindings?: boolean;
 }
 
 function secretFrom(
@@ -228,8 +230,8 @@ export function resolveTarget(
   const base = configPath ? path.dirname(configPath) : process.cwd();
   const managementUrl = flags.managementUrl ?? config?.management?.baseUrl ?? env.EDGECHECK_MANAGEMENT_URL;
   const s3Endpoint = flags.s3Endpoint ?? config?.s3?.endpoint ?? env.EDGECHECK_S3_ENDPOINT;
-  const b = config?.bindings;
-  const bindingsUrl = flags.bindingsUrl ?? b?.url;
+  const b = flags.withoutBindings ? undefined : config?.bindings;
+  const bindingsUrl = flags.withoutBindings ? undefined : (flags.bindingsUrl ?? b?.url);
   if (!bindingsUrl && (flags.bindingsLegacyUrl || flags.bindingsBucket)) {
     const flag = flags.bindingsLegacyUrl ? '--bindings-legacy-url' : '--bindings-bucket';
     throw new InputError(flag, 'give it with --bindings-url URL (the probe deployed with the flag)');
