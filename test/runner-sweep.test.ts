@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
+import { BINDINGS_BUCKET } from '../reference/s3/bindings.ts';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
@@ -295,7 +296,10 @@ describe('edgecheck sweep on what interrupted runs left', () => {
       logpush: gone(afterOld.logpush, YOUNG),
       logFieldsRules: gone(afterOld.logFieldsRules, YOUNG),
     });
-    expect(after.buckets).toEqual(['ec-nothex-1', `ec-${OLD}x`, `edgecheck-${OLD}`, 'photos'].sort());
+    // The reference's bindings bucket is the account's own too: the probe's bucket, never swept.
+    expect(after.buckets).toEqual(
+      ['ec-nothex-1', `ec-${OLD}x`, `edgecheck-${OLD}`, 'photos', BINDINGS_BUCKET].sort(),
+    );
     expect(after.logFieldsRules).toEqual(["the account's own fields"]);
     expect(after.dns).toEqual(
       expect.arrayContaining([`ec-nothex.${zone}`, `edgecheck-${OLD}.${zone}`, `www2.${zone}`]),
