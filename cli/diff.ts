@@ -7,7 +7,7 @@ import { today } from '../runner/api.ts';
 import { type DiffReport, type DiffSide, type KnownDifference, runDiff } from '../runner/diff/run-diff.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
 import { redactText } from '../runner/redact.ts';
-import { InputError } from '../runner/util/errors.ts';
+import { InputError, TargetError } from '../runner/util/errors.ts';
 import { date, int, parse } from './args.ts';
 import { type NamedTarget, parseTargets } from './several-targets.ts';
 
@@ -107,11 +107,19 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
       `edgecheck diff ${options.runId}: ${sides[0].name} vs ${sides[1].name}, seed ${options.seed}, ` +
         `up to ${options.runs} sequences of up to ${options.maxLength} commands per search\n\n`,
     );
-    const report = await runDiff(sides, options);
+    let report: DiffReport;
+    try {
+      report = await runDiff(sides, options);
+    } catch (err) {
+      // A target that stops answering ends the search: said in one line, not as an internal error.
+      if (!(err instanceof TargetError)) throw err;
+      out.write(`edgecheck diff: a target stopped answering: ${redactText(err.message)}\n`);
+      return 1;
+    }
     out.write(redactText(render(report, argv)));
     if (v.json) await writeOutput(`${JSON.stringify(report, null, 2)}\n`, v.json);
     const fresh = report.findings.filter((f) => !f.known);
-    return fresh.length || report.leftovers.length ? 1 : 0;
+    return fresh.length || report.leftovers.length || report.stopped ? 1 : 0;
   } finally {
     await Promise.all(started.map((s) => s.close()));
   }
@@ -156,6 +164,7 @@ function render(report: DiffReport, argv: string[]): string {
   });
   for (const k of report.unseen) lines.push(`baseline entry not seen this time: ${k.signature}`);
   for (const l of report.leftovers) lines.push(`left on the target: ${l}`);
+  if (report.stopped) lines.push(`the search ended early: ${report.stopped}`);
   const fresh = report.findings.filter((f) => !f.known);
   const noClause = fresh.filter((f) => !f.clauses.length).length;
   lines.push(

@@ -30,6 +30,8 @@ const IGNORED_HEADERS = new Set([
   'x-amz-version-id',
   'x-amz-copy-source-version-id',
   'x-amz-mp-parts-count',
+  // How a body is framed, not what it says.
+  'content-length',
 ]);
 /** Headers whose value is opaque: only their presence is compared. */
 const OPAQUE_HEADERS = new Set([
@@ -45,13 +47,15 @@ const OPAQUE_ELEMENTS =
 const DROPPED_ELEMENTS =
   /(^|\/)(RequestId|HostId|Message|Resource|Owner|StorageClass|Location|ActualObjectSize|RangeRequested)(\/|$)/;
 
-export function normalize(res: StepResponse): Normalized {
+export function normalize(res: StepResponse, method = 'GET'): Normalized {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers)) {
     if (IGNORED_HEADERS.has(name)) continue;
     headers[name] = OPAQUE_HEADERS.has(name) ? '(present)' : value.replace(/\s*,\s*/g, ',');
   }
   const text = res.text();
+  // The type of an empty body says nothing, but for HEAD, where it is the object's.
+  if (!text.length && method !== 'HEAD') delete headers['content-type'];
   let body: string[] = [];
   let errorCode: string | undefined;
   if (/^\s*(<\?xml[^>]*>\s*)?<[A-Za-z]/.test(text)) {
@@ -112,8 +116,8 @@ export function differences(a: Normalized, b: Normalized): Difference[] {
     const onlyB = b.body.filter((l) => !a.body.includes(l));
     out.push({
       aspect: 'body',
-      a: onlyA.join('; ') || '(same lines)',
-      b: onlyB.join('; ') || '(same lines)',
+      a: onlyA.join('; ') || '(absent)',
+      b: onlyB.join('; ') || '(absent)',
     });
   }
   return out;

@@ -3,7 +3,7 @@ import type { HttpRequest } from '../model/case.ts';
 import type { S3Target } from '../model/target.ts';
 import { createAgent } from '../transports/agent.ts';
 import { sendHttp } from '../transports/http.ts';
-import type { StepResponse } from '../transports/response.ts';
+import { bufferBody, StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { TargetError } from '../util/errors.ts';
 import { type Difference, differences, type Normalized, normalize } from './normalize.ts';
@@ -62,6 +62,8 @@ export interface DiffReport {
   unseen: KnownDifference[];
   /** What could not be removed from a target, with the command that removes it. */
   leftovers: string[];
+  /** Set when a target stopped answering and the search ended early. */
+  stopped?: string;
 }
 
 interface Shown {
@@ -92,6 +94,20 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
 
   const send = async (side: DiffSide, http: HttpRequest): Promise<StepResponse> =>
     sendHttp(agent, await buildS3Request(side.s3, http), { signal, timeoutMs, door: 's3' });
+  /** A side that refuses connections: the search stops there, keeping what it found. */
+  let down: string | undefined;
+  /** A request of a sequence: a connection the target closes or a timeout is its answer (status 0). */
+  const ask = async (side: DiffSide, http: HttpRequest): Promise<StepResponse> => {
+    if (down) throw new TargetError(down);
+    return send(side, http).catch((err: unknown) => {
+      if (!(err instanceof TargetError) || signal.aborted) throw err;
+      if (/ECONNREFUSED/.test(err.message)) {
+        down = `${side.name} stopped answering (${err.message})`;
+        throw new TargetError(down);
+      }
+      return new StepResponse(0, {}, bufferBody(Buffer.from(`(no answer: ${err.message})`)));
+    });
+  };
 
   /** Runs the sequence on both sides; the first difference not set aside, with the ones a baseline knows. */
   const runSequence = async (cmds: S3Command[]): Promise<{ shown?: Shown; knownSeen: Shown[] }> => {
@@ -108,10 +124,14 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
         for (let step = 0; step < Math.max(answers[0].length, answers[1].length); step++) {
           const a = answers[0][step];
           const b = answers[1][step];
-          const pair: [Normalized, Normalized] = [a ? normalize(a) : missing(), b ? normalize(b) : missing()];
+          const method = cmd.op === 'head' ? 'HEAD' : 'GET';
+          const pair: [Normalized, Normalized] = [
+            a ? normalize(a, method) : missing(),
+            b ? normalize(b, method) : missing(),
+          ];
           for (const difference of differences(pair[0], pair[1])) {
             const clauses = clausesFor(cmd, difference);
-            const signature = `${cmd.op} ${difference.aspect} [${clauses.join(', ') || 'no clause'}]`;
+            const signature = signatureOf(cmd, difference);
             const shown = { at: i, difference, clauses, signature, answers: pair };
             if (known.has(signature)) knownSeen.push(shown);
             else if (!setAside.has(signature)) return { shown, knownSeen };
@@ -132,7 +152,7 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
     uploads: string[],
   ): Promise<StepResponse[]> => {
     const [first] = requestsFor(cmd, bucket, prefix, etags);
-    const res = await send(side, first);
+    const res = await ask(side, first);
     const out = [res];
     if (cmd.op === 'put' && res.status === 200 && res.headers.etag) etags.set(cmd.key, res.headers.etag);
     if (cmd.op === 'delete' && res.status < 300) etags.delete(cmd.key);
@@ -145,7 +165,7 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
       if (!uploadId) return out;
       uploads.push(uploadId);
       const key = `${prefix}${cmd.key}`;
-      const part = await send(side, {
+      const part = await ask(side, {
         method: 'PUT',
         bucket,
         key,
@@ -154,7 +174,7 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
       });
       out.push(part);
       if (part.status !== 200) return out;
-      const complete = await send(side, {
+      const complete = await ask(side, {
         method: 'POST',
         bucket,
         key,
@@ -170,10 +190,10 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
 
   /** A sequence's keys and uploads removed, so that the next one starts from nothing. */
   const clearPrefix = async (side: DiffSide, prefix: string, uploads: string[]): Promise<void> => {
-    await Promise.all(KEYS.map((k) => send(side, { method: 'DELETE', bucket, key: `${prefix}${k}` })));
+    await Promise.all(KEYS.map((k) => ask(side, { method: 'DELETE', bucket, key: `${prefix}${k}` })));
     for (const uploadId of uploads) {
       for (const k of KEYS) {
-        await send(side, { method: 'DELETE', bucket, key: `${prefix}${k}`, query: { uploadId } });
+        await ask(side, { method: 'DELETE', bucket, key: `${prefix}${k}`, query: { uploadId } });
       }
     }
   };
@@ -220,9 +240,13 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
         ...(options.replay ? { path: options.replay.path } : {}),
       });
       if (!details.failed || !details.counterexample) break;
+      if (down) break;
       const [cmds] = details.counterexample;
       // The shrunk sequence once more, to keep what it shows (fast-check keeps only the input).
-      const again = await runSequence(cmds);
+      const again = await runSequence(cmds).catch((err: unknown) => {
+        if (down) return { shown: undefined, knownSeen: [] };
+        throw err;
+      });
       if (!again.shown) continue;
       setAside.add(again.shown.signature);
       findings.push(record(cmds, again.shown, seed, details.counterexamplePath ?? ''));
@@ -236,9 +260,16 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
       findings,
       unseen: (options.known ?? []).filter((k) => !seen.has(k.signature)),
       leftovers,
+      stopped: down,
     };
   } finally {
     for (const side of sides) {
+      if (down?.startsWith(`${side.name} `)) {
+        leftovers.push(
+          `${side.name}: bucket ${bucket} may remain (the target stopped answering); remove it with: aws s3 rb s3://${bucket} --force --endpoint-url ${side.s3.endpoint}`,
+        );
+        continue;
+      }
       const gone = await send(side, { method: 'DELETE', bucket }).catch((err: Error) => err);
       if (gone instanceof Error || (gone.status >= 300 && gone.status !== 404)) {
         leftovers.push(
@@ -252,4 +283,21 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
 
 function missing(): Normalized {
   return { status: 0, headers: {}, body: ['(not sent: an earlier request of the command failed)'] };
+}
+
+/**
+ * What tells one difference from another: the command, where it differs and, for a status, the two
+ * statuses; for a body, the elements that differ (their values aside). The same departure seen
+ * through other commands' options is then one finding.
+ */
+export function signatureOf(cmd: S3Command, d: Difference): string {
+  if (d.aspect === 'status') return `${cmd.op} status ${d.a} / ${d.b}`;
+  if (d.aspect !== 'body') return `${cmd.op} ${d.aspect}`;
+  const paths = new Set(
+    `${d.a}; ${d.b}`
+      .split(/; (?=\/|\()/)
+      .map((l) => l.replace(/=.*$/, ''))
+      .filter((l) => l.startsWith('/')),
+  );
+  return `${cmd.op} body ${[...paths].sort().join(' ')}`;
 }

@@ -8,6 +8,18 @@ import type { S3Command } from './s3-commands.ts';
  */
 export function clausesFor(cmd: S3Command, difference: Difference): string[] {
   const aspect = difference.aspect;
+  // Response headers other than Content-Range, and XML namespaces or error details, are not what
+  // the command's clauses decide.
+  // A read's Content-Type is the stored object's: inferred from the body when the PUT gave none.
+  if (aspect === 'header:content-type' && (cmd.op === 'get' || cmd.op === 'head')) {
+    return ['s3.put.content-type-inferred'];
+  }
+  if (aspect.startsWith('header:') && aspect !== 'header:content-range') return [];
+  if (aspect === 'body') {
+    const paths = `${difference.a}; ${difference.b}`.split(/; (?=\/|\()/).map((l) => l.replace(/=.*$/, ''));
+    if (paths.every((p) => p === '/Error/@xmlns')) return ['s3.xml.error-no-xmlns'];
+    if (paths.every((p) => p.endsWith('@xmlns') || p.startsWith('/Error/') || p === '(absent)')) return [];
+  }
   switch (cmd.op) {
     case 'get': {
       const out: string[] = [];
@@ -22,7 +34,7 @@ export function clausesFor(cmd: S3Command, difference: Difference): string[] {
       // A 304 or 412 on either side is the conditions' answer: the range was never reached.
       const conditional = /^(304|412)\b/.test(difference.a) || /^(304|412)\b/.test(difference.b);
       if (cmd.range && !(aspect === 'status' && conditional && out.length))
-        out.push(...rangeClauses(cmd.range, aspect));
+        out.push(...rangeClauses(cmd.range, difference));
       return out;
     }
     case 'head':
@@ -40,14 +52,19 @@ export function clausesFor(cmd: S3Command, difference: Difference): string[] {
     case 'multipart':
       return ['s3.mpu.etag-format', 's3.mpu.zero-length-part'];
     case 'put':
-      return aspect === 'header:content-type' ? ['s3.put.content-type-inferred'] : [];
+      return [];
     case 'delete':
       return [];
   }
 }
 
-function rangeClauses(range: string, aspect: string): string[] {
-  if (aspect === 'header:content-range') return ['s3.get.content-range-partial-only'];
+function rangeClauses(range: string, difference: Difference): string[] {
+  // Content-Range there on one side only is about when it is sent; two values, about the bounds.
+  if (
+    difference.aspect === 'header:content-range' &&
+    (difference.a === '(absent)' || difference.b === '(absent)')
+  )
+    return ['s3.get.content-range-partial-only'];
   const m = /^bytes=(\d*)-(\d*)$/.exec(range);
   if (!m) return ['s3.get.range-invalid-ignored'];
   if (m[1] !== '' && m[2] !== '' && Number(m[2]) < Number(m[1])) return ['s3.get.range-invalid-ignored'];

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAULTS } from '../reference/faults.ts';
+import { type ReferenceHandle, startReference } from '../reference/server.ts';
+import { today } from '../runner/api.ts';
+import { type DiffSide, runDiff } from '../runner/diff/run-diff.ts';
+
+/*
+ * The differential mode against the reference and the reference with one fault on: it finds the
+ * difference, shrinks it to a short sequence and names the clause the fault breaks; against the
+ * reference and itself it finds nothing in 500 sequences.
+ */
+
+const references: ReferenceHandle[] = [];
+
+async function side(name: string, faults: string[] = []): Promise<DiffSide> {
+  const r = await startReference({ asOf: today(), faults });
+  references.push(r);
+  return { name, s3: r.target().s3! };
+}
+
+afterAll(async () => {
+  await Promise.all(references.map((r) => r.close()));
+});
+
+describe('edgecheck diff, reference against reference', () => {
+  let plain: DiffSide;
+  beforeAll(async () => {
+    plain = await side('reference');
+  });
+
+  it('finds no difference between the reference and another of itself in 500 sequences', async () => {
+    const report = await runDiff([plain, await side('again')], {
+      runId: 'toydiff0001',
+      seed: 20261123,
+      runs: 500,
+      maxLength: 6,
+      maxDifferences: 1,
+    });
+    expect(report.findings).toEqual([]);
+    expect(report.sequences).toBe(500);
+    expect(report.leftovers).toEqual([]);
+  }, 120_000);
+
+  for (const fault of ['s3-range-reversed-416', 's3-cond-none-match-first', 's3-range-off-by-one']) {
+    it(`finds ${fault}, shrunk to at most 3 commands and labelled with a clause the fault breaks`, async () => {
+      const breaks = FAULTS.find((f) => f.name === fault)!.breaks;
+      const report = await runDiff([plain, await side('faulty', [fault])], {
+        runId: `toydiff${fault.length}`,
+        seed: 11,
+        runs: 300,
+        maxLength: 6,
+        maxDifferences: 3,
+      });
+      expect(report.findings.length).toBeGreaterThan(0);
+      const first = report.findings[0];
+      expect(first.sequence.length).toBeLessThanOrEqual(3);
+      expect(first.clauses.filter((c) => breaks.includes(c))).not.toEqual([]);
+      // The replay of the shrunk sequence shows the same difference.
+      const again = await runDiff(
+        [plain, references.at(-1)! && { name: 'faulty', s3: references.at(-1)!.target().s3! }],
+        {
+          runId: `toyreplay${fault.length}`,
+          seed: first.seed,
+          runs: 1,
+          maxLength: 6,
+          maxDifferences: 1,
+          replay: { seed: first.seed, path: first.path },
+        },
+      );
+      expect(again.findings[0]?.signature).toBe(first.signature);
+    }, 120_000);
+  }
+});
