@@ -173,7 +173,8 @@ function checkLifecycleRules(call: S3Call, rules: Record<string, unknown>[]): vo
   let zeroDays = false;
   for (const rule of rules) {
     const id = text(rule?.ID)?.trim();
-    if (id !== undefined && id.length > 255) problems.push('ID length should not exceed allowed limit of 255');
+    if (id !== undefined && id.length > 255)
+      problems.push('ID length should not exceed allowed limit of 255');
     if (id !== undefined && ids.has(id)) problems.push('Rule ID must be unique');
     if (id !== undefined) ids.add(id);
     const status = text(rule?.Status)?.trim();

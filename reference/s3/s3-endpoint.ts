@@ -2,10 +2,10 @@ import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../handler.ts';
 import { addressedBucket, parseAddress, virtualHostBucket } from './address.ts';
+import { BINDINGS_PATH, serveBinding } from './bindings.ts';
 import type { S3Call } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { S3Error } from './errors.ts';
-import { BINDINGS_PATH, serveBinding } from './bindings.ts';
 import { asHandler, sendError } from './respond.ts';
 import { dispatch } from './router.ts';
 import { authenticate } from './sigv4.ts';
@@ -28,7 +28,8 @@ async function handle(
 ) {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = req.url ?? '/';
-  if (url.startsWith(BINDINGS_PATH)) return serveBinding(req, res, ctx, store, url === `${BINDINGS_PATH}legacy`);
+  if (url.startsWith(BINDINGS_PATH))
+    return serveBinding(req, res, ctx, store, url === `${BINDINGS_PATH}legacy`);
   const resourceOf = (bucket: string, key: string) => `/${bucket}${key ? `/${key}` : ''}`;
   let address: ReturnType<typeof parseAddress>;
   try {
