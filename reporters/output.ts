@@ -1,4 +1,5 @@
-import { appendFile, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { makeDirs } from '../runner/util/dirs.ts';
 
@@ -14,7 +15,20 @@ export async function writeOutput(
 ) {
   if (dest) {
     makeDirs(dirname(dest));
-    await (append ? appendFile : writeFile)(dest, text);
+    if (append) {
+      await appendFile(dest, text);
+      return;
+    }
+    // A device or pipe (/dev/stdout) is written as it is.
+    const existing = statSync(dest, { throwIfNoEntry: false });
+    if (existing && !existing.isFile()) {
+      await writeFile(dest, text);
+      return;
+    }
+    // Written beside and renamed over: a reader (another run's `clauses`) never sees half a document.
+    const partial = `${dest}.${process.pid}.${Date.now()}.partial`;
+    await writeFile(partial, text);
+    await rename(partial, dest);
     return;
   }
   const out = stream ?? process.stdout;
