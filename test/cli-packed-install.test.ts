@@ -185,7 +185,8 @@ describe('the packed package, installed with npm into an empty folder', () => {
       });
       child.once('exit', (code) => reject(new Error(`serve exited ${code} before listening:\n${out}`)));
     });
-    expect(out).toMatch(/npx edgecheck run --management-url http:\/\/127\.0\.0\.1:\d+/);
+    // The command is wrapped over lines with a backslash at each end.
+    expect(out).toMatch(/npx edgecheck run[\s\\]+--management-url http:\/\/127\.0\.0\.1:\d+/);
     process.kill(-child.pid!, 'SIGINT');
     const { code, signal } = await exited;
     expect(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}`).toBe(true);

@@ -193,7 +193,7 @@ describe("errors inside a file's given point at their line", () => {
       'given:\n  - bucket: b\n  - title: nothing to send\ncases:\n  - id: t.a\n    title: A\n    steps:\n      - bucket: c\n',
     );
     expect(message).toBe(
-      `${file}:3:5: a step needs exactly one of api, s3, http, wire, bucket, or be {use: NAME}; see docs/case-format.md`,
+      `${file}:3:5: a step needs exactly one of api, s3, http, wire, binding, bucket, or be {use: NAME}; see docs/case-format.md`,
     );
   });
 

@@ -102,7 +102,7 @@ const CASES: { problem: string; line: string }[] = [
   },
   {
     problem: 'two-step-kinds',
-    line: `${file('two-step-kinds', 'kinds.case.yaml')}:4:5: error: a step needs exactly one of api, s3, http, wire, bucket; see docs/case-format.md`,
+    line: `${file('two-step-kinds', 'kinds.case.yaml')}:4:5: error: a step needs exactly one of api, s3, http, wire, binding, bucket; see docs/case-format.md`,
   },
   {
     problem: 'dates-reversed',
