@@ -36,12 +36,15 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
     for (const s of [...c.given, ...c.steps]) for (const k of s.expect ?? []) k.clauses.forEach(cite);
   for (const p of loaded.properties) p.def.clauses.forEach(cite);
   const verdicts = new Map<string, ClauseVerdict>();
+  let resultsFile: string | undefined;
   if (values.results) {
+    resultsFile = values.results;
     for (const c of readResultsDocument(values.results).clauses) verdicts.set(c.id, c.verdict);
   } else if (existsSync(LAST_RUN)) {
     // The last run is a convenience: one this version cannot read shows no verdicts, and no error.
     try {
       for (const c of readResultsDocument(LAST_RUN).clauses) verdicts.set(c.id, c.verdict);
+      resultsFile = LAST_RUN;
     } catch {
       verdicts.clear();
     }
