@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { FAULTS } from '../reference/faults.ts';
 import { s3Faults } from '../reference/s3/faults.ts';
 import {
@@ -73,6 +74,38 @@ async function multipart(
 const completeXml = (parts: [number, string][]) =>
   `<CompleteMultipartUpload>${parts.map(([n, e]) => `<Part><PartNumber>${n}</PartNumber><ETag>${e}</ETag></Part>`).join('')}</CompleteMultipartUpload>`;
 
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest();
+
+/** One call of the reference's bindings probe contract: its answer, {result} or {error: {name, message}}. */
+async function binding(
+  s3: RawS3,
+  call: Record<string, unknown>,
+  deployment: 'include' | 'legacy' = 'include',
+): Promise<any> {
+  const res = await fetch(`${s3.target.endpoint}/.edgecheck-bindings/${deployment}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-edgecheck-probe-secret': REFERENCE_CREDENTIALS.bindingsSecret,
+    },
+    body: JSON.stringify(call),
+  });
+  if (res.status !== 200) throw new Error(`bindings probe: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** A binding's answer without what differs between any two servers (versions, clocks, upload ids). */
+function scrub(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrub);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      ['version', 'uploaded', 'uploadId'].includes(k) ? '*' : scrub(v),
+    ]),
+  );
+}
+
 const SCENARIOS: Record<string, Scenario> = {
   async addressing(s3, log) {
     await bucket(s3, 'vhost');
@@ -135,6 +168,14 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(
       snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: '<Lifecycle' })),
     );
+    // Rules Amazon S3 refuses: an expiration after 0 days, a Status other than Enabled or Disabled.
+    for (const rule of [
+      '<ID>zero</ID><Status>Enabled</Status><Filter/><Expiration><Days>0</Days></Expiration>',
+      '<ID>on</ID><Status>On</Status><Filter/><Expiration><Days>1</Days></Expiration>',
+    ]) {
+      const body = `<LifecycleConfiguration><Rule>${rule}</Rule></LifecycleConfiguration>`;
+      log.push(snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body })));
+    }
   },
 
   async unsupported(s3, log) {
@@ -204,6 +245,9 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await get({ 'if-match': '*' })));
     log.push(snap(await get({ 'if-none-match': etag })));
     log.push(snap(await get({ 'if-match': '"nope"' })));
+    // Both conditions: If-Match first (RFC 9110).
+    log.push(snap(await get({ 'if-match': '"nope"', 'if-none-match': etag })));
+    log.push(snap(await get({ 'if-match': etag, 'if-none-match': etag })));
   },
 
   async copy(s3, log) {
@@ -249,12 +293,52 @@ const SCENARIOS: Record<string, Scenario> = {
         }),
       ),
     );
+    // A range ending past the 12-byte source is refused, not clipped.
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('copies', 'assembled'),
+          query: { partNumber: '2', uploadId: up.uploadId },
+          headers: { 'x-amz-copy-source': '/copies/src', 'x-amz-copy-source-range': 'bytes=0-100' },
+        }),
+      ),
+    );
+    // Metadata and content headers: kept by COPY, replaced by REPLACE.
+    await put(s3, 'copies', 'described', 'described bytes', {
+      'content-disposition': 'inline',
+      'x-amz-meta-colour': 'blue',
+    });
+    const described = ['content-type', 'content-disposition', 'x-amz-meta-colour'];
+    const head = async (key: string) =>
+      snap(await s3.send({ method: 'HEAD', path: obj('copies', key) }), described);
+    const replace = (colour: string) => ({
+      'x-amz-copy-source': '/copies/described',
+      'x-amz-metadata-directive': 'REPLACE',
+      'x-amz-meta-colour': colour,
+    });
+    log.push(snap(await copy('kept', { 'x-amz-copy-source': '/copies/described' })));
+    log.push(await head('kept'));
+    log.push(snap(await copy('replaced', replace('red'))));
+    log.push(await head('replaced'));
+    // Onto itself: refused without REPLACE, accepted with it.
+    log.push(snap(await copy('described', { 'x-amz-copy-source': '/copies/described' })));
+    log.push(snap(await copy('described', replace('green'))));
+    log.push(await head('described'));
   },
 
   async ranges(s3, log) {
     await bucket(s3, 'rng');
     await put(s3, 'rng', 'digits', '0123456789');
-    for (const range of ['bytes=0-0', 'bytes=2-5', 'bytes=-3', 'bytes=7-', 'bytes=20-']) {
+    for (const range of [
+      'bytes=0-0',
+      'bytes=2-5',
+      'bytes=-3',
+      'bytes=7-',
+      'bytes=20-',
+      'bytes=5-2',
+      'bytes=x-3',
+    ]) {
       log.push(
         snap(await s3.send({ method: 'GET', path: obj('rng', 'digits'), headers: { range } }), [
           'content-range',
@@ -313,6 +397,8 @@ const SCENARIOS: Record<string, Scenario> = {
     );
     const unquoted = m.etags.map((e, i) => [i + 1, e.replace(/"/g, '')] as [number, string]).reverse();
     log.push(snap(await done('dir/two parts', m.uploadId, unquoted)));
+    // Completing a completed upload again answers as the first Complete did.
+    log.push(snap(await done('dir/two parts', m.uploadId, unquoted)));
     const zero = await multipart(s3, 'mpu', 'zero', [0]);
     log.push(zero.etags);
     await put(s3, 'mpu', 'exists', 'x');
@@ -366,6 +452,10 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await list({ 'max-keys': '5' })));
     log.push(snap(await list({ 'list-type': '2', 'max-keys': '5' })));
     log.push(snap(await list({ 'list-type': '2', 'continuation-token': 'not-a-token' })));
+    // An empty token continues nothing: the listing starts at the beginning.
+    log.push(snap(await list({ 'list-type': '2', 'continuation-token': '' })));
+    // Decodes (base64 of {"x":1}), and still is no cursor.
+    log.push(snap(await list({ 'list-type': '2', 'continuation-token': 'eyJ4IjoxfQ' })));
     log.push(snap(await list({ 'list-type': '2', 'max-keys': '0' })));
     await bucket(s3, 'lst2');
     log.push(snap(await s3.send({ method: 'GET', path: '/', headers: { 'cf-max-keys': '1' } })));
@@ -440,6 +530,8 @@ const SCENARIOS: Record<string, Scenario> = {
         cors,
       ),
     );
+    // The listed origin asking for a method its rule does not list.
+    log.push(snap(await preflight({ ...app, 'access-control-request-method': 'DELETE' }), cors));
     log.push(snap(await preflight({ ...app, 'access-control-request-method': 'GET' }, true), cors));
     log.push(snap(await preflight({ 'access-control-request-method': 'GET' }, true), cors));
     log.push(
@@ -468,6 +560,21 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth'), sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'GET', path: '/', sign: 'presign' })));
+    // Two minutes old: valid for 15 minutes, expired for 60 seconds.
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    for (const expiresIn of [900, 60]) {
+      log.push(
+        snap(
+          await s3.send({
+            method: 'GET',
+            path: obj('auth', 'k'),
+            sign: 'presign',
+            expiresIn,
+            signingDate: twoMinutesAgo,
+          }),
+        ),
+      );
+    }
     const hourAgo = new Date(Date.now() - 3600_000);
     log.push(
       snap(
@@ -487,18 +594,171 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await s3.send({ method: 'GET', path: obj('err-missing') }), ['content-type']));
     log.push(snap(await s3.send({ method: 'GET', path: obj('err', 'missing') })));
   },
+
+  async sse(s3, log) {
+    await bucket(s3, 'sse');
+    const sse = ['x-amz-server-side-encryption'];
+    const aes = { 'x-amz-server-side-encryption': 'AES256' };
+    log.push(snap(await put(s3, 'sse', 'aes', 'encrypted', aes), sse));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'aes') }), sse));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('sse', 'aes') }), sse));
+    const kms = { 'x-amz-server-side-encryption': 'aws:kms' };
+    log.push(snap(await put(s3, 'sse', 'kms', 'encrypted', kms), sse));
+    const key = Buffer.alloc(32, 7);
+    const customer = {
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key': key.toString('base64'),
+      'x-amz-server-side-encryption-customer-key-md5': createHash('md5').update(key).digest('base64'),
+    };
+    log.push(snap(await put(s3, 'sse', 'customer', 'encrypted', customer), sse));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'kms') })));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'customer') })));
+  },
+
+  async metadata(s3, log) {
+    await bucket(s3, 'meta');
+    const described = ['content-type', 'content-encoding', 'cache-control', 'x-amz-meta-colour'];
+    await put(s3, 'meta', 'k', 'described', {
+      'content-encoding': 'deflate, gzip',
+      'x-amz-meta-colour': 'blue',
+    });
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('meta', 'k') }), described));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('meta', 'k') }), described));
+    const mp = await multipart(s3, 'meta', 'mp', [3], {
+      'content-type': 'text/plain',
+      'cache-control': 'no-store',
+      'x-amz-meta-colour': 'green',
+    });
+    log.push(
+      snap(
+        await s3.send({
+          method: 'POST',
+          path: obj('meta', 'mp'),
+          query: { uploadId: mp.uploadId },
+          body: completeXml([[1, mp.etags[0]]]),
+        }),
+      ),
+    );
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('meta', 'mp') }), described));
+  },
+
+  async checksums(s3, log) {
+    await bucket(s3, 'sum');
+    const sums = ['x-amz-checksum-sha256', 'x-amz-checksum-type'];
+    const body = 'summed bytes';
+    const sum = sha256(body).toString('base64');
+    log.push(snap(await put(s3, 'sum', 'k', body, { 'x-amz-checksum-sha256': sum }), sums));
+    const mode = { 'x-amz-checksum-mode': 'ENABLED' };
+    for (const method of ['GET', 'HEAD'])
+      log.push(snap(await s3.send({ method, path: obj('sum', 'k'), headers: mode }), sums));
+    // A multipart upload with SHA-256: each part's checksum, then the composite of them.
+    const init = await s3.send({
+      method: 'POST',
+      path: obj('sum', 'mp'),
+      query: { uploads: '' },
+      headers: { 'x-amz-checksum-algorithm': 'SHA256' },
+    });
+    const uploadId = xmlValue(init.text, 'UploadId') ?? '';
+    const parts = [Buffer.alloc(5 * MiB, 1), Buffer.from('last part')];
+    const etags: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      const r = await s3.send({
+        method: 'PUT',
+        path: obj('sum', 'mp'),
+        query: { partNumber: String(i + 1), uploadId },
+        body: part,
+        headers: { 'x-amz-checksum-sha256': sha256(part).toString('base64') },
+      });
+      log.push(snap(r, ['etag', ...sums]));
+      etags.push(String(r.headers.etag ?? ''));
+    }
+    const composite = `${sha256(Buffer.concat(parts.map((p) => sha256(p)))).toString('base64')}-${parts.length}`;
+    log.push(
+      snap(
+        await s3.send({
+          method: 'POST',
+          path: obj('sum', 'mp'),
+          query: { uploadId },
+          body: completeXml(etags.map((e, i) => [i + 1, e])),
+          headers: { 'x-amz-checksum-sha256': composite },
+        }),
+      ),
+    );
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sum', 'mp'), headers: mode }), sums));
+  },
+
+  async bindings(s3, log) {
+    const b = (call: Record<string, unknown>, deployment?: 'include' | 'legacy') =>
+      binding(s3, call, deployment);
+    const put = (key: string, value: string, options?: Record<string, unknown>) =>
+      b({ call: 'put', key, value, options });
+    const first = await put('b/k', 'one');
+    log.push(scrub(first));
+    const etag = String(first.result?.etag);
+    // Conditional writes: a failing onlyIf writes nothing and returns null.
+    log.push(scrub(await put('b/k', 'two', { onlyIf: { etagMatches: '0'.repeat(32) } })));
+    log.push(scrub(await b({ call: 'get', key: 'b/k' })));
+    // Checksums: returned by put(), stored, MD5 included for an object written whole.
+    const sha384 = createHash('sha384').update('hello').digest('hex');
+    log.push(scrub(await put('b/sum', 'hello', { sha384 })));
+    log.push(scrub(await b({ call: 'head', key: 'b/sum' })));
+    // delete() of several keys.
+    for (const k of ['b/d/a', 'b/d/b', 'b/d/c']) await put(k, k);
+    log.push(scrub(await b({ call: 'delete', keys: ['b/d/a', 'b/d/b'] })));
+    for (const k of ['b/d/a', 'b/d/b', 'b/d/c']) log.push(scrub(await b({ call: 'head', key: k })));
+    // Multipart.
+    const created = await b({ call: 'createMultipartUpload', key: 'b/mp' });
+    log.push(scrub(created));
+    const uploadId = created.result?.uploadId;
+    if (uploadId) {
+      const part = await b({ call: 'uploadPart', key: 'b/mp', uploadId, partNumber: 1, value: 'part' });
+      log.push(scrub(part));
+      const parts = [{ partNumber: 1, etag: part.result?.etag }];
+      log.push(scrub(await b({ call: 'completeMultipartUpload', key: 'b/mp', uploadId, parts })));
+    }
+    // Conditional headers on get(): a list of ETags, a weak ETag, the wildcard.
+    for (const $headers of [
+      { 'if-match': `"nope", "${etag}"` },
+      { 'if-none-match': `W/"${etag}"` },
+      { 'if-match': '*' },
+    ]) {
+      log.push(scrub(await b({ call: 'get', key: 'b/k', options: { onlyIf: { $headers } } })));
+    }
+    // A malformed range.
+    log.push(scrub(await b({ call: 'get', key: 'b/k', options: { range: { offset: -1 } } })));
+    // list(): limit, include, and a page made smaller by the size of its metadata.
+    for (const k of ['b/l/1', 'b/l/2', 'b/l/3'])
+      await put(k, k, { httpMetadata: { contentType: 'text/plain' }, customMetadata: { k } });
+    log.push(scrub(await b({ call: 'list', options: { prefix: 'b/l/', limit: 2 } })));
+    for (const deployment of ['include', 'legacy'] as const) {
+      const options = { prefix: 'b/l/', include: ['customMetadata'] };
+      log.push(scrub(await b({ call: 'list', options }, deployment)));
+    }
+    for (const k of ['b/big/1', 'b/big/2', 'b/big/3'])
+      await put(k, k, { customMetadata: { pad: 'x'.repeat(9000) } });
+    const big = await b({ call: 'list', options: { prefix: 'b/big/', include: ['customMetadata'] } });
+    log.push({
+      keys: big.result?.objects.map((o: { key: string }) => o.key),
+      truncated: big.result?.truncated,
+      cursor: big.result?.cursor ?? null,
+    });
+  },
 };
 
 /** Which scenario shows each fault. */
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
+  [/^s3-sse-/, 'sse'],
+  [/^s3-(content-encoding|metadata-|multipart-headers)/, 'metadata'],
+  [/^s3-(checksum-not-answered|checksum-mode|part-checksum|complete-checksum)/, 'checksums'],
+  [/^bindings-/, 'bindings'],
   [/^s3-virtual-hosted/, 'addressing'],
   [/^s3-(region|location|create-bucket-no-location|object-lock)/, 'region'],
   [/^s3-(standin|encryption|lifecycle|xml-declaration|malformed-xml)/, 'bucketConfig'],
   [/^s3-(unsupported|list-unknown-params|x-id|x-purpose|xml-text|error-xmlns)/, 'unsupported'],
   [/^s3-(put-|checksum|content-type|create-bucket-if-missing|precondition)/, 'put'],
   [/^s3-cond-/, 'conditionals'],
-  [/^s3-(copy|multipart-copy|upload-part-copy)/, 'copy'],
+  [/^s3-(copy|multipart-copy|upload-part-copy|part-copy)/, 'copy'],
   [/^s3-(range|content-range|public-gzip)/, 'ranges'],
   [
     /^s3-(list-parts|list-uploads|zero-length|multipart-|part-size|complete-|abort|no-such-upload)/,
@@ -552,7 +812,15 @@ describe('the S3 fault catalog', () => {
   });
 
   it('sees the same answers from two clean servers (the comparison is deterministic)', async () => {
-    for (const scenario of ['listing', 'multipart'] as const) {
+    for (const scenario of [
+      'listing',
+      'multipart',
+      'copy',
+      'sse',
+      'metadata',
+      'checksums',
+      'bindings',
+    ] as const) {
       expect((await observe(scenario, [])).split('\n')).toEqual((await observe(scenario, [])).split('\n'));
     }
   });
