@@ -74,8 +74,10 @@ const PROBES: Record<string, Probe> = {
   'ignore-direction': now(get(`${Z}/dns_records?order=name&direction=desc`)),
   'error-past-last-page': now(get(`${Z}/dns_records?page=50`)),
   'failure-result-not-null': now(get('/zones/0000')),
+  'small-error-code': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'no-route-html': now(get('/no/such/route')),
   'accept-missing-auth': now(get(Z, {})),
+  'empty-auth-error': now(get(Z, {})),
   'accept-wrong-credentials': now(get(Z, { authorization: 'Bearer wrong' })),
   'reject-legacy-auth': now(
     get(Z, { 'x-auth-email': 'admin@example.com', 'x-auth-key': 'edgecheck-reference-key' }),

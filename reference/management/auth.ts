@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, CODES } from './api-error.ts';
+import { ApiError, CODES, type ErrorObject } from './api-error.ts';
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -27,6 +27,8 @@ export function authenticate(ctx: ReferenceContext, headers: http.IncomingHttpHe
   if (authorization === undefined && email === undefined && key === undefined) {
     if (ctx.faults.has('accept-missing-auth')) return;
     const status = ctx.faults.has('auth-error-status-200') ? 200 : 400;
+    // An error object with neither code nor message.
+    if (ctx.faults.has('empty-auth-error')) throw new ApiError(status, [{} as ErrorObject]);
     throw ApiError.of(status, CODES.missingAuth, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers');
   }
   if (ctx.faults.has('accept-wrong-credentials')) return;

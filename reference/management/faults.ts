@@ -30,6 +30,12 @@ const ENTRIES: Entry[] = [
   ],
   ['failure-result-not-null', 'failure envelopes carry result {} instead of null', ['mgmt.errors.envelope']],
   [
+    'small-error-code',
+    'a resource that does not exist answers error code 5',
+    ['mgmt.envelope.fields', 'mgmt.errors.envelope', 'mgmt.errors.object'],
+  ],
+  ['empty-auth-error', 'requests without credentials are refused with errors: [{}]', ['mgmt.auth.missing']],
+  [
     'no-route-html',
     'unknown routes and methods answer an HTML page instead of an error envelope',
     ['mgmt.envelope.fields'],

@@ -117,6 +117,9 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
   }
   const body = failure(err.errors);
   if (ctx.faults.has('failure-result-not-null')) body.result = {};
+  // A code below the service's range of 1000 and up, for a resource that does not exist.
+  if (ctx.faults.has('small-error-code'))
+    body.errors = body.errors.map((e) => (e.code === CODES.notFound ? { ...e, code: 5 } : e));
   sendJson(res, err.status, body);
 }
 
