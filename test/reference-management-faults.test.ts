@@ -78,6 +78,7 @@ const PROBES: Record<string, Probe> = {
   'no-route-html': now(get('/no/such/route')),
   'accept-missing-auth': now(get(Z, {})),
   'empty-auth-error': now(get(Z, {})),
+  'bare-string-messages': now(send('POST', `${Z}/logpush/jobs`, job({}))),
   'accept-wrong-credentials': now(get(Z, { authorization: 'Bearer wrong' })),
   'reject-legacy-auth': now(
     get(Z, { 'x-auth-email': 'admin@example.com', 'x-auth-key': 'edgecheck-reference-key' }),

@@ -34,6 +34,11 @@ const ENTRIES: Entry[] = [
     'a resource that does not exist answers error code 5',
     ['mgmt.envelope.fields', 'mgmt.errors.envelope', 'mgmt.errors.object'],
   ],
+  [
+    'bare-string-messages',
+    'creations answer messages: ["created"] (a string, not a message object)',
+    ['mgmt.logpush.create', 'dep.direct-upload-v1.v2-replacement'],
+  ],
   ['empty-auth-error', 'requests without credentials are refused with errors: [{}]', ['mgmt.auth.missing']],
   [
     'no-route-html',

@@ -100,7 +100,10 @@ async function serve(
       res.end();
       return;
     }
-    sendJson(res, out.status ?? 200, success(out.result, out.resultInfo));
+    const answer = success(out.result, out.resultInfo);
+    // A note about the creation as a bare string, where the service sends {code, message} objects.
+    if (method === 'POST' && ctx.faults.has('bare-string-messages')) answer.messages = ['created'];
+    sendJson(res, out.status ?? 200, answer);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     req.resume();
