@@ -94,6 +94,8 @@ const PROBES: Record<string, Probe> = {
     return api('PATCH', `${Z}/dns_records/${r.body.result.id}`, { comment: 'x' });
   }),
   'srv-data-drops-port': now(send('POST', `${Z}/dns_records`, srvRecord)),
+  'dns-record-drop-proxiable': now(get(`${Z}/dns_records`)),
+  'dns-ttl-as-string': now(get(`${Z}/dns_records`)),
   'accept-srv-data-text': now(send('POST', `${Z}/dns_records`, srvText)),
   'allow-second-zone-ruleset': now(async (api) => {
     await api('POST', `${Z}/rulesets`, { name: 'a', kind: 'zone', phase: 'http_request_firewall_custom' });

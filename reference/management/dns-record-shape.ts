@@ -48,6 +48,8 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
     created_on: rec.created_on,
     modified_on: rec.modified_on,
   };
+  if (ctx.faults.has('dns-record-drop-proxiable')) delete out.proxiable;
+  if (ctx.faults.has('dns-ttl-as-string')) out.ttl = String(rec.ttl);
   if (rec.priority !== undefined) out.priority = rec.priority;
   if (rec.data) {
     const data: Json = { ...rec.data };

@@ -63,6 +63,8 @@ const ENTRIES: Entry[] = [
     'record names are answered relative to the zone (www instead of www.example.com)',
     ['mgmt.dns.name'],
   ],
+  ['dns-record-drop-proxiable', 'DNS records are answered without proxiable', ['mgmt.dns.create']],
+  ['dns-ttl-as-string', 'DNS records answer ttl as a string ("300")', ['mgmt.dns.create']],
   ['patch-replaces-record', 'PATCH resets the fields it was not sent', ['mgmt.dns.patch']],
 
   ['srv-data-drops-port', 'SRV data is answered without port', ['mgmt.dns.srv-data-fields']],
