@@ -101,6 +101,9 @@ const PROBES: Record<string, Probe> = {
     await api('POST', `${Z}/rulesets`, { name: 'a', kind: 'zone', phase: 'http_request_firewall_custom' });
     return api('POST', `${Z}/rulesets`, { name: 'b', kind: 'zone', phase: 'http_request_firewall_custom' });
   }),
+  'ruleset-version-number': now(async (api) =>
+    rulesetThen(api, [], (id) => api('GET', `${Z}/rulesets/${id}`)),
+  ),
   'rulesets-list-without-phase': now(async (api) => rulesetThen(api, [], () => api('GET', `${Z}/rulesets`))),
   'put-appends-rules': now(async (api) =>
     rulesetThen(api, [rule(1)], (id) => api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(2)] })),

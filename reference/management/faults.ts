@@ -86,6 +86,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.rulesets.put-replaces'],
   ],
   [
+    'ruleset-version-number',
+    'rulesets answer version as a number (2) instead of a string',
+    ['mgmt.rulesets.schema'],
+  ],
+  [
     'static-ruleset-version',
     'PUT and rule changes keep the old ruleset version',
     ['mgmt.rulesets.put-version'],

@@ -1,3 +1,4 @@
+import type { ReferenceContext } from '../context.ts';
 import type { Json } from './shapes.ts';
 
 export interface Rule {
@@ -27,7 +28,7 @@ export interface Ruleset {
   ownerId: string;
 }
 
-export function rulesetResponse(rs: Ruleset, withRules = true): Json {
+export function rulesetResponse(ctx: ReferenceContext, rs: Ruleset, withRules = true): Json {
   const out: Json = {
     id: rs.id,
     name: rs.name,
@@ -37,6 +38,8 @@ export function rulesetResponse(rs: Ruleset, withRules = true): Json {
     version: rs.version,
     last_updated: rs.last_updated,
   };
+  // The version as a number, where the service answers a string holding one.
+  if (ctx.faults.has('ruleset-version-number')) out.version = Number(rs.version);
   if (withRules) out.rules = rs.rules.map((r) => ({ ...r }));
   return out;
 }

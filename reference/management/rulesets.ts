@@ -75,7 +75,7 @@ function commit(ctx: ReferenceContext, state: State, rs: Ruleset, rules: Rule[])
   rs.rules = rules;
   if (!ctx.faults.has('static-ruleset-version')) rs.version = String(Number(rs.version) + 1);
   if (!ctx.faults.has('static-ruleset-last-updated')) rs.last_updated = nowIso();
-  return { result: rulesetResponse(rs) };
+  return { result: rulesetResponse(ctx, rs) };
 }
 
 function create(req: ApiRequest, scope: Scope): ApiResult {
@@ -119,7 +119,7 @@ function create(req: ApiRequest, scope: Scope): ApiResult {
   checkFieldLimit(req.ctx, req.state, rs, rules);
   rs.rules = rules;
   req.state.rulesets.set(rs.id, rs);
-  return { result: rulesetResponse(rs) };
+  return { result: rulesetResponse(req.ctx, rs) };
 }
 
 function replace(req: ApiRequest, rs: Ruleset): ApiResult {
@@ -140,7 +140,7 @@ export function registerRulesets(router: Router): void {
     router.on('GET', `${base}/phases/:phase/entrypoint`, (req) => {
       const rs = entrypoint(req.state, scope, owner(req, scope), req.params.phase);
       if (!rs) throw notFound(`entry point ruleset of phase ${req.params.phase}`);
-      return { result: rulesetResponse(rs) };
+      return { result: rulesetResponse(req.ctx, rs) };
     });
 
     router.on('PUT', `${base}/phases/:phase/entrypoint`, (req) => {
@@ -173,14 +173,16 @@ export function registerRulesets(router: Router): void {
     router.on('GET', base, (req) => {
       const all = owned(req.state, scope, owner(req, scope));
       const page = paginate(req.ctx, all, req.query, LIST);
-      const items = page.items.map((r) => rulesetResponse(r, false));
+      const items = page.items.map((r) => rulesetResponse(req.ctx, r, false));
       if (req.ctx.faults.has('rulesets-list-without-phase')) for (const item of items) delete item.phase;
       return { result: items, resultInfo: page.info };
     });
 
     router.on('POST', base, (req) => create(req, scope));
 
-    router.on('GET', `${base}/:ruleset_id`, (req) => ({ result: rulesetResponse(find(req, scope)) }));
+    router.on('GET', `${base}/:ruleset_id`, (req) => ({
+      result: rulesetResponse(req.ctx, find(req, scope)),
+    }));
 
     router.on('PUT', `${base}/:ruleset_id`, (req) => replace(req, find(req, scope)));
 
