@@ -137,6 +137,7 @@ const PROBES: Record<string, Probe> = {
   'rewrite-header-field-names': now(
     send('POST', `${Z}/rulesets`, lcf({ request_fields: [{ name: 'x-request-id' }] })),
   ),
+  'empty-custom-field-arrays': now(send('POST', `${Z}/rulesets`, lcf({ request_fields: [{ name: 'x-a' }] }))),
   'lowercase-cookie-fields': now(send('POST', `${Z}/rulesets`, lcf({ cookie_fields: [{ name: 'SessId' }] }))),
   'no-custom-field-limit': now(
     send(

@@ -119,6 +119,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.lcf.one-array-required'],
   ],
   [
+    'empty-custom-field-arrays',
+    'log_custom_field rules are answered with every field array empty',
+    ['mgmt.lcf.params-schema', 'mgmt.lcf.header-names-lower', 'mgmt.lcf.cookie-case', 'mgmt.lcf.limit-40'],
+  ],
+  [
     'rewrite-header-field-names',
     'header field names are stored capitalised (X-Request-Id) instead of as sent',
     ['mgmt.lcf.header-names-lower'],

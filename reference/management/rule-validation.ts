@@ -122,6 +122,8 @@ function checkLogCustomField(
       for (const item of list as Json[]) item.name = String(item.name).toLowerCase();
     }
   }
+  // The rule is kept, but with every field array emptied.
+  if (params && ctx.faults.has('empty-custom-field-arrays')) for (const key of present) params[key] = [];
 }
 
 /** SPEC Limits: 40 custom log fields per zone, all field types together. */
