@@ -164,6 +164,11 @@ const ENTRIES: Entry[] = [
     'PATCH status accepted succeeds but the invitation stays pending',
     ['mgmt.invites.accepted-state'],
   ],
+  [
+    'invite-status-verb',
+    "an accepted invitation answers status 'accept', outside the invitation states",
+    ['mgmt.invites.accepted-state'],
+  ],
   // settings and DNS settings
   ['reject-security-level-off', 'security_level off is refused', ['mgmt.settings.security-level']],
   [
