@@ -85,6 +85,7 @@ const PROBES: Record<string, Probe> = {
   ),
   'auth-error-status-200': now(get(Z, {})),
   'zone-drop-name': now(get(Z)),
+  'zone-status-enabled': now(get(Z)),
   'zone-id-mismatch': now(async (api) => (await api('GET', Z)).body.result.id),
   'relative-record-name': now(
     send('POST', `${Z}/dns_records`, { type: 'A', name: 'www2', content: '192.0.2.2' }),

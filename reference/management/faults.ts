@@ -56,6 +56,7 @@ const ENTRIES: Entry[] = [
   ],
   // zones
   ['zone-drop-name', 'the zone object has no name', ['mgmt.zones.get']],
+  ['zone-status-enabled', "the zone answers status 'enabled', outside the zone states", ['mgmt.zones.get']],
   ['zone-id-mismatch', 'the zone answered carries another id than the one requested', ['mgmt.zones.id']],
   // DNS records
   [

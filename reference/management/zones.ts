@@ -39,6 +39,7 @@ function view(req: ApiRequest, zone: Zone): Json {
     },
   };
   if (req.ctx.faults.has('zone-drop-name')) delete out.name;
+  if (req.ctx.faults.has('zone-status-enabled')) out.status = 'enabled';
   if (req.ctx.faults.has('zone-id-mismatch')) out.id = zone.accountId;
   return out;
 }
