@@ -152,7 +152,7 @@ const PROBES: Record<string, Probe> = {
   ),
   'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
   'certpacks-count-is-total': now(get(`${Z}/ssl/certificate_packs?ssl_status=all&per_page=1`)),
-  'drop-pack-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'pack-validity-days-string': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'drop-certificate-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'reject-invite-accept': now(
     send('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' }),

@@ -16,12 +16,12 @@ const LIST: ListSpec<Json> = {
   maxPerPage: 1000,
 };
 
-/** SPEC: Certificate pack and Certificate fields; the faults drop one of each from responses. */
+/** SPEC: Certificate pack and Certificate fields; the faults break one of each in responses. */
 function view(ctx: ReferenceContext, pack: Json): Json {
   const out = structuredClone(pack);
-  if (ctx.faults.has('drop-pack-fields')) delete out.validity_days;
+  if (ctx.faults.has('pack-validity-days-string')) out.validity_days = String(out.validity_days);
   if (ctx.faults.has('drop-certificate-fields'))
-    for (const cert of out.certificates as Json[]) delete cert.signature;
+    for (const cert of out.certificates as Json[]) delete cert.status;
   return out;
 }
 

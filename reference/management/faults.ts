@@ -148,10 +148,14 @@ const ENTRIES: Entry[] = [
     'certificate pack lists answer result_info.count with the total over all pages',
     ['mgmt.result-info.count'],
   ],
-  ['drop-pack-fields', 'certificate packs are answered without validity_days', ['mgmt.certpacks.schema']],
+  [
+    'pack-validity-days-string',
+    'certificate packs answer validity_days as a string ("90")',
+    ['mgmt.certpacks.schema'],
+  ],
   [
     'drop-certificate-fields',
-    'certificates are answered without signature',
+    'certificates are answered without status',
     ['mgmt.certpacks.certificate-schema', 'mgmt.certpacks.schema'],
   ],
   // invitations
