@@ -241,7 +241,11 @@ function pageShieldRoutes(segment: string): LegacyRoute[] {
       seed: one({
         id: 'c9ef84a6bf5e47138c75d95e2f933e8f',
         url: 'https://example.com/app.js',
+        host: 'example.com',
         added_at: '2020-01-01T00:00:00Z',
+        first_seen_at: '2020-01-01T00:00:00Z',
+        last_seen_at: '2020-01-02T00:00:00Z',
+        url_contains_cdn_cgi_path: false,
       }),
     },
     { pattern: `${Z}/${segment}/scripts/:script_id`, methods: ['GET'], shape: 'item' },
