@@ -4,7 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { startReferenceWorker } from '../reference/worker.ts';
 import { writeOutput } from '../reporters/output.ts';
 import { today } from '../runner/api.ts';
+import { dnsModel } from '../runner/diff/dns-model.ts';
 import { type DiffReport, type DiffSide, type KnownDifference, runDiff } from '../runner/diff/run-diff.ts';
+import { s3Model } from '../runner/diff/s3-model.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
 import { redactText } from '../runner/redact.ts';
 import { InputError, TargetError } from '../runner/util/errors.ts';
@@ -13,16 +15,19 @@ import { type NamedTarget, parseTargets } from './several-targets.ts';
 
 export const DIFF_HELP = `Usage: edgecheck diff A B [options]
 
-Differential mode: sequences of S3 requests generated from a model of buckets, objects and
-multipart uploads (puts, ranged and conditional reads, lists, copies, deletes), seeded, sent to
-both targets in lockstep, every answer compared after normalising what may differ (request ids,
-dates, ETag values, element order, whitespace). Each difference is shrunk to the shortest
+Differential mode: sequences of requests generated from a model, seeded, sent to both targets
+in lockstep, every answer compared after normalising what may differ (request ids, dates, ETag
+values, record ids, element order, whitespace). The S3 model: objects and multipart uploads in a
+bucket the run creates (puts, ranged and conditional reads, lists, copies, deletes). The
+management model: DNS records of the zone, under names of the run's own (create, read, patch,
+replace, list, delete), each removed at the end of its sequence. Each difference is shrunk to the shortest
 sequence that shows it, printed with both answers, the command that replays it and the clause
 that decides it ("no clause": a candidate for a new clause).
 
 A and B: NAME=CONFIG.yaml (a target config with an s3 section), or NAME=embedded (the reference;
 embedded:FAULT,FAULT with faults on); NAME= may be left out.
 
+  --area s3|management   which model (repeatable; default: every one both targets describe)
   --seed N               seed (printed; the same seed sends the same sequences)
   --runs N               sequences tried per search for a new difference (default 100)
   --length N             the most commands in a sequence (default 6)
@@ -38,6 +43,7 @@ Exit code: 0 when no difference outside the baseline is found; 1 when one is; 2 
 `;
 
 const OPTIONS = {
+  area: { type: 'string', multiple: true },
   seed: { type: 'string' },
   runs: { type: 'string' },
   length: { type: 'string' },
@@ -107,15 +113,47 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
       `edgecheck diff ${options.runId}: ${sides[0].name} vs ${sides[1].name}, seed ${options.seed}, ` +
         `up to ${options.runs} sequences of up to ${options.maxLength} commands per search\n\n`,
     );
-    let report: DiffReport;
-    try {
-      report = await runDiff(sides, options);
-    } catch (err) {
-      // A target that stops answering ends the search: said in one line, not as an internal error.
-      if (!(err instanceof TargetError)) throw err;
-      out.write(`edgecheck diff: a target stopped answering: ${redactText(err.message)}\n`);
-      return 1;
+    const both = (k: 's3' | 'management') => sides.every((side) => side[k]);
+    const areas = v.area?.length ? v.area : (['s3', 'management'] as const).filter(both);
+    for (const a of areas) {
+      if (a !== 's3' && a !== 'management') throw new InputError(`--area ${a}`, 'use s3 or management');
+      if (!both(a)) {
+        throw new InputError(
+          `--area ${a}`,
+          `both targets need ${a === 's3' ? 'an s3' : 'a management'} section`,
+        );
+      }
     }
+    if (!areas.length) {
+      throw new InputError(
+        'diff',
+        'the two targets share no interface: give both an s3 or a management section',
+      );
+    }
+    const reports: DiffReport[] = [];
+    for (const a of areas) {
+      try {
+        reports.push(
+          a === 's3'
+            ? await runDiff(sides, options, s3Model(options.runId))
+            : await runDiff(sides, options, dnsModel(options.runId)),
+        );
+      } catch (err) {
+        // A target that stops answering ends the search: said in one line, not as an internal error.
+        if (!(err instanceof TargetError)) throw err;
+        out.write(`edgecheck diff: a target stopped answering: ${redactText(err.message)}\n`);
+        return 1;
+      }
+    }
+    const seen = new Set(reports.flatMap((r) => r.findings.map((f) => f.signature)));
+    const report: DiffReport = {
+      sides: reports[0].sides,
+      sequences: reports.reduce((n, r) => n + r.sequences, 0),
+      findings: reports.flatMap((r) => r.findings),
+      unseen: (options.known ?? []).filter((k) => !seen.has(k.signature)),
+      leftovers: reports.flatMap((r) => r.leftovers),
+      stopped: reports.find((r) => r.stopped)?.stopped,
+    };
     out.write(redactText(render(report, argv)));
     if (v.json) await writeOutput(`${JSON.stringify(report, null, 2)}\n`, v.json);
     const fresh = report.findings.filter((f) => !f.known);
@@ -133,16 +171,10 @@ async function sideOf(
   if (t.embedded) {
     const reference = await startReferenceWorker({ asOf, faults: t.embedded.faults });
     started.push(reference);
-    const s3 = reference.target().s3;
-    if (!s3) throw new InputError(`diff ${t.name}`, 'the reference has no S3 endpoint');
-    return { name: t.name, s3 };
+    const target = reference.target();
+    return { name: t.name, s3: target.s3, management: target.management };
   }
-  if (!t.target?.s3)
-    throw new InputError(
-      `diff ${t.name}`,
-      'its config has no s3 section: the differential mode sends S3 requests',
-    );
-  return { name: t.name, s3: t.target.s3 };
+  return { name: t.name, s3: t.target?.s3, management: t.target?.management };
 }
 
 function render(report: DiffReport, argv: string[]): string {

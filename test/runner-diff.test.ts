@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
+import { dnsModel } from '../runner/diff/dns-model.ts';
 import { type DiffSide, runDiff } from '../runner/diff/run-diff.ts';
+import { s3Model } from '../runner/diff/s3-model.ts';
 
 /*
  * The differential mode against the reference and the reference with one fault on: it finds the
@@ -29,13 +31,17 @@ describe('edgecheck diff, reference against reference', () => {
   });
 
   it('finds no difference between the reference and another of itself in 500 sequences', async () => {
-    const report = await runDiff([plain, await side('again')], {
-      runId: 'toydiff0001',
-      seed: 20261123,
-      runs: 500,
-      maxLength: 6,
-      maxDifferences: 1,
-    });
+    const report = await runDiff(
+      [plain, await side('again')],
+      {
+        runId: 'toydiff0001',
+        seed: 20261123,
+        runs: 500,
+        maxLength: 6,
+        maxDifferences: 1,
+      },
+      s3Model('toydiffmodel'),
+    );
     expect(report.findings).toEqual([]);
     expect(report.sequences).toBe(500);
     expect(report.leftovers).toEqual([]);
@@ -44,13 +50,17 @@ describe('edgecheck diff, reference against reference', () => {
   for (const fault of ['s3-range-reversed-416', 's3-cond-none-match-first', 's3-range-off-by-one']) {
     it(`finds ${fault}, shrunk to at most 3 commands and labelled with a clause the fault breaks`, async () => {
       const breaks = FAULTS.find((f) => f.name === fault)!.breaks;
-      const report = await runDiff([plain, await side('faulty', [fault])], {
-        runId: `toydiff${fault.length}`,
-        seed: 11,
-        runs: 300,
-        maxLength: 6,
-        maxDifferences: 3,
-      });
+      const report = await runDiff(
+        [plain, await side('faulty', [fault])],
+        {
+          runId: `toydiff${fault.length}`,
+          seed: 11,
+          runs: 300,
+          maxLength: 6,
+          maxDifferences: 3,
+        },
+        s3Model('toydiffmodel'),
+      );
       expect(report.findings.length).toBeGreaterThan(0);
       const first = report.findings[0];
       expect(first.sequence.length).toBeLessThanOrEqual(3);
@@ -66,8 +76,43 @@ describe('edgecheck diff, reference against reference', () => {
           maxDifferences: 1,
           replay: { seed: first.seed, path: first.path },
         },
+        s3Model('toydiffmodel'),
       );
       expect(again.findings[0]?.signature).toBe(first.signature);
+    }, 120_000);
+  }
+});
+
+describe('edgecheck diff over DNS records, reference against reference', () => {
+  const dnsSide = async (name: string, faults: string[] = []): Promise<DiffSide> => {
+    const r = await startReference({ asOf: today(), faults });
+    references.push(r);
+    return { name, management: r.target().management };
+  };
+
+  it('finds no difference between the reference and another of itself in 200 sequences', async () => {
+    const report = await runDiff(
+      [await dnsSide('reference'), await dnsSide('again')],
+      { runId: 'toydns00001', seed: 5, runs: 200, maxLength: 6, maxDifferences: 1 },
+      dnsModel('toydns00001'),
+    );
+    expect(report.findings).toEqual([]);
+    expect(report.sequences).toBe(200);
+    expect(report.leftovers).toEqual([]);
+  }, 120_000);
+
+  for (const fault of ['relative-record-name', 'patch-replaces-record', 'dns-ttl-as-string']) {
+    it(`finds ${fault}, shrunk to at most 3 commands and labelled with a clause the fault breaks`, async () => {
+      const breaks = FAULTS.find((f) => f.name === fault)!.breaks;
+      const report = await runDiff(
+        [await dnsSide('reference'), await dnsSide('faulty', [fault])],
+        { runId: 'toydns00002', seed: 5, runs: 200, maxLength: 6, maxDifferences: 2 },
+        dnsModel('toydns00002'),
+      );
+      expect(report.findings.length).toBeGreaterThan(0);
+      expect(report.findings[0].sequence.length).toBeLessThanOrEqual(3);
+      expect(report.findings[0].clauses.filter((c) => breaks.includes(c))).not.toEqual([]);
+      expect(report.leftovers).toEqual([]);
     }, 120_000);
   }
 });

@@ -8,6 +8,7 @@ import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { runEdgecheck, today } from '../runner/api.ts';
 import { runDiff } from '../runner/diff/run-diff.ts';
+import { s3Model } from '../runner/diff/s3-model.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { ROOT } from '../runner/util/paths.ts';
@@ -253,6 +254,7 @@ describe('edgecheck diff between the reference and s3rver', () => {
           maxDifferences: 12,
           timeoutMs: 1000,
         },
+        s3Model('toydiffmodel'),
       );
       expect(report.findings.length).toBeGreaterThan(0);
       const readme = readFileSync(path.join(ROOT, 'suites', 's3', 'README.md'), 'utf8');

@@ -1,18 +1,18 @@
 import fc from 'fast-check';
-import type { HttpRequest } from '../model/case.ts';
-import type { S3Target } from '../model/target.ts';
+import type { ApiRequest, HttpRequest } from '../model/case.ts';
+import type { ManagementTarget, S3Target } from '../model/target.ts';
 import { createAgent } from '../transports/agent.ts';
 import { sendHttp } from '../transports/http.ts';
+import { buildApiRequest } from '../transports/management.ts';
 import { bufferBody, StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { TargetError } from '../util/errors.ts';
-import { type Difference, differences, type Normalized, normalize } from './normalize.ts';
-import { clausesFor } from './s3-clauses.ts';
-import { describeCommand, type Etags, KEYS, requestsFor, type S3Command, s3Command } from './s3-commands.ts';
+import { type Difference, differences, type Normalized } from './normalize.ts';
 
 export interface DiffSide {
   name: string;
-  s3: S3Target;
+  s3?: S3Target;
+  management?: ManagementTarget;
 }
 
 /** A difference already known (a baseline entry): reported as such, not as a finding. */
@@ -66,7 +66,7 @@ export interface DiffReport {
   stopped?: string;
 }
 
-interface Shown {
+export interface Shown {
   at: number;
   difference: Difference;
   clauses: string[];
@@ -81,25 +81,64 @@ interface Shown {
  * shortest it finds; then the search starts again with that difference set aside, until no new
  * one appears in `runs` sequences or `maxDifferences` are found.
  */
-export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions): Promise<DiffReport> {
+/** How one side sends a request: a connection it closes or a timeout is an answer of status 0. */
+export type Ask = (side: DiffSide, req: { s3?: HttpRequest; api?: ApiRequest }) => Promise<StepResponse>;
+
+/**
+ * What the search needs of a kind of resources: how to make commands, send one to a side (its
+ * answers, normalised), tell and label differences, and what to set up and clear.
+ */
+export interface DiffModel<C, S> {
+  command: fc.Arbitrary<C>;
+  describe(cmd: C): string;
+  clauses(cmd: C, difference: Difference): string[];
+  signature(cmd: C, difference: Difference): string;
+  /** Once per side before any sequence (a bucket, the zone's name); throws TargetError when refused. */
+  setup(side: DiffSide, ask: Ask): Promise<void>;
+  /** Once per side at the end: what could not be removed, with the command that removes it. */
+  teardown(side: DiffSide, ask: Ask): Promise<string | undefined>;
+  /** A side's state for one sequence, numbered so that it writes under names of its own. */
+  state(side: DiffSide, sequence: number): S;
+  perform(side: DiffSide, cmd: C, state: S, ask: Ask): Promise<Normalized[]>;
+  /** Removes what one sequence made on a side; what could not be removed, with how to remove it. */
+  clear(side: DiffSide, state: S, ask: Ask): Promise<string[]>;
+}
+
+/**
+ * Differential mode: sequences of commands generated from a model, sent to two targets in
+ * lockstep, every answer compared after normalisation (normalize.ts). fast-check shrinks a
+ * sequence that shows a difference to the shortest it finds; then the search starts again with
+ * that difference set aside, until no new one appears in `runs` sequences or `maxDifferences` are
+ * found.
+ */
+export async function runDiff<C, S>(
+  sides: [DiffSide, DiffSide],
+  options: DiffOptions,
+  model: DiffModel<C, S>,
+): Promise<DiffReport> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const signal = options.signal ?? new AbortController().signal;
   const agent = createAgent(8, timeoutMs);
-  const bucket = `ec-${options.runId}-diff`;
   const known = new Map((options.known ?? []).map((k) => [k.signature, k.reason]));
   const setAside = new Set<string>();
   const findings: Finding[] = [];
   const leftovers: string[] = [];
   let sequences = 0;
 
-  const send = async (side: DiffSide, http: HttpRequest): Promise<StepResponse> =>
-    sendHttp(agent, await buildS3Request(side.s3, http), { signal, timeoutMs, door: 's3' });
+  const send = async (side: DiffSide, req: { s3?: HttpRequest; api?: ApiRequest }): Promise<StepResponse> => {
+    if (req.s3)
+      return sendHttp(agent, await buildS3Request(side.s3!, req.s3), { signal, timeoutMs, door: 's3' });
+    return sendHttp(agent, buildApiRequest(side.management!, req.api!), {
+      signal,
+      timeoutMs,
+      door: 'management',
+    });
+  };
   /** A side that refuses connections: the search stops there, keeping what it found. */
   let down: string | undefined;
-  /** A request of a sequence: a connection the target closes or a timeout is its answer (status 0). */
-  const ask = async (side: DiffSide, http: HttpRequest): Promise<StepResponse> => {
+  const ask: Ask = async (side, req) => {
     if (down) throw new TargetError(down);
-    return send(side, http).catch((err: unknown) => {
+    return send(side, req).catch((err: unknown) => {
       if (!(err instanceof TargetError) || signal.aborted) throw err;
       if (/ECONNREFUSED/.test(err.message)) {
         down = `${side.name} stopped answering (${err.message})`;
@@ -110,28 +149,22 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
   };
 
   /** Runs the sequence on both sides; the first difference not set aside, with the ones a baseline knows. */
-  const runSequence = async (cmds: S3Command[]): Promise<{ shown?: Shown; knownSeen: Shown[] }> => {
-    const prefix = `s${sequences++}/`;
-    const etags: [Etags, Etags] = [new Map(), new Map()];
-    const uploads: [string[], string[]] = [[], []];
+  const runSequence = async (cmds: C[]): Promise<{ shown?: Shown; knownSeen: Shown[] }> => {
+    const n = sequences++;
+    const states = sides.map((side) => model.state(side, n)) as [S, S];
     const knownSeen: Shown[] = [];
     try {
       for (let i = 0; i < cmds.length; i++) {
         const cmd = cmds[i];
-        const answers = await Promise.all(
-          sides.map((side, s) => perform(side, cmd, prefix, etags[s], uploads[s])),
-        );
+        const answers = await Promise.all(sides.map((side, s) => model.perform(side, cmd, states[s], ask)));
         for (let step = 0; step < Math.max(answers[0].length, answers[1].length); step++) {
-          const a = answers[0][step];
-          const b = answers[1][step];
-          const method = cmd.op === 'head' ? 'HEAD' : 'GET';
           const pair: [Normalized, Normalized] = [
-            a ? normalize(a, method) : missing(),
-            b ? normalize(b, method) : missing(),
+            answers[0][step] ?? missing(),
+            answers[1][step] ?? missing(),
           ];
           for (const difference of differences(pair[0], pair[1])) {
-            const clauses = clausesFor(cmd, difference);
-            const signature = signatureOf(cmd, difference);
+            const clauses = model.clauses(cmd, difference);
+            const signature = model.signature(cmd, difference);
             const shown = { at: i, difference, clauses, signature, answers: pair };
             if (known.has(signature)) knownSeen.push(shown);
             else if (!setAside.has(signature)) return { shown, knownSeen };
@@ -140,68 +173,17 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
       }
       return { knownSeen };
     } finally {
-      await Promise.all(sides.map((side, s) => clearPrefix(side, prefix, uploads[s])));
-    }
-  };
-
-  const perform = async (
-    side: DiffSide,
-    cmd: S3Command,
-    prefix: string,
-    etags: Etags,
-    uploads: string[],
-  ): Promise<StepResponse[]> => {
-    const [first] = requestsFor(cmd, bucket, prefix, etags);
-    const res = await ask(side, first);
-    const out = [res];
-    if (cmd.op === 'put' && res.status === 200 && res.headers.etag) etags.set(cmd.key, res.headers.etag);
-    if (cmd.op === 'delete' && res.status < 300) etags.delete(cmd.key);
-    if (cmd.op === 'copy' && res.status === 200) {
-      const etag = /<ETag>([^<]+)<\/ETag>/.exec(res.text())?.[1]?.replace(/&quot;/g, '"');
-      if (etag) etags.set(cmd.to, etag);
-    }
-    if (cmd.op === 'multipart' && res.status === 200) {
-      const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(res.text())?.[1];
-      if (!uploadId) return out;
-      uploads.push(uploadId);
-      const key = `${prefix}${cmd.key}`;
-      const part = await ask(side, {
-        method: 'PUT',
-        bucket,
-        key,
-        query: { partNumber: '1', uploadId },
-        body: cmd.body,
-      });
-      out.push(part);
-      if (part.status !== 200) return out;
-      const complete = await ask(side, {
-        method: 'POST',
-        bucket,
-        key,
-        query: { uploadId },
-        body: `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${part.headers.etag ?? ''}</ETag></Part></CompleteMultipartUpload>`,
-      });
-      out.push(complete);
-      const etag = /<ETag>([^<]+)<\/ETag>/.exec(complete.text())?.[1]?.replace(/&quot;/g, '"');
-      if (complete.status === 200 && etag) etags.set(cmd.key, etag);
-    }
-    return out;
-  };
-
-  /** A sequence's keys and uploads removed, so that the next one starts from nothing. */
-  const clearPrefix = async (side: DiffSide, prefix: string, uploads: string[]): Promise<void> => {
-    await Promise.all(KEYS.map((k) => ask(side, { method: 'DELETE', bucket, key: `${prefix}${k}` })));
-    for (const uploadId of uploads) {
-      for (const k of KEYS) {
-        await ask(side, { method: 'DELETE', bucket, key: `${prefix}${k}`, query: { uploadId } });
-      }
+      const left = await Promise.all(
+        sides.map((side, s) => model.clear(side, states[s], ask).catch(() => [])),
+      );
+      leftovers.push(...left.flat());
     }
   };
 
   const knownAt = new Map<string, Finding>();
-  const record = (cmds: S3Command[], shown: Shown, seed: number, path: string, reason?: string): Finding => ({
+  const record = (cmds: C[], shown: Shown, seed: number, path: string, reason?: string): Finding => ({
     signature: shown.signature,
-    sequence: cmds.slice(0, shown.at + 1).map(describeCommand),
+    sequence: cmds.slice(0, shown.at + 1).map((c) => model.describe(c)),
     at: shown.at,
     difference: shown.difference,
     clauses: shown.clauses,
@@ -212,7 +194,7 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
   });
   let currentSeed = options.seed;
   const property = fc.asyncProperty(
-    fc.array(s3Command, { minLength: 1, maxLength: options.maxLength }),
+    fc.array(model.command, { minLength: 1, maxLength: options.maxLength }),
     async (cmds) => {
       const { shown, knownSeen } = await runSequence(cmds);
       // A known difference is reported once, with the sequence that first showed it (not shrunk).
@@ -224,12 +206,11 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
     },
   );
 
+  const prepared: DiffSide[] = [];
   try {
     for (const side of sides) {
-      const made = await send(side, { method: 'PUT', bucket });
-      if (made.status !== 200) {
-        throw new TargetError(`${side.name}: could not create bucket ${bucket} (status ${made.status})`);
-      }
+      await model.setup(side, send);
+      prepared.push(side);
     }
     for (let round = 0; round < options.maxDifferences; round++) {
       const seed = options.replay?.seed ?? options.seed + round;
@@ -263,19 +244,11 @@ export async function runDiff(sides: [DiffSide, DiffSide], options: DiffOptions)
       stopped: down,
     };
   } finally {
-    for (const side of sides) {
-      if (down?.startsWith(`${side.name} `)) {
-        leftovers.push(
-          `${side.name}: bucket ${bucket} may remain (the target stopped answering); remove it with: aws s3 rb s3://${bucket} --force --endpoint-url ${side.s3.endpoint}`,
-        );
-        continue;
-      }
-      const gone = await send(side, { method: 'DELETE', bucket }).catch((err: Error) => err);
-      if (gone instanceof Error || (gone.status >= 300 && gone.status !== 404)) {
-        leftovers.push(
-          `${side.name}: bucket ${bucket} (${gone instanceof Error ? gone.message : `DELETE answered ${gone.status}`}); remove it with: aws s3 rb s3://${bucket} --force --endpoint-url ${side.s3.endpoint}`,
-        );
-      }
+    for (const side of prepared) {
+      const left = down?.startsWith(`${side.name} `)
+        ? `${side.name} stopped answering: what the run made there may remain`
+        : await model.teardown(side, send).catch((err: Error) => `${side.name}: ${err.message}`);
+      if (left) leftovers.push(left);
     }
     await agent.close();
   }
@@ -290,7 +263,7 @@ function missing(): Normalized {
  * statuses; for a body, the elements that differ (their values aside). The same departure seen
  * through other commands' options is then one finding.
  */
-export function signatureOf(cmd: S3Command, d: Difference): string {
+export function signatureOf(cmd: { op: string }, d: Difference): string {
   if (d.aspect === 'status') return `${cmd.op} status ${d.a} / ${d.b}`;
   if (d.aspect !== 'body') return `${cmd.op} ${d.aspect}`;
   const paths = new Set(

@@ -1,0 +1,118 @@
+import type { StepResponse } from '../transports/response.ts';
+import { TargetError } from '../util/errors.ts';
+import {
+  type DnsCommand,
+  describeDns,
+  dnsClauses,
+  dnsCommand,
+  dnsRequest,
+  type Label,
+} from './dns-commands.ts';
+import type { Normalized } from './normalize.ts';
+import type { DiffModel } from './run-diff.ts';
+import { signatureOf } from './run-diff.ts';
+
+interface DnsState {
+  /** This sequence's record names: ec-<run>-s<n>-<label>.<zone>. */
+  name: (label: Label) => string;
+  ids: Map<Label, string>;
+  zone: string;
+  sequence: string;
+}
+
+/** Fields whose value is the side's own (ids, clocks) or says nothing two implementations share. */
+const OPAQUE = /^(id|zone_id|zone_name|created_on|modified_on|comment_modified_on|tags_modified_on)$/;
+const DROPPED = /^(meta|messages|message|settings|tags|comment|proxiable|proxied)$/;
+
+/**
+ * A management answer without what differs between two zones: record ids and clocks as their kind,
+ * the zone's name and the sequence's prefix as placeholders, error messages dropped (codes kept),
+ * and a listing's records and totals dropped (two zones hold other records).
+ */
+export function normalizeJson(res: StepResponse, state: DnsState, list: boolean): Normalized {
+  let doc: unknown;
+  try {
+    doc = res.body.size ? JSON.parse(res.text()) : undefined;
+  } catch {
+    return { status: res.status, headers: {}, body: [`(not JSON, ${res.body.size} bytes)`] };
+  }
+  const errors = (doc as { errors?: { code?: unknown }[] } | undefined)?.errors;
+  const errorCode =
+    Array.isArray(errors) && errors.length ? errors.map((e) => String(e?.code)).join(',') : undefined;
+  const lines: string[] = [];
+  const walk = (v: unknown, path: string, key: string) => {
+    if (DROPPED.test(key)) return;
+    if (list && (path === '/result' || /^\/result_info\/(count|total_count|total_pages)$/.test(path))) return;
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}/${i}`, key));
+    if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, `${path}/${k}`, k);
+      return;
+    }
+    if (OPAQUE.test(key)) return lines.push(`${path}=(${v === null ? 'null' : typeof v})`);
+    const text =
+      typeof v === 'string' ? v.split(state.zone).join('<zone>').split(state.sequence).join('<seq>') : v;
+    lines.push(`${path}=${JSON.stringify(text)}`);
+  };
+  walk(doc, '', '');
+  return { status: res.status, errorCode, headers: {}, body: lines.sort() };
+}
+
+/** DNS records of each side's zone, three labels per sequence, removed at its end. */
+export function dnsModel(runId: string): DiffModel<DnsCommand, DnsState> {
+  const zones = new Map<string, string>();
+  return {
+    command: dnsCommand,
+    describe: describeDns,
+    clauses: (cmd, d) => dnsClauses(cmd, d.a + d.b),
+    signature: (cmd, d) => signatureOf(cmd, d).replace(/\/\d+(?=\/| |$)/g, '/*'),
+    async setup(side, send) {
+      const m = side.management;
+      if (!m?.zoneId) throw new TargetError(`${side.name} has no management API with a zone id`);
+      const zone = await send(side, { api: { method: 'GET', path: `/zones/${m.zoneId}` } });
+      const name =
+        zone.status === 200 ? (zone.json() as { result?: { name?: unknown } }).result?.name : undefined;
+      if (typeof name !== 'string') {
+        throw new TargetError(`${side.name}: could not read zone ${m.zoneId} (status ${zone.status})`);
+      }
+      zones.set(side.name, name);
+    },
+    teardown: async () => undefined,
+    state: (side, n) => {
+      const zone = zones.get(side.name)!;
+      const sequence = `ec-${runId}-s${n}`;
+      return { zone, sequence, ids: new Map(), name: (label) => `${sequence}-${label}.${zone}` };
+    },
+    async perform(side, cmd, state, ask) {
+      const req = dnsRequest(cmd, side.management!.zoneId!, state.name, state.ids);
+      // A record this side never created: nothing to send, and that is its answer.
+      if (!req) return [{ status: -1, headers: {}, body: ['(no such record on this side)'] }];
+      const res = await ask(side, { api: req });
+      if (cmd.op === 'create' && res.status === 200) {
+        const id = (res.json() as { result?: { id?: unknown } }).result?.id;
+        // A second create of a label keeps the first id for reads; both are removed at the end.
+        if (typeof id === 'string') {
+          if (state.ids.has(cmd.label)) state.ids.set(`${cmd.label}#${id}` as Label, id);
+          else state.ids.set(cmd.label, id);
+        }
+      }
+      if (cmd.op === 'delete' && res.status < 300) state.ids.delete(cmd.label);
+      return [normalizeJson(res, state, cmd.op === 'list')];
+    },
+    async clear(side, state, ask) {
+      const zoneId = side.management!.zoneId!;
+      const left: string[] = [];
+      await Promise.all(
+        [...state.ids.values()].map(async (id) => {
+          const path = `/zones/${zoneId}/dns_records/${id}`;
+          const res = await ask(side, { api: { method: 'DELETE', path } });
+          if (res.status >= 300 && res.status !== 404) {
+            left.push(
+              `${side.name}: DNS record ${id} (DELETE answered ${res.status}); remove it with DELETE ${path}`,
+            );
+          }
+        }),
+      );
+      return left;
+    },
+  };
+}
