@@ -604,7 +604,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-content-encoding-joined',
     'A Content-Encoding of several codings is stored rejoined without spaces (deflate, gzip comes back as deflate,gzip)',
-    ['s3.object.content-headers', 's3.copy.metadata-directive'],
+    ['s3.object.content-headers', 's3.copy.metadata-directive', 's3.object.multipart-headers'],
   ],
   [
     's3-metadata-dropped',
