@@ -43,12 +43,18 @@ export function normalizeJson(res: StepResponse, state: DnsState, list: boolean)
   const walk = (v: unknown, path: string, key: string) => {
     if (DROPPED.test(key)) return;
     if (list && (path === '/result' || /^\/result_info\/(count|total_count|total_pages)$/.test(path))) return;
-    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}/${i}`, key));
+    if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) walk(x, `${path}/${i}`, key);
+      return;
+    }
     if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) walk(x, `${path}/${k}`, k);
       return;
     }
-    if (OPAQUE.test(key)) return lines.push(`${path}=(${v === null ? 'null' : typeof v})`);
+    if (OPAQUE.test(key)) {
+      lines.push(`${path}=(${v === null ? 'null' : typeof v})`);
+      return;
+    }
     const text =
       typeof v === 'string' ? v.split(state.zone).join('<zone>').split(state.sequence).join('<seq>') : v;
     lines.push(`${path}=${JSON.stringify(text)}`);
