@@ -89,6 +89,13 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     // Requests even that parser refuses still get the API's envelope, not a bare status line.
     servers[0].on('clientError', answerMalformed);
     servers.push(await listen(s3.s3, host, options.s3Port ?? 0));
+    // Expect: 100-continue (RFC 9110): a request whose headers carry no credentials gets its refusal,
+    // not an invitation to send its body; Node would otherwise answer 100 Continue for every one.
+    servers[1].on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const signed = Boolean(req.headers.authorization) || /[?&]X-Amz-Signature=/i.test(req.url ?? '');
+      if (signed || faults.has('s3-continue-before-auth')) res.writeContinue();
+      s3.s3(req, res);
+    });
     servers.push(await listen(s3.public, host, options.publicPort ?? 0));
   } catch (err) {
     await Promise.all(servers.map((s) => closeServer(s)));

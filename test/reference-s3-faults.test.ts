@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
@@ -593,6 +594,32 @@ const SCENARIOS: Record<string, Scenario> = {
     await bucket(s3, 'err');
     log.push(snap(await s3.send({ method: 'GET', path: obj('err-missing') }), ['content-type']));
     log.push(snap(await s3.send({ method: 'GET', path: obj('err', 'missing') })));
+    log.push(snap(await s3.send({ method: 'DELETE', path: obj('err', 'never-there') })));
+  },
+
+  async names(s3, log) {
+    for (const name of ['UPPER-name', 'under_score', 'ok-name']) {
+      log.push(snap(await s3.send({ method: 'PUT', path: obj(name) })));
+    }
+  },
+
+  async expectContinue(s3, log) {
+    await bucket(s3, 'cont');
+    // Raw bytes: Node's client waits for 100 Continue itself, and the first status line is the answer here.
+    const { port } = new URL(s3.target.endpoint);
+    const first = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          `PUT ${obj('cont', 'k')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello`,
+        );
+      });
+      socket.once('data', (d) => {
+        resolve(String(d).split('\r\n')[0]);
+        socket.destroy();
+      });
+      socket.once('error', reject);
+    });
+    log.push(first);
   },
 
   async sse(s3, log) {
@@ -768,7 +795,9 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-list-/, 'listing'],
   [/^s3-(cors|preflight|public-options)/, 'cors'],
   [/^s3-(presign|signed-payload|accept-encoding|unsigned|signature|secret)/, 'auth'],
-  [/^s3-(missing-bucket|no-such-key)/, 'errors'],
+  [/^s3-(missing-bucket|no-such-key|delete-missing)/, 'errors'],
+  [/^s3-bucket-name/, 'names'],
+  [/^s3-continue/, 'expectContinue'],
 ];
 for (const f of s3Faults) {
   const hit = byPrefix.find(([re]) => re.test(f.name));

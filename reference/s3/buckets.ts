@@ -12,8 +12,20 @@ function optionalXml(call: S3Call): Promise<Record<string, unknown> | undefined>
   return readRequestXml(call, 64 * 1024);
 }
 
+/** Amazon S3's naming rules, less the dots the service does not allow: 3 to 63 of a-z, 0-9 and -. */
+function validName(name: string, call: S3Call): boolean {
+  if (/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(name)) return true;
+  // Faults of a looser rule, asked only of a name the rule refuses.
+  const lower = name.toLowerCase();
+  if (lower !== name && validName(lower, call)) return call.ctx.faults.has('s3-bucket-name-upper-accepted');
+  const dashed = name.replace(/_/g, '-');
+  if (dashed !== name && validName(dashed, call))
+    return call.ctx.faults.has('s3-bucket-name-underscore-accepted');
+  return false;
+}
+
 export async function createBucket(call: S3Call): Promise<void> {
-  if (!/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(call.bucket)) {
+  if (!validName(call.bucket, call)) {
     throw new S3Error(400, 'InvalidBucketName', 'The specified bucket is not valid.', {
       BucketName: call.bucket,
     });

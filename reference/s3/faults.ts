@@ -30,6 +30,26 @@ const CATALOG: [string, string, string[]][] = [
   ],
   // Object lock, stand-ins, encryption
   [
+    's3-bucket-name-upper-accepted',
+    'CreateBucket accepts names with upper-case letters',
+    ['s3.bucket.name-rules'],
+  ],
+  [
+    's3-bucket-name-underscore-accepted',
+    'CreateBucket accepts names with underscores (the legacy us-east-1 rule)',
+    ['s3.bucket.name-rules'],
+  ],
+  [
+    's3-delete-missing-404',
+    'DeleteObject of a key that does not exist answers 404 NoSuchKey',
+    ['s3.object.delete-missing'],
+  ],
+  [
+    's3-continue-before-auth',
+    'A request with Expect: 100-continue is answered 100 Continue before its credentials are looked at',
+    ['s3.put.expect-continue'],
+  ],
+  [
     's3-object-lock-accepted',
     'CreateBucket with object lock true is accepted',
     ['s3.lock.create-enabled-not-implemented', 's3.error.not-implemented'],
@@ -552,7 +572,7 @@ const CATALOG: [string, string, string[]][] = [
     'X-Amz-Expires is read as milliseconds: a URL signed two minutes ago for 15 minutes is refused',
     ['s3.presign.expired'],
   ],
-  ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4']],
+  ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4', 's3.put.expect-continue']],
   ['s3-signature-unchecked', 'The signature is not checked', ['s3.auth.signature-mismatch']],
   [
     's3-secret-echoed',

@@ -103,6 +103,8 @@ export async function getObject(call: S3Call): Promise<void> {
 
 export function deleteObject(call: S3Call): void {
   const bucket = call.store.bucket(call.bucket);
+  if (!bucket.objects.has(call.key) && call.ctx.faults.has('s3-delete-missing-404'))
+    throw noSuchKey(call.key);
   call.store.deleteObject(bucket, call.key);
   sendEmpty(call.res, 204);
 }
