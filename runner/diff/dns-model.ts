@@ -111,7 +111,7 @@ export function dnsModel(runId: string): DiffModel<DnsCommand, DnsState> {
         [...state.ids.values()].map(async (id) => {
           const path = `/zones/${zoneId}/dns_records/${id}`;
           const res = await ask(side, { api: { method: 'DELETE', path } });
-          if (res.status >= 300 && res.status !== 404) {
+          if ((res.status < 200 || res.status >= 300) && res.status !== 404) {
             left.push(
               `${side.name}: DNS record ${id} (DELETE answered ${res.status}); remove it with DELETE ${path}`,
             );

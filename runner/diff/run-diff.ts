@@ -138,7 +138,7 @@ export async function runDiff<C, S>(
   let down: string | undefined;
   const ask: Ask = async (side, req) => {
     if (down) throw new TargetError(down);
-    return send(side, req).catch((err: unknown) => {
+    const res = await send(side, req).catch((err: unknown) => {
       if (!(err instanceof TargetError) || signal.aborted) throw err;
       if (/ECONNREFUSED/.test(err.message)) {
         down = `${side.name} stopped answering (${err.message})`;
@@ -146,7 +146,20 @@ export async function runDiff<C, S>(
       }
       return new StepResponse(0, {}, bufferBody(Buffer.from(`(no answer: ${err.message})`)));
     });
+    // A throttled or unavailable answer is no answer of the implementation: the search ends there.
+    if ([429, 502, 503, 504].includes(res.status)) {
+      down = `${side.name} answered HTTP ${res.status} (throttled or unavailable)`;
+      throw new TargetError(down);
+    }
+    return res;
   };
+
+  /** Requests that remove what a sequence made: sent even after the search stopped. */
+  const tidy: Ask = (side, req) =>
+    send(side, req).catch((err: unknown) => {
+      if (!(err instanceof TargetError)) throw err;
+      return new StepResponse(0, {}, bufferBody(Buffer.from(`(no answer: ${err.message})`)));
+    });
 
   /** Runs the sequence on both sides; the first difference not set aside, with the ones a baseline knows. */
   const runSequence = async (cmds: C[]): Promise<{ shown?: Shown; knownSeen: Shown[] }> => {
@@ -173,8 +186,13 @@ export async function runDiff<C, S>(
       }
       return { knownSeen };
     } finally {
+      // Clearing is tried whatever stopped the search; what it cannot remove is reported.
       const left = await Promise.all(
-        sides.map((side, s) => model.clear(side, states[s], ask).catch(() => [])),
+        sides.map((side, s) =>
+          model
+            .clear(side, states[s], tidy)
+            .catch((err: Error) => [`${side.name}: what sequence ${n} made may remain (${err.message})`]),
+        ),
       );
       leftovers.push(...left.flat());
     }
@@ -245,9 +263,9 @@ export async function runDiff<C, S>(
     };
   } finally {
     for (const side of prepared) {
-      const left = down?.startsWith(`${side.name} `)
-        ? `${side.name} stopped answering: what the run made there may remain`
-        : await model.teardown(side, send).catch((err: Error) => `${side.name}: ${err.message}`);
+      const left = await model
+        .teardown(side, send)
+        .catch((err: Error) => `${side.name}: what the run made there may remain (${err.message})`);
       if (left) leftovers.push(left);
     }
     await agent.close();

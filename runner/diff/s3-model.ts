@@ -30,7 +30,7 @@ export function s3Model(runId: string): DiffModel<S3Command, S3State> {
     },
     async teardown(side, send) {
       const gone = await send(side, { s3: { method: 'DELETE', bucket } });
-      if (gone.status < 300 || gone.status === 404) return undefined;
+      if ((gone.status >= 200 && gone.status < 300) || gone.status === 404) return undefined;
       return `${side.name}: bucket ${bucket} (DELETE answered ${gone.status}); remove it with: aws s3 rb s3://${bucket} --force --endpoint-url ${side.s3!.endpoint}`;
     },
     state: (_side, n) => ({ prefix: `s${n}/`, etags: new Map(), uploads: [] }),
@@ -77,7 +77,8 @@ export function s3Model(runId: string): DiffModel<S3Command, S3State> {
     async clear(side, state, ask) {
       const left: string[] = [];
       const gone = (what: string, status: number) => {
-        if (status >= 300 && status !== 404) left.push(`${side.name}: ${what} (DELETE answered ${status})`);
+        if ((status < 200 || status >= 300) && status !== 404)
+          left.push(`${side.name}: ${what} (DELETE answered ${status})`);
       };
       await Promise.all(
         KEYS.map(async (k) => {
