@@ -35,19 +35,25 @@ async function thingServer(): Promise<TestServer> {
   });
 }
 
+/** A thing server, and a run of the given fixture cases against it, one case at a time. */
+async function runAgainstThings(cases: string[]): Promise<{ server: TestServer; results: RunResults }> {
+  const server = await thingServer();
+  const results = await runEdgecheck({
+    suitesDir: SUITES,
+    target: managementTarget(server.url),
+    cases,
+    asOf: '2024-06-01',
+    concurrency: 1,
+  });
+  return { server, results };
+}
+
 describe('teardown after a failing step', () => {
   let server: TestServer;
   let results: RunResults;
 
   beforeAll(async () => {
-    server = await thingServer();
-    results = await runEdgecheck({
-      suitesDir: SUITES,
-      target: managementTarget(server.url),
-      cases: ['teardown.after-fail', 'teardown.delete-refused', 'teardown.list'],
-      asOf: '2024-06-01',
-      concurrency: 1,
-    });
+    ({ server, results } = await runAgainstThings(['teardown.after-fail', 'teardown.delete-refused']));
   }, 20_000);
 
   afterAll(async () => {
@@ -86,14 +92,7 @@ describe('a list of teardown steps', () => {
   let results: RunResults;
 
   beforeAll(async () => {
-    server = await thingServer();
-    results = await runEdgecheck({
-      suitesDir: SUITES,
-      target: managementTarget(server.url),
-      cases: ['teardown.list'],
-      asOf: '2024-06-01',
-      concurrency: 1,
-    });
+    ({ server, results } = await runAgainstThings(['teardown.list']));
   }, 20_000);
 
   afterAll(async () => {
