@@ -34,8 +34,7 @@ export function s3Model(runId: string): DiffModel<S3Command, S3State> {
       return `${side.name}: bucket ${bucket} (DELETE answered ${gone.status}); remove it with: aws s3 rb s3://${bucket} --force --endpoint-url ${side.s3!.endpoint}`;
     },
     state: (_side, n) => ({ prefix: `s${n}/`, etags: new Map(), uploads: [] }),
-    async perform(_side, cmd, state, ask) {
-      const side = _side;
+    async perform(side, cmd, state, ask) {
       const method = cmd.op === 'head' ? 'HEAD' : 'GET';
       const [first] = requestsFor(cmd, bucket, state.prefix, state.etags);
       const res = await ask(side, { s3: first });
