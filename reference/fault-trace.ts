@@ -4,25 +4,38 @@ import type { ActiveFaults } from './fault-def.ts';
  * Which fault decision points the reference reached, and in which requests: every `has(name)`,
  * whether the fault is on or off. Opt-in (ReferenceOptions.traceFaults): a test that proves each
  * fault is noticed uses it to run only the cases whose requests reach the fault
- * (test/suite-s3-sensitivity.test.ts). A request is known by the bucket it addresses; a consult
- * in a request that addresses none (ListBuckets, an address that does not parse) or outside any
- * request is counted under `outside`, which means "any request at all".
+ * (test/suite-s3-sensitivity.test.ts, test/suite-management-sensitivity.test.ts). An S3 request
+ * is known by the bucket it addresses (`bucket NAME`), a management request by the case its
+ * User-Agent names (`case ID`); a consult in a request known by neither (ListBuckets, a request
+ * without the User-Agent) or outside any request is counted under `outside`, which means "any
+ * request at all".
  */
 export class FaultTrace {
-  /** Bucket name: the faults consulted in requests addressed to it. */
-  readonly byBucket = new Map<string, Set<string>>();
-  /** Faults consulted with no bucket to attribute them to. */
+  /** `bucket NAME` or `case ID`: the faults consulted in the requests it names. */
+  readonly byOwner = new Map<string, Set<string>>();
+  /** Faults consulted with no owner to attribute them to. */
   readonly outside = new Set<string>();
 
-  consultsOf(bucket: string | undefined): Set<string> {
-    if (!bucket) return this.outside;
-    let consults = this.byBucket.get(bucket);
+  consultsOf(owner: string | undefined): Set<string> {
+    if (!owner) return this.outside;
+    let consults = this.byOwner.get(owner);
     if (!consults) {
       consults = new Set();
-      this.byBucket.set(bucket, consults);
+      this.byOwner.set(owner, consults);
     }
     return consults;
   }
+}
+
+/** The owner a bucket name makes: S3 requests are known by the bucket they address. */
+export function bucketOwner(bucket: string | undefined): string | undefined {
+  return bucket ? `bucket ${bucket}` : undefined;
+}
+
+/** The case a management request names in its User-Agent (runner/execute/perform.ts userAgent). */
+export function caseOfUserAgent(userAgent: string | undefined): string | undefined {
+  const m = /^edgecheck\/\S+ \(case ([^()\s]+)\)$/.exec(userAgent ?? '');
+  return m ? `case ${m[1]}` : undefined;
 }
 
 /** Faults whose every consult is noted in one set. */
@@ -43,15 +56,16 @@ export class TracedFaults implements ActiveFaults {
 }
 
 /**
- * The context one request is handled with: its consults are noted under the bucket it addresses.
- * Without a trace it is the server's context itself, so tracing costs nothing when off.
+ * The context one request is handled with: its consults are noted under the owner `owner` names
+ * (`bucket NAME`, `case ID`). Without a trace it is the server's context itself, so tracing costs
+ * nothing when off.
  */
 export function requestContext<C extends { faults: ActiveFaults; faultTrace?: FaultTrace }>(
   ctx: C,
-  bucket: () => string | undefined,
+  owner: () => string | undefined,
 ): C {
   const trace = ctx.faultTrace;
   if (!trace) return ctx;
   const faults = ctx.faults instanceof TracedFaults ? ctx.faults.inner : ctx.faults;
-  return { ...ctx, faults: new TracedFaults(faults, trace.consultsOf(bucket())) };
+  return { ...ctx, faults: new TracedFaults(faults, trace.consultsOf(owner())) };
 }

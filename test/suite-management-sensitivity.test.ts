@@ -1,20 +1,44 @@
-import { describe, expect, it } from 'vitest';
+import pLimit from 'p-limit';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS, type FaultDef } from '../reference/faults.ts';
-import { today } from '../runner/api.ts';
+import { startReference } from '../reference/server.ts';
+import { runEdgecheck, today } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import { type Clause, clauseApplies } from '../runner/model/clause.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { type FaultReach, faultReach, judged, pick } from './helpers/fault-reach.ts';
 
 /*
  * Each management fault of the reference breaks one documented behaviour. With the fault on, the
  * clauses that fail or error must be exactly the ones the fault lists (those whose date window
  * includes the as-of date of the run), and nothing else. A dated fault is run at dates chosen so
  * that every clause it lists is judged at least once.
+ *
+ * As in test/suite-s3-sensitivity.test.ts, a fault runs with only the cases whose requests reach
+ * its decision point in the fault-free run at the same date and seed (reference/fault-trace.ts):
+ * management requests name their case in their User-Agent. The argument there holds here with
+ * one more premise: the management cases share a zone, so a case must not judge what another
+ * case wrote. Cases create records, rules and jobs of their own, named with the run's prefix and
+ * their slug, and judge those; lists judge their own items or the envelope. The guards are the
+ * same: a fault reached in a request that names no case (the sweep, a raw request, the seeded
+ * state), never reached, or whose cases do not cite every clause it breaks runs against the
+ * whole suite; and a few narrowed faults a day (EDGECHECK_SENSITIVITY_SEED,
+ * EDGECHECK_SENSITIVITY_CROSSCHECK) also run against the whole suite, which must give the same
+ * verdict and leave every other case's checks as the fault-free run judged them.
  */
 
 const AREAS = ['management', 'deprecations'];
+const SEED = 20261123;
 const clauses = loadClauses(AREAS);
 const faults = FAULTS.filter((f) => f.area === 'management');
+
+const ROTATION_SEED = Number(process.env.EDGECHECK_SENSITIVITY_SEED ?? Math.floor(Date.now() / 86_400_000));
+const CROSSCHECK = process.env.EDGECHECK_SENSITIVITY_CROSSCHECK ?? '3';
+const TIMEOUT = CROSSCHECK === 'all' ? 3_600_000 : 300_000;
+
+/** Runs at once: each is a runner and a reference in one thread, and the machine may have two cores. */
+const limit = pLimit(2);
 
 function dayBefore(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
@@ -52,14 +76,131 @@ function plan(fault: FaultDef): { asOf: string; expected: string[] }[] {
   return runs;
 }
 
+const failing = (r: RunResults) =>
+  r.clauses
+    .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
+    .map((c) => c.id)
+    .sort();
+
+/** A run against a reference in this thread (it starts in milliseconds), optionally traced. */
+async function inThread(asOf: string, faultNames: string[], cases?: string[], traceFaults = false) {
+  const reference = await startReference({ asOf, faults: faultNames, traceFaults });
+  try {
+    const results = await runEdgecheck({
+      suites: AREAS,
+      seed: SEED,
+      cases,
+      asOf,
+      target: reference.target(),
+      ownedTarget: { faults: faultNames },
+    });
+    return { results, trace: reference.faultTrace };
+  } finally {
+    await reference.close();
+  }
+}
+
+/** The whole suite with the fault on, against the embedded reference as `edgecheck run` starts it. */
+const wholeSuite = (asOf: string, fault: FaultDef) =>
+  runAgainstEmbedded({ suites: AREAS, seed: SEED, asOf, reference: { faults: [fault.name] } });
+
+interface FaultFree extends FaultReach {
+  results: RunResults;
+}
+
+/** One proof obligation: the fault at one date, and the runs that discharge it. */
+interface Obligation {
+  fault: FaultDef;
+  asOf: string;
+  expected: string[];
+  cases?: Set<string>;
+  /** Why the whole suite runs. */
+  reason?: string;
+  narrowed?: Promise<RunResults>;
+  full?: Promise<RunResults>;
+}
+
+interface Proof {
+  bases: Map<string, Promise<FaultFree>>;
+  obligations: Map<string, Obligation[]>;
+  crossChecked: Set<Obligation>;
+}
+
+function queued<T>(job: () => Promise<T>): Promise<T> {
+  const started = limit(job);
+  started.catch(() => {});
+  return started;
+}
+
+/** Every date's traced fault-free run, then every fault's runs, whole-suite ones first. */
+async function prove(): Promise<Proof> {
+  const obligations = new Map(
+    faults.map((f) => [f.name, plan(f).map((p) => ({ fault: f, ...p }) as Obligation)] as const),
+  );
+  const dates = new Set([today(), ...[...obligations.values()].flat().map((o) => o.asOf)]);
+  const bases = new Map(
+    [...dates].map((asOf) => [
+      asOf,
+      queued(async () => {
+        const { results, trace } = await inThread(asOf, [], undefined, true);
+        return { results, ...faultReach(trace!, results) };
+      }),
+    ]),
+  );
+  const all = [...obligations.values()].flat();
+  for (const o of all) {
+    const base = await bases.get(o.asOf)!;
+    const reached = base.reachedBy.get(o.fault.name);
+    if (base.unattributed.has(o.fault.name)) o.reason = 'reached in a request that names no case';
+    else if (!reached) o.reason = 'never reached in the fault-free run';
+    else o.cases = reached;
+  }
+  const narrowable = all.filter((o) => o.cases);
+  const count = CROSSCHECK === 'all' ? narrowable.length : Number(CROSSCHECK);
+  const crossChecked = new Set(pick(narrowable, count, ROTATION_SEED));
+  for (const o of all)
+    if (!o.cases || crossChecked.has(o)) o.full = queued(() => wholeSuite(o.asOf, o.fault));
+  for (const o of narrowable) {
+    o.narrowed = queued(async () => (await inThread(o.asOf, [o.fault.name], [...o.cases!].sort())).results);
+  }
+  return { bases, obligations, crossChecked };
+}
+
+let proof: Promise<Proof> | undefined;
+const proven = () => {
+  proof ??= prove();
+  return proof;
+};
+
 describe('management faults are noticed by exactly the clauses they break', () => {
-  it('without faults, no clause fails, errors or is blocked', async () => {
-    const results = await runAgainstEmbedded({ suites: AREAS });
-    const bad = results.clauses
-      .filter((c) => ['fail', 'error', 'blocked'].includes(c.verdict))
-      .map((c) => c.id);
-    expect(bad).toEqual([]);
-  }, 60_000);
+  afterAll(async () => {
+    if (!proof) return;
+    const all = [...(await proof).obligations.values()].flat();
+    const full = all.filter((o) => o.reason);
+    const lines = full.map((o) => `  ${o.fault.name} at ${o.asOf}: ${o.reason}`);
+    console.log(
+      `management faults run against the whole suite (${full.length} of ${all.length} runs):\n${lines.join('\n')}`,
+    );
+  });
+
+  it(
+    'without faults, no clause fails, errors or is blocked at any date a fault is run at',
+    async () => {
+      const { bases, crossChecked } = await proven();
+      console.log(
+        `cross-checking ${[...crossChecked].map((o) => `${o.fault.name} at ${o.asOf}`).join(', ') || 'nothing'} ` +
+          `against the whole suite (EDGECHECK_SENSITIVITY_SEED=${ROTATION_SEED})`,
+      );
+      for (const [asOf, base] of bases) {
+        const { results } = await base;
+        const bad = results.clauses
+          .filter((c) => ['fail', 'error', 'blocked'].includes(c.verdict))
+          .map((c) => c.id);
+        expect({ asOf, bad }).toEqual({ asOf, bad: [] });
+      }
+    },
+    TIMEOUT,
+  );
 
   it('every clause a management fault lists exists in the management or deprecations catalog', () => {
     const unknown = faults.flatMap((f) =>
@@ -72,23 +213,43 @@ describe('management faults are noticed by exactly the clauses they break', () =
     expect(faults.filter((f) => f.breaks.length === 0).map((f) => f.name)).toEqual([]);
   });
 
-  it.each(faults.map((f) => [f.name, f] as const))(
-    '%s',
-    async (_name, fault) => {
-      for (const { asOf, expected } of plan(fault)) {
-        const results = await runAgainstEmbedded({
-          suites: AREAS,
-          asOf,
-          reference: { faults: [fault.name] },
-        });
-        const failing = results.clauses
-          .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
-          .map((c) => c.id)
-          .sort();
-        expect({ asOf, failing }).toEqual({ asOf, failing: expected });
-        expect(results.exitCode).toBe(1);
-      }
-    },
-    60_000,
-  );
+  for (const fault of faults) {
+    it.concurrent(
+      fault.name,
+      async () => {
+        const { bases, obligations } = await proven();
+        for (const o of obligations.get(fault.name)!) {
+          const { asOf, expected } = o;
+          if (o.narrowed) {
+            const narrowed = await o.narrowed;
+            const cited = new Set(
+              narrowed.clauses
+                .filter((c) => c.verdict !== 'untested' && c.verdict !== 'skipped')
+                .map((c) => c.id),
+            );
+            const uncited = expected.filter((id) => !cited.has(id));
+            if (uncited.length) {
+              o.reason = `the cases that reach it do not judge ${uncited.join(', ')}`;
+              o.full ??= queued(() => wholeSuite(asOf, fault));
+            } else {
+              expect({ asOf, failing: failing(narrowed) }).toEqual({ asOf, failing: expected });
+            }
+          }
+          if (!o.full) continue;
+          const full = await o.full;
+          expect({ asOf, failing: failing(full) }).toEqual({ asOf, failing: expected });
+          expect(full.exitCode).toBe(1);
+          if (o.cases && !o.reason) {
+            // A cross-check: the cases the trace left out judged every check as without the fault.
+            const before = judged((await bases.get(asOf)!).results);
+            const changed = [...judged(full)]
+              .filter(([id, checks]) => !o.cases!.has(id) && before.get(id)?.join('\n') !== checks.join('\n'))
+              .map(([id, checks]) => `${id}: ${checks.join(', ')}`);
+            expect({ asOf, changedOutsideTheTrace: changed }).toEqual({ asOf, changedOutsideTheTrace: [] });
+          }
+        }
+      },
+      TIMEOUT,
+    );
+  }
 });

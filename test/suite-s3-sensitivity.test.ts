@@ -4,9 +4,9 @@ import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS, type FaultDef } from '../reference/faults.ts';
 import { startReference } from '../reference/server.ts';
 import { runEdgecheck, today } from '../runner/api.ts';
-import { runPrefix } from '../runner/execute/run-id.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import type { RunResults } from '../runner/model/results.ts';
+import { type FaultReach, faultReach, judged, pick } from './helpers/fault-reach.ts';
 
 /*
  * Each S3 fault of the reference breaks one documented behaviour. With the fault on, the S3
@@ -71,10 +71,6 @@ const why = (r: RunResults) =>
     .filter((c) => c.verdict === 'fail' || c.verdict === 'error' || c.verdict === 'blocked')
     .map((c) => `${c.id}: ${c.verdict} ${(c.message ?? '').split('\n')[0].slice(0, 200)}`);
 
-/** Each case's checks as it judged them. */
-const judged = (r: RunResults) =>
-  new Map(r.cases.map((c) => [c.id, c.checks.map((k) => `${k.step}#${k.index}: ${k.verdict}`)]));
-
 /** A run against a reference in this thread (startReference), optionally tracing its faults. */
 async function inThread(faultNames: string[], cases?: string[], traceFaults = false) {
   const asOf = today();
@@ -105,49 +101,14 @@ async function withFault(fault: FaultDef, cases?: string[]): Promise<RunResults>
 }
 
 /** What the fault-free run shows. */
-interface FaultFree {
+interface FaultFree extends FaultReach {
   results: RunResults;
-  /** Fault name: the cases whose requests reached its decision point. */
-  reachedBy: Map<string, Set<string>>;
-  /** Faults reached in a request the trace cannot name a case for. */
-  unattributed: Set<string>;
 }
 
 /** The fault-free run, against a reference in this thread so that its fault trace can be read. */
 async function faultFreeRun(): Promise<FaultFree> {
   const { results, trace } = await inThread([], undefined, true);
-  const prefix = `${runPrefix(results.runId)}-`;
-  const reachedBy = new Map<string, Set<string>>();
-  const unattributed = new Set(trace!.outside);
-  for (const [bucket, consulted] of trace!.byBucket) {
-    // A whole run's cases are in slug order: the slug is the index of the case's result.
-    const slug = bucket.startsWith(prefix) ? bucket.slice(prefix.length).split('-')[0] : '';
-    const index = Number.parseInt(slug, 36);
-    const caseId = index.toString(36) === slug ? results.cases[index]?.id : undefined;
-    for (const fault of consulted) {
-      if (caseId === undefined) unattributed.add(fault);
-      else reachedBy.set(fault, (reachedBy.get(fault) ?? new Set()).add(caseId));
-    }
-  }
-  return { results, reachedBy, unattributed };
-}
-
-/** `count` of `items`, chosen by `seed` (a seeded Fisher-Yates shuffle, mulberry32). */
-function pick<T>(items: readonly T[], count: number, seed: number): T[] {
-  let s = seed >>> 0;
-  const random = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out.slice(0, Math.max(0, count));
+  return { results, ...faultReach(trace!, results) };
 }
 
 /** How one fault is proved: with the cases that reach it, or (for `reason`) with the whole suite. */

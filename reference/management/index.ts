@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
+import { caseOfUserAgent, requestContext } from '../fault-trace.ts';
 import type { Handler } from '../handler.ts';
 import { ApiError, CODES } from './api-error.ts';
 import { authenticate } from './auth.ts';
@@ -40,8 +41,9 @@ export function buildRouter(): Router {
 export function createManagementHandler(ctx: ReferenceContext, state: State = createState(ctx)): Handler {
   const router = buildRouter();
   return (req, res) => {
-    serve(ctx, router, state, req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendError(ctx, res, internalError(req, err));
+    const rctx = requestContext(ctx, () => caseOfUserAgent(req.headers['user-agent']));
+    serve(rctx, router, state, req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendError(rctx, res, internalError(req, err));
       else res.destroy();
     });
   };

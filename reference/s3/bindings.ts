@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReferenceContext } from '../context.ts';
-import { requestContext } from '../fault-trace.ts';
+import { bucketOwner, requestContext } from '../fault-trace.ts';
 import { newVersionId } from './objects.ts';
 import type { BucketRecord, ObjectRecord, S3Store } from './store.ts';
 
@@ -64,9 +64,8 @@ export async function serveBinding(
     return answer(400, { probeError: 'the body is not JSON' });
   }
   // Fault consults are noted under the run's name the key starts with, as for a bucket.
-  const ctx = requestContext(
-    serverCtx,
-    () => (call.key ?? call.keys?.[0] ?? call.options?.prefix)?.split('/')[0],
+  const ctx = requestContext(serverCtx, () =>
+    bucketOwner((call.key ?? call.keys?.[0] ?? call.options?.prefix)?.split('/')[0]),
   );
   try {
     const returned = await perform(call, ctx, store, legacy);

@@ -2,7 +2,7 @@ import type { ApiRequest, BindingCall, HttpRequest, StepDef, WireRequest } from 
 import { resolve, type Scope } from '../template/resolve.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
 import { sendHttp } from '../transports/http.ts';
-import { authHeaders, buildApiRequest, managementUrl } from '../transports/management.ts';
+import { authHeaders, buildApiRequest, managementUrl, userAgent } from '../transports/management.ts';
 import { emptyBody, StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { sendS3Command } from '../transports/s3-sdk.ts';
@@ -24,12 +24,18 @@ export interface Performed {
   sent?: SentRequest;
 }
 
+/** The case a step belongs to: its id names it to the target, its slug names its buckets. */
+export interface StepOwner {
+  id: string;
+  slug: string;
+}
+
 /** Resolves a step's placeholders and sends it. Throws MissingValue, TargetLacks or TargetError. */
 export async function performStep(
   step: StepDef,
   scope: Scope,
   ctx: RunContext,
-  caseSlug: string,
+  owner: StepOwner,
   ledger: TeardownLedger,
 ): Promise<Performed> {
   const { target, signal } = ctx;
@@ -37,7 +43,7 @@ export async function performStep(
     case 'api': {
       if (!target.management) throw new TargetLacks('the target has no management API configured');
       const api = resolve(step.api, scope) as ApiRequest;
-      const req = buildApiRequest(target.management, api);
+      const req = buildApiRequest(target.management, api, userAgent(owner.id));
       const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
       return {
         response,
@@ -87,6 +93,8 @@ export async function performStep(
         base = managementUrl(target.management, '/').origin;
         for (const [k, v] of Object.entries(authHeaders(target.management, wire.auth ?? 'default')))
           headers.push([k, v]);
+        if (!headers.some(([k]) => k.toLowerCase() === 'user-agent'))
+          headers.push(['user-agent', userAgent(owner.id)]);
       } else {
         if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
         base = target.s3.endpoint;
@@ -121,7 +129,7 @@ export async function performStep(
     }
     case 'bucket': {
       if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-      const name = bucketName(ctx.runId, caseSlug, step.bucket);
+      const name = bucketName(ctx.runId, owner.slug, step.bucket);
       const s3 = ctx.s3();
       const s3Target = target.s3;
       await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
@@ -154,20 +162,24 @@ export interface Described {
 }
 
 /** A teardown step in words and as a command, and how to confirm that a delete took. */
-export function describeStep(step: StepDef, scope: Scope, ctx: RunContext): Described {
+export function describeStep(step: StepDef, scope: Scope, ctx: RunContext, caseId: string): Described {
   try {
     switch (step.kind) {
       case 'api': {
         const mgmt = ctx.target.management;
         if (!mgmt) break;
         const api = resolve(step.api, scope) as ApiRequest;
-        const req = buildApiRequest(mgmt, api);
+        const req = buildApiRequest(mgmt, api, userAgent(caseId));
         return {
           what: `${api.method} ${api.path}`,
           undo: () => curlFor(req, 'management'),
           confirm:
             api.method.toUpperCase() === 'DELETE'
-              ? (tctx) => confirmGone(tctx, buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }))
+              ? (tctx) =>
+                  confirmGone(
+                    tctx,
+                    buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }, userAgent(caseId)),
+                  )
               : undefined,
         };
       }

@@ -235,12 +235,18 @@ class CaseRun {
     const { ctx, slug, ledger } = this;
     // The scope as it is now: a later capture of the same name must not redirect this teardown.
     const tdScope = { ...this.scope };
-    const described = describeStep(td, tdScope, ctx);
+    const described = describeStep(td, tdScope, ctx, this.c.id);
     ledger.add({
       what: `${described.what} (teardown of ${label})`,
       undo: described.undo,
       run: async (signal) => {
-        const r = await performStep(td, tdScope, teardownContext(ctx, signal), slug, ledger);
+        const r = await performStep(
+          td,
+          tdScope,
+          teardownContext(ctx, signal),
+          { id: this.c.id, slug },
+          ledger,
+        );
         if (!r.ok) {
           throw new Error(
             `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
@@ -311,7 +317,7 @@ class CaseRun {
       if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
       let performed: Performed;
       try {
-        performed = await performStep(step, this.scope, ctx, this.slug, this.ledger);
+        performed = await performStep(step, this.scope, ctx, { id: this.c.id, slug: this.slug }, this.ledger);
       } catch (err) {
         this.stepThrew(err, step, given, label, later());
         return;

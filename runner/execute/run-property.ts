@@ -4,7 +4,7 @@ import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
 import { redactDeep, redactText } from '../redact.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
 import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
-import { buildApiRequest } from '../transports/management.ts';
+import { buildApiRequest, userAgent } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import type { Door } from '../transports/traffic.ts';
@@ -103,7 +103,7 @@ export async function runProperty(
       },
       api: async (req) => {
         if (!ctx.target.management) throw new TargetLacks('the target has no management API configured');
-        return send(buildApiRequest(ctx.target.management, req as ApiRequest), 'management');
+        return send(buildApiRequest(ctx.target.management, req as ApiRequest, userAgent(p.id)), 'management');
       },
       http: async (req) => {
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');

@@ -1,6 +1,7 @@
 import type { ApiRequest, AuthMode } from '../model/case.ts';
 import type { ManagementTarget } from '../model/target.ts';
 import { InputError, TargetLacks } from '../util/errors.ts';
+import { VERSION } from '../version.ts';
 import type { OutgoingRequest } from './http.ts';
 
 /** Appends query values; arrays repeat the key, objects are JSON. */
@@ -47,10 +48,23 @@ export function managementUrl(target: ManagementTarget, path: string): URL {
   return new URL(`${target.baseUrl.replace(/\/+$/, '')}/client/v4${path}`);
 }
 
+/**
+ * What management requests call themselves: the case (or property) in the User-Agent lets a
+ * target's access log say which case sent a request; the reference's fault trace reads it too.
+ */
+export function userAgent(caseId: string): string {
+  return `edgecheck/${VERSION} (case ${caseId})`;
+}
+
 /** A resolved `api:` step as an HTTP request. */
-export function buildApiRequest(target: ManagementTarget, api: ApiRequest): OutgoingRequest {
+export function buildApiRequest(
+  target: ManagementTarget,
+  api: ApiRequest,
+  userAgent?: string,
+): OutgoingRequest {
   const url = withQuery(managementUrl(target, api.path), api.query);
   const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(target, api.auth) };
+  if (userAgent) headers['user-agent'] = userAgent;
   let body: string | undefined;
   if (api.rawBody !== undefined) body = api.rawBody;
   else if (api.body !== undefined) {
