@@ -32,9 +32,9 @@ export function bucketOwner(bucket: string | undefined): string | undefined {
   return bucket ? `bucket ${bucket}` : undefined;
 }
 
-/** The case a management request names in its User-Agent (runner/execute/perform.ts userAgent). */
+/** The case a request names at the end of its User-Agent (runner/transports/management.ts userAgent). */
 export function caseOfUserAgent(userAgent: string | undefined): string | undefined {
-  const m = /^edgecheck\/\S+ \(case ([^()\s]+)\)$/.exec(userAgent ?? '');
+  const m = /(?:^|\s)edgecheck\/\S+ \(case ([^()\s]+)\)$/.exec(userAgent ?? '');
   return m ? `case ${m[1]}` : undefined;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import { bucketOwner, requestContext } from '../fault-trace.ts';
+import { bucketOwner, caseOfUserAgent, requestContext } from '../fault-trace.ts';
 import type { Handler } from '../handler.ts';
 import { S3Error } from './errors.ts';
 import { renderXml, S3_XMLNS } from './xml.ts';
@@ -111,7 +111,10 @@ export function asHandler(
   handle: (req: http.IncomingMessage, res: http.ServerResponse, ctx: ReferenceContext) => Promise<unknown>,
 ): Handler {
   return (req, res) => {
-    const rctx = requestContext(ctx, () => bucketOwner(bucketOf(req)));
+    const rctx = requestContext(
+      ctx,
+      () => caseOfUserAgent(req.headers['user-agent']) ?? bucketOwner(bucketOf(req)),
+    );
     handle(req, res, rctx).catch((err) => sendError(res, err, rctx, req.method ?? 'GET', req.url ?? '/'));
   };
 }

@@ -58,6 +58,7 @@ export async function performStep(
       if (http.endpoint === 'public' && !target.s3.publicUrl)
         throw new TargetLacks('the target has no public bucket URL');
       const req = await buildS3Request(target.s3, http);
+      req.headers['user-agent'] ??= userAgent(owner.id);
       const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
       const mode =
         http.endpoint === 'public' || http.sign === 'none'
@@ -76,7 +77,10 @@ export async function performStep(
     case 's3': {
       if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
       const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
-      const response = await sendS3Command(ctx.s3(), step.s3, input, sendOptions(ctx, 's3'));
+      const response = await sendS3Command(ctx.s3(), step.s3, input, {
+        ...sendOptions(ctx, 's3'),
+        userAgent: userAgent(owner.id),
+      });
       return {
         response,
         repro: () => awsCliFor(step.s3!, input, target.s3!.endpoint),

@@ -104,6 +104,8 @@ export interface S3SendOptions {
   reservation?: Reservation;
   /** Hears the bytes of a generated body taken by the SDK so far (see SendOptions in http.ts). */
   onSent?: (sent: number, total: number) => void;
+  /** Added to the SDK's own User-Agent (management.ts userAgent): the case that sends. */
+  userAgent?: string;
 }
 
 type CommandCtor = new (input: Record<string, unknown>) => S3.$Command<any, any, any, any, any>;
@@ -171,6 +173,10 @@ async function sendOnce(
   command.middlewareStack.add(
     (next: any) => async (args: any) => {
       method = args.request?.method ?? method;
+      // After signing, which never covers the User-Agent.
+      const headers = args.request?.headers;
+      if (opts.userAgent && headers)
+        headers['user-agent'] = `${headers['user-agent'] ?? ''} ${opts.userAgent}`.trim();
       const result = await next(args);
       wire = { statusCode: result.response.statusCode, headers: result.response.headers };
       return result;
