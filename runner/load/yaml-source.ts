@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import {
   Composer,
   type Document,
@@ -32,6 +33,31 @@ export const MAX_ALIASES = 100;
  * naming the file (and line where there is one).
  */
 export function readYaml(file: string, kind: Exclude<InputKind, 'results' | 'secret'> = 'case'): YamlSource {
+  const stamp = stampOf(file, kind);
+  const hit = stamp && parsed.get(file);
+  if (hit && hit.stamp === stamp) return { ...hit.source, value: structuredClone(hit.source.value) };
+  const source = parseYaml(file, kind);
+  if (stamp) parsed.set(file, { stamp, source: { ...source, value: structuredClone(source.value) } });
+  return source;
+}
+
+/**
+ * Parsed files by path, while unchanged (same kind, size, modification time and inode): a process
+ * that runs the suites many times (several targets, a test proving faults) parses each file once.
+ * Callers get their own copy of the value, which they may change.
+ */
+const parsed = new Map<string, { stamp: string; source: YamlSource }>();
+
+function stampOf(file: string, kind: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${kind} ${st.size} ${st.mtimeMs} ${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseYaml(file: string, kind: Exclude<InputKind, 'results' | 'secret'>): YamlSource {
   const shown = displayPath(file);
   let text: string;
   try {
