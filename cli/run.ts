@@ -14,7 +14,7 @@ import { InputError } from '../runner/util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 import { type MiniflareProbe, startMiniflareProbe, withBindings } from './bindings-miniflare.ts';
 import { runAgainstEmbedded } from './embedded.ts';
-import { parseTargets, runSeveral } from './several-targets.ts';
+import { configTargets, parseTargets, runSeveral } from './several-targets.ts';
 import { githubStepSummary } from './step-summary.ts';
 
 export const LAST_RUN = '.edgecheck/last-run.json';
@@ -68,6 +68,9 @@ Target
                            table of 'edgecheck compare', a file reporter writes one file per
                            target (out/r.json: out/r.NAME.json) and html=FILE also the
                            comparison page at FILE
+                           (or a config file's targets: map, NAME: SPEC, paths relative to
+                           it); each target's own file sets its concurrency, timeoutMs,
+                           rateLimit, maxRequests and retries unless a flag sets them for all
   --exit-from NAME         with --target: the exit code is this target's (default: 130 if
                            interrupted, else 1 when any target's run is not clean, else 0)
   Secrets come from the environment or files only: EDGECHECK_API_TOKEN, or
@@ -228,9 +231,19 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
     out.write(RUN_HELP);
     return 0;
   }
-  const several = v.target?.length ? parseTargets(v.target) : undefined;
+  if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
+  const config = v.config ? readConfigFile(v.config) : undefined;
+  if (config?.targets && v.target?.length) {
+    throw new InputError('--target', `${v.config} names its targets already; give them in one place`);
+  }
+  const several = v.target?.length
+    ? parseTargets(v.target)
+    : config?.targets && v.config
+      ? parseTargets(configTargets(config, v.config))
+      : undefined;
   if (several) {
-    const clash = SINGLE_TARGET_FLAGS.find((f) => v[f] !== undefined);
+    // A config naming targets is the one --config allowed with several targets.
+    const clash = SINGLE_TARGET_FLAGS.find((f) => v[f] !== undefined && !(f === 'config' && config?.targets));
     if (clash) {
       throw new InputError(
         `--${clash}`,
@@ -247,8 +260,6 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       'it runs a probe of its own; give either it or --bindings-url',
     );
   }
-  if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
-  const config = v.config ? readConfigFile(v.config) : undefined;
   const target = several
     ? undefined
     : resolveTarget(config, v.config, {
@@ -339,7 +350,29 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
     if (several) {
       const { reporters: _none, ...shared } = options;
       const code = await runSeveral(
-        { ...shared, targets: several, reporterSpecs: specs, verbose: v.verbose, exitFrom: v['exit-from'] },
+        {
+          ...shared,
+          targets: several,
+          reporterSpecs: specs,
+          verbose: v.verbose,
+          exitFrom: v['exit-from'],
+          // A flag sets every target; else a target's own file; else the config naming the targets.
+          settingsFor: (t) => ({
+            concurrency:
+              int('--concurrency', v.concurrency, 1, 256) ?? t.config?.concurrency ?? config?.concurrency,
+            timeoutMs:
+              int('--timeout', v.timeout, 100, 3_600_000) ?? t.config?.timeoutMs ?? config?.timeoutMs,
+            rateLimit: rateLimit(
+              v['rate-limit'] ?? t.config?.rateLimit ?? config?.rateLimit,
+              Boolean(t.target),
+            ),
+            maxRequests:
+              int('--max-requests', v['max-requests'], 1, 10_000_000) ??
+              t.config?.maxRequests ??
+              config?.maxRequests,
+            retries: int('--retries', v.retries, 0, 10) ?? t.config?.retries ?? config?.retries,
+          }),
+        },
         out,
       );
       finished = () => process.exit(code);

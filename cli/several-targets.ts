@@ -5,7 +5,7 @@ import { compareHtml, compareResults } from '../reporters/compare.ts';
 import { writeOutput } from '../reporters/output.ts';
 import { createReporter } from '../reporters/registry.ts';
 import { type RunOptions, runEdgecheck } from '../runner/api.ts';
-import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
+import { type ConfigFile, readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
 import type { Reporter, RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { InputError } from '../runner/util/errors.ts';
@@ -15,16 +15,35 @@ import { runAgainstEmbedded } from './embedded.ts';
 export interface NamedTarget {
   name: string;
   target?: Target;
+  /** The target's own config file, whose run settings (concurrency, timeoutMs, …) apply to it. */
+  config?: ConfigFile;
   embedded?: { faults: string[] };
+}
+
+/** One target as written: `NAME=SPEC`, where it was written (flag or file:line), and the folder paths are relative to. */
+export interface TargetSpec {
+  spec: string;
+  where: string;
+  base?: string;
+}
+
+/** The `targets:` of a config file as specs, each path relative to the config's folder. */
+export function configTargets(config: ConfigFile, file: string): TargetSpec[] {
+  return Object.entries(config.targets ?? {}).map(([name, spec]) => ({
+    spec: `${name}=${spec}`,
+    where: `${file} targets.${name}`,
+    base: path.dirname(file),
+  }));
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-/** Parses the `--target` flags: unique names, each a config file that exists or the embedded reference. */
-export function parseTargets(specs: string[]): NamedTarget[] {
+/** Parses the `--target` flags (or a config's `targets:`): unique names, each a config file that exists or the embedded reference. */
+export function parseTargets(specs: (string | TargetSpec)[]): NamedTarget[] {
   const seen = new Set<string>();
-  return specs.map((spec) => {
-    const where = `--target ${spec}`;
+  return specs.map((given) => {
+    const { spec, where, base } =
+      typeof given === 'string' ? { spec: given, where: `--target ${given}` } : given;
     const eq = spec.indexOf('=');
     const name = eq < 0 ? '' : spec.slice(0, eq).trim();
     const what = eq < 0 ? '' : spec.slice(eq + 1).trim();
@@ -42,10 +61,14 @@ export function parseTargets(specs: string[]): NamedTarget[] {
         .filter(Boolean);
       return { name, embedded: { faults } };
     }
-    if (!existsSync(what)) throw new InputError(where, `no such config file '${what}'`);
-    const target = resolveTarget(readConfigFile(what), what, { name });
+    const file = base ? path.resolve(base, what) : what;
+    if (!existsSync(file)) throw new InputError(where, `no such config file '${what}'`);
+    const config = readConfigFile(file);
+    if (config.targets)
+      throw new InputError(where, `'${what}' names targets of its own; name a target's file`);
+    const target = resolveTarget(config, file, { name });
     if (!target) throw new InputError(where, `'${what}' names no management.baseUrl and no s3.endpoint`);
-    return { name, target: { ...target, name } };
+    return { name, target: { ...target, name }, config };
   });
 }
 
@@ -98,6 +121,8 @@ export interface SeveralOptions extends Omit<RunOptions, 'target' | 'reporters' 
   verbose?: boolean;
   /** The target whose exit code is the run's; by default the worst of all. */
   exitFrom?: string;
+  /** Settings of one target's own (its config file's concurrency, timeout, rate cap, …). */
+  settingsFor?: (t: NamedTarget) => Partial<RunOptions>;
 }
 
 /**
@@ -107,7 +132,7 @@ export interface SeveralOptions extends Omit<RunOptions, 'target' | 'reporters' 
  * html reporter was given a path.
  */
 export async function runSeveral(options: SeveralOptions, out: NodeJS.WritableStream): Promise<number> {
-  const { targets, reporterSpecs, verbose, exitFrom, ...run } = options;
+  const { targets, reporterSpecs, verbose, exitFrom, settingsFor, ...run } = options;
   if (exitFrom !== undefined && !targets.some((t) => t.name === exitFrom)) {
     throw new InputError(
       `--exit-from ${exitFrom}`,
@@ -118,7 +143,7 @@ export async function runSeveral(options: SeveralOptions, out: NodeJS.WritableSt
   const perTarget = targets.map((t) => ({ t, reporters: reportersFor(reporterSpecs, t.name, out, verbose) }));
   const results: RunResults[] = await Promise.all(
     perTarget.map(({ t, reporters }) => {
-      const common = { ...run, seed, reporters };
+      const common = { ...run, ...settingsFor?.(t), seed, reporters };
       return t.embedded
         ? runAgainstEmbedded({ ...common, reference: { faults: t.embedded.faults, name: t.name } })
         : runEdgecheck({ ...common, target: t.target! });

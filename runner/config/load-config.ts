@@ -9,6 +9,8 @@ import { readInputFile } from '../util/input-file.ts';
 /** The config file's shape (schemas/config.schema.json). */
 export interface ConfigFile {
   name?: string;
+  /** Several targets by name: a config file's path (relative to this one), `embedded` or `embedded:FAULT,…`. */
+  targets?: Record<string, string>;
   management?: {
     baseUrl: string;
     tokenEnv?: string;
@@ -155,7 +157,17 @@ export function readConfigFile(file: string): ConfigFile {
     if (feature) throw new InputError(where, feature);
     throw new InputError(where, `${describeErrors([e])}; see schemas/config.schema.json`);
   }
-  return doc as ConfigFile;
+  const config = doc as ConfigFile;
+  if (config.targets) {
+    const own = (['management', 's3', 'bindings'] as const).find((k) => config[k] !== undefined);
+    if (own) {
+      throw new InputError(
+        src.whereKey([own]),
+        `a config with targets describes each target in its own file; move ${own} into one of them`,
+      );
+    }
+  }
+  return config;
 }
 
 function checkUrl(where: string, url: string | undefined): void {
