@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  type Coverage,
+  clauseTable,
+  isTestable,
+  loadCoverage,
+  ONE_FAULT_HEADING,
+  readmeFile,
+  TABLE_AREAS,
+  tableIn,
+} from '../scripts/clause-tables.ts';
+
+/*
+ * Each suite's README shows, per clause, the checks that cite it and the faults that break it
+ * (scripts/clause-tables.ts writes the table). A fault proves a check notices a broken behaviour;
+ * one fault alone may prove a check that notices only that one way of breaking it, so a testable
+ * clause has two faults, or its README says why one suffices.
+ */
+
+const coverage: Coverage = await loadCoverage();
+const readme = (area: string) => readFileSync(readmeFile(area), 'utf8');
+
+/** The clause ids listed as "- `id`: reason" under the one-fault heading, up to the next heading. */
+function provedByOneFault(text: string): Set<string> {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.trim() === ONE_FAULT_HEADING);
+  const ids = new Set<string>();
+  if (at < 0) return ids;
+  for (const line of lines.slice(at + 1)) {
+    if (/^#{1,2} /.test(line)) break;
+    const m = /^- `([^`]+)`:\s*\S/.exec(line);
+    if (m) ids.add(m[1]);
+  }
+  return ids;
+}
+
+describe('the clause tables of the suite READMEs', () => {
+  it.each(TABLE_AREAS)('suites/%s/README.md holds the table the sources give', (area) => {
+    const written = tableIn(readme(area));
+    expect(written, `suites/${area}/README.md has no clause table: run \`npm run tables\``).toBeDefined();
+    expect(written, `suites/${area}/README.md's clause table is out of date: run \`npm run tables\``).toBe(
+      clauseTable(area, coverage),
+    );
+  });
+
+  it('every testable clause has two faults, or its README says why one suffices', () => {
+    const lacking: string[] = [];
+    for (const area of TABLE_AREAS) {
+      const excused = provedByOneFault(readme(area));
+      for (const row of coverage.clauses) {
+        if (row.clause.area !== area || !isTestable(row) || row.faults.length >= 2) continue;
+        if (excused.has(row.clause.id)) continue;
+        lacking.push(
+          `${row.clause.id} (${area}): ${row.faults.length ? `only ${row.faults.join(', ')}` : 'no fault'}`,
+        );
+      }
+    }
+    expect(
+      lacking,
+      `${lacking.length} testable clauses have fewer than two faults and no line "- \`id\`: reason" under "${ONE_FAULT_HEADING}" in their suite's README`,
+    ).toEqual([]);
+  });
+});
