@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { today } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
+import { runInThread } from './helpers/in-thread.ts';
 
 /*
  * The date matrix: with no target, the embedded reference runs at the as-of date too, so both sides
@@ -38,7 +38,7 @@ const BOUNDARIES = [...new Set(ROWS.flatMap((d) => [shift(d, -1), d, shift(d, 1)
 const DATED_CASES = ['dep.*', 'mgmt.settings.*'];
 
 async function clean(asOf: string, cases?: string[]): Promise<void> {
-  const results = await runAgainstEmbedded({ suites: AREAS, asOf, cases });
+  const results = await runInThread({ suites: AREAS, asOf, cases });
   const bad = results.clauses
     .filter((c) => ['fail', 'error', 'blocked'].includes(c.verdict))
     .map((c) => `${c.verdict} ${c.id}: ${c.message ?? ''}`);
@@ -73,7 +73,7 @@ describe('management and deprecation suites against the reference, by as-of date
   );
 
   it('on an end-of-life date itself, a row that changes "after" it is judged on neither side, with that reason', async () => {
-    const results = await runAgainstEmbedded({ suites: AREAS, asOf: '2025-01-15' });
+    const results = await runInThread({ suites: AREAS, asOf: '2025-01-15' });
     const row = results.clauses.filter((c) => c.id.startsWith('dep.firewall-rules.'));
     expect(row.map((c) => c.verdict)).toEqual(['skipped', 'skipped']);
     const checks = results.cases
