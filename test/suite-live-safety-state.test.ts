@@ -14,7 +14,7 @@ import { runEdgecheck, today } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 
 /*
- * Issue 10, item 1: a full run (every suite) against a zone and an account already in use leaves the
+ * A full run (every suite) against a zone and an account already in use leaves the
  * reference's whole state exactly as it found it: zone and DNS settings, DNS records, rulesets,
  * log-push jobs, invitations, certificate packs, migration configs, buckets, objects and open uploads.
  */
