@@ -88,7 +88,9 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     servers.push(await listen(management, host, options.managementPort ?? 0, { insecureHTTPParser: true }));
     // Requests even that parser refuses still get the API's envelope, not a bare status line.
     servers[0].on('clientError', answerMalformed);
-    servers.push(await listen(s3.s3, host, options.s3Port ?? 0));
+    // The S3 endpoint, too, declines Transfer-Encoding with Content-Length itself (SPEC Authentication rule 3),
+    // so that the request reaches its handler.
+    servers.push(await listen(s3.s3, host, options.s3Port ?? 0, { insecureHTTPParser: true }));
     // Expect: 100-continue (RFC 9110): a request whose headers carry no credentials gets its refusal,
     // not an invitation to send its body; Node would otherwise answer 100 Continue for every one.
     servers[1].on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {

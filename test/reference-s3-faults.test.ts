@@ -622,6 +622,35 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(first);
   },
 
+  async teWithCl(s3, log) {
+    await bucket(s3, 'tecl');
+    // Raw bytes: no HTTP client sends both headers. The PUT is signed; only the framing is at fault.
+    const { port } = new URL(s3.target.endpoint);
+    const signed = await s3.signedHeaders({
+      method: 'PUT',
+      path: obj('tecl', 'k'),
+      headers: { 'content-length': '5' },
+    });
+    const head = Object.entries(signed)
+      .filter(([k]) => k !== 'content-length' && k !== 'host')
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    const first = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          `PUT ${obj('tecl', 'k')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${head}Content-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
+        );
+      });
+      socket.once('data', (d) => {
+        resolve(String(d).split('\r\n')[0]);
+        socket.destroy();
+      });
+      socket.once('error', reject);
+    });
+    log.push(first);
+    log.push(snap(await s3.send({ method: 'GET', path: obj('tecl', 'k') })));
+  },
+
   async sse(s3, log) {
     await bucket(s3, 'sse');
     const sse = ['x-amz-server-side-encryption'];
@@ -798,6 +827,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-(missing-bucket|no-such-key|delete-missing)/, 'errors'],
   [/^s3-bucket-name/, 'names'],
   [/^s3-continue/, 'expectContinue'],
+  [/^s3-te-cl/, 'teWithCl'],
 ];
 for (const f of s3Faults) {
   const hit = byPrefix.find(([re]) => re.test(f.name));

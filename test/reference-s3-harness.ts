@@ -80,6 +80,27 @@ const encodeQuery = (q: Record<string, string>) =>
 export class RawS3 {
   constructor(readonly target: S3Target) {}
 
+  /** The headers send() signs r with (header signing, unsigned payload), for requests written to a raw socket. */
+  async signedHeaders(r: Pick<RawRequest, 'method' | 'path' | 'headers'>): Promise<Record<string, string>> {
+    const base = new URL(this.target.endpoint);
+    const signer = new SignatureV4({
+      service: 's3',
+      region: 'auto',
+      credentials: { accessKeyId: this.target.accessKeyId, secretAccessKey: this.target.secretAccessKey },
+      sha256: Sha256,
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
+    const request = new HttpRequest({
+      method: r.method,
+      protocol: 'http:',
+      hostname: base.hostname,
+      path: r.path,
+      headers: { ...(r.headers ?? {}), host: base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    });
+    return (await signer.sign(request)).headers;
+  }
+
   async send(r: RawRequest): Promise<RawResponse> {
     const base = new URL(r.publicEntry ? this.target.publicUrl! : this.target.endpoint);
     const host = r.host ?? base.host;

@@ -787,6 +787,17 @@ const CATALOG: [string, string, string[]][] = [
     'PutBucketLifecycleConfiguration accepts an expiration after 0 days',
     ['s3.lifecycle.rules-validated'],
   ],
+  // Authentication
+  [
+    's3-te-cl-served',
+    'A request with Transfer-Encoding and Content-Length is served, framed by Transfer-Encoding (RFC 9112)',
+    ['s3.auth.te-cl-declined'],
+  ],
+  [
+    's3-te-cl-declined-after-write',
+    'A request with Transfer-Encoding and Content-Length is carried out, then answered 400',
+    ['s3.auth.te-cl-declined'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({
