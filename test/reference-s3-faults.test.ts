@@ -757,6 +757,8 @@ const SCENARIOS: Record<string, Scenario> = {
     // Checksums: returned by put(), stored, MD5 included for an object written whole.
     const sha384 = createHash('sha384').update('hello').digest('hex');
     log.push(scrub(await put('b/sum', 'hello', { sha384 })));
+    const sha512 = createHash('sha512').update('hello').digest('hex');
+    log.push(scrub(await put('b/sum512', 'hello', { sha512 })));
     log.push(scrub(await b({ call: 'head', key: 'b/sum' })));
     // delete() of several keys.
     for (const k of ['b/d/a', 'b/d/b', 'b/d/c']) await put(k, k);

@@ -103,6 +103,8 @@ async function perform(call: Call, ctx: ReferenceContext, store: S3Store, legacy
     case 'delete': {
       let keys = call.keys ?? [call.key ?? ''];
       if (keys.length > 1 && f.has('bindings-delete-first-key-only')) keys = keys.slice(0, 1);
+      // Under a fault, an array is taken as one key, its elements joined by commas (String(keys)).
+      if (keys.length > 1 && f.has('bindings-delete-array-as-one-key')) keys = [keys.join(',')];
       for (const k of keys) store.deleteObject(bucket, k);
       return undefined;
     }
@@ -203,12 +205,18 @@ async function put(call: Call, ctx: ReferenceContext, store: S3Store, bucket: Bu
         `put: The ${name} checksum you specified did not match what we received.\nYou provided a ${name} checksum with value: ${want}\nActual ${name} was: ${actual} (10037)`,
       );
     }
-    if (!(alg === 'sha384' && ctx.faults.has('bindings-put-sha384-dropped'))) checksums[alg] = actual;
+    const dropped =
+      (alg === 'sha384' && ctx.faults.has('bindings-put-sha384-dropped')) ||
+      (alg === 'sha512' && ctx.faults.has('bindings-put-sha512-dropped'));
+    if (!dropped) checksums[alg] = actual;
   }
   const old = bucket.objects.get(key);
-  if (options.onlyIf !== undefined && !ctx.faults.has('bindings-put-only-if-ignored')) {
-    if (!conditionsHold(options.onlyIf, old, ctx)) return null;
-  }
+  const holds =
+    options.onlyIf === undefined ||
+    ctx.faults.has('bindings-put-only-if-ignored') ||
+    conditionsHold(options.onlyIf, old, ctx);
+  // Under a fault, failed conditions are noticed only after the object is written.
+  if (!holds && !ctx.faults.has('bindings-put-only-if-after-write')) return null;
   const blob = await store.blobs.write(Readable.from(body.length ? [body] : []));
   const http = options.httpMetadata ?? {};
   const record: ObjectRecord = {
@@ -228,6 +236,7 @@ async function put(call: Call, ctx: ReferenceContext, store: S3Store, bucket: Bu
     ),
   };
   store.putObject(bucket, record);
+  if (!holds) return null;
   return describe(record);
 }
 

@@ -798,6 +798,22 @@ const CATALOG: [string, string, string[]][] = [
     'A request with Transfer-Encoding and Content-Length is carried out, then answered 400',
     ['s3.auth.te-cl-declined'],
   ],
+  // Worker bindings, second ways
+  [
+    'bindings-put-sha512-dropped',
+    'put() verifies a SHA-512 checksum but does not store it: the returned checksums lack sha512',
+    ['s3.bindings.put-checksums'],
+  ],
+  [
+    'bindings-put-only-if-after-write',
+    'put() writes the object, then returns null when its onlyIf conditions fail',
+    ['s3.bindings.put-only-if'],
+  ],
+  [
+    'bindings-delete-array-as-one-key',
+    'delete() of an array of keys deletes the one key its elements make joined by commas',
+    ['s3.bindings.delete-multiple'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({
