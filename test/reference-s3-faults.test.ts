@@ -337,6 +337,7 @@ const SCENARIOS: Record<string, Scenario> = {
       'bytes=-3',
       'bytes=7-',
       'bytes=20-',
+      'bytes=10-',
       'bytes=5-2',
       'bytes=x-3',
     ]) {
@@ -561,6 +562,7 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth'), sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'GET', path: '/', sign: 'presign' })));
+    log.push(snap(await s3.send({ method: 'PUT', path: obj('auth', 'up'), body: 'up', sign: 'presign' })));
     // Two minutes old: valid for 15 minutes, expired for 60 seconds.
     const twoMinutesAgo = new Date(Date.now() - 120_000);
     for (const expiresIn of [900, 60]) {
@@ -829,6 +831,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-(missing-bucket|no-such-key|delete-missing)/, 'errors'],
   [/^s3-bucket-name/, 'names'],
   [/^s3-continue/, 'expectContinue'],
+  [/^s3-head-bucket/, 'region'],
   [/^s3-te-cl/, 'teWithCl'],
 ];
 for (const f of s3Faults) {

@@ -32,7 +32,12 @@ export async function createBucket(call: S3Call): Promise<void> {
   }
   // SPEC behaviour 3: object lock `false` is accepted, `true` is not implemented.
   const lock = headerValue(call.req, 'x-amz-bucket-object-lock-enabled')?.toLowerCase();
-  if (lock === 'true' && !call.ctx.faults.has('s3-object-lock-accepted')) throw notImplemented('Object lock');
+  if (lock === 'true' && !call.ctx.faults.has('s3-object-lock-accepted')) {
+    // Amazon S3 answers an object lock it cannot set up with 400 InvalidRequest.
+    if (call.ctx.faults.has('s3-object-lock-invalid-request'))
+      throw new S3Error(400, 'InvalidRequest', 'Object lock is not supported.');
+    throw notImplemented('Object lock');
+  }
   if (lock === 'false' && call.ctx.faults.has('s3-object-lock-false-rejected'))
     throw notImplemented('Object lock');
   const doc = await optionalXml(call);
@@ -72,6 +77,7 @@ export async function createBucket(call: S3Call): Promise<void> {
 
 export function headBucket(call: S3Call): void {
   call.store.bucket(call.bucket);
+  if (call.ctx.faults.has('s3-head-bucket-region-missing')) return void sendEmpty(call.res, 200);
   const region = call.ctx.faults.has('s3-region-us-east-1') ? 'us-east-1' : 'auto';
   sendEmpty(call.res, 200, { 'x-amz-bucket-region': region });
 }

@@ -36,3 +36,20 @@ function isText(head: Buffer): boolean {
   const bad = text.indexOf('\ufffd');
   return bad < 0 || bad >= text.length - 3;
 }
+
+const EXTENSIONS: Record<string, string> = {
+  txt: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  json: 'application/json',
+  xml: 'application/xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  pdf: 'application/pdf',
+};
+
+/** The type a key's extension suggests (a wrong way to infer it: SPEC says from the body). */
+export function extensionContentType(key: string): string {
+  const ext = /\.([a-z0-9]+)$/i.exec(key)?.[1]?.toLowerCase();
+  return (ext && EXTENSIONS[ext]) || 'application/octet-stream';
+}

@@ -814,6 +814,67 @@ const CATALOG: [string, string, string[]][] = [
     'delete() of an array of keys deletes the one key its elements make joined by commas',
     ['s3.bindings.delete-multiple'],
   ],
+  // Second ways to break clauses that had only one
+  [
+    's3-head-bucket-region-missing',
+    'HeadBucket answers without the x-amz-bucket-region header',
+    ['s3.region.head-bucket-header'],
+  ],
+  [
+    's3-object-lock-invalid-request',
+    'CreateBucket with object lock true is refused as 400 InvalidRequest instead of 501 NotImplemented',
+    ['s3.lock.create-enabled-not-implemented', 's3.error.not-implemented'],
+  ],
+  [
+    's3-range-start-at-size-satisfiable',
+    'A range starting exactly at the object size is served as an empty 206 (start > size instead of start >= size)',
+    ['s3.get.range-unsatisfiable'],
+  ],
+  [
+    's3-list-parts-number-zero-based',
+    'ListParts numbers the parts by their index from 0 instead of their part number',
+    ['s3.mpu.list-parts'],
+  ],
+  [
+    's3-list-start-after-inclusive',
+    'Listings include the key equal to start-after or marker (>= instead of >)',
+    ['s3.list.start-after', 's3.list.pagination'],
+  ],
+  [
+    's3-signature-mismatch-access-denied',
+    'A signature that does not match answers 403 AccessDenied instead of SignatureDoesNotMatch',
+    ['s3.auth.signature-mismatch'],
+  ],
+  [
+    's3-unsigned-get-accepted',
+    'Unsigned GET requests to a private bucket are served, as for a public bucket',
+    ['s3.auth.sigv4'],
+  ],
+  [
+    's3-checksum-mode-head-ignored',
+    'HeadObject ignores x-amz-checksum-mode ENABLED (GetObject honours it)',
+    ['s3.checksum.mode-enabled', 's3.checksum.multipart-composite'],
+  ],
+  [
+    's3-presign-put-rejected',
+    'Presigned URLs are accepted for GET only; a presigned PutObject is refused',
+    ['s3.presign.object'],
+  ],
+  [
+    's3-presign-service-rejected',
+    'A presigned request to the service (ListBuckets) is refused; bucket and object URLs are accepted',
+    ['s3.presign.list-buckets'],
+  ],
+  [
+    's3-x-id-mismatch-rejected',
+    'A request whose x-id names another action than the one it selects is refused as InvalidArgument',
+    ['s3.params.x-id-ignored'],
+  ],
+  [
+    's3-content-type-from-extension',
+    "PutObject without Content-Type takes the type from the key's extension instead of the body",
+    ['s3.put.content-type-inferred'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -36,6 +36,8 @@ export function paginate<T>(
     prefix: string;
     delimiter: string;
     after: string;
+    /** Under a fault: list the key equal to `after` too. */
+    afterInclusive?: boolean;
     max: number;
     /** Faults, asked only where they would change the page. */
     cursorAtMax: () => boolean;
@@ -52,7 +54,8 @@ export function paginate<T>(
     return i < 0 ? undefined : key.slice(0, i + opts.delimiter.length);
   };
   for (const [key, value] of sorted) {
-    if (!key.startsWith(opts.prefix) || key <= opts.after) continue;
+    if (!key.startsWith(opts.prefix) || key < opts.after || (key === opts.after && !opts.afterInclusive))
+      continue;
     let group = rollUp(key);
     if (group === key && opts.emptyFolderAsKey?.()) group = undefined;
     // Keys under a common prefix already returned (on this page or an earlier one) are skipped.
@@ -109,6 +112,9 @@ export function listObjects(call: S3Call): void {
   const token = q.get('continuation-token');
   let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
   if (after && f.has('s3-list-start-after-ignored')) after = '';
+  // Under a fault, the key equal to start-after is listed too (>= instead of >).
+  const afterInclusive =
+    after !== '' && !(v2 && token) && bucket.objects.has(after) && f.has('s3-list-start-after-inclusive');
   // As Amazon S3: an empty continuation-token continues nothing, so the listing starts at the beginning.
   if (v2 && token === '' && f.has('s3-list-empty-token-rejected')) decodeCursor(token, () => false);
   if (v2 && token) {
@@ -122,6 +128,7 @@ export function listObjects(call: S3Call): void {
     prefix: prefix && f.has('s3-list-prefix-ignored') ? '' : prefix,
     delimiter: delimiter && f.has('s3-list-delimiter-ignored') ? '' : delimiter,
     after,
+    afterInclusive,
     max: maxKeys !== 1000 && f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),

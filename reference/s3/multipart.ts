@@ -338,7 +338,8 @@ export function listParts(call: S3Call): void {
       MaxParts: maxParts,
       IsTruncated: truncated,
       Part: page.map((p) => ({
-        PartNumber: p.partNumber,
+        // Under a fault, the part's index in the list (from 0) instead of its number.
+        PartNumber: call.ctx.faults.has('s3-list-parts-number-zero-based') ? all.indexOf(p) : p.partNumber,
         LastModified: p.lastModified.toISOString(),
         ETag: p.etag,
         Size: p.blob.size,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
 import { anyCondition, type Conditions, checkWrite } from './conditionals.ts';
-import { sniffContentType } from './content-type.ts';
+import { extensionContentType, sniffContentType } from './content-type.ts';
 import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
@@ -66,11 +66,7 @@ export async function putObject(call: S3Call): Promise<void> {
     throw err;
   }
   const given = headerValue(call.req, 'content-type');
-  const contentType =
-    given ??
-    (call.ctx.faults.has('s3-content-type-not-inferred')
-      ? 'application/octet-stream'
-      : sniffContentType(digest.head));
+  const contentType = given ?? inferContentType(call, digest.head);
   const record: ObjectRecord = {
     key: call.key,
     blob,
@@ -107,4 +103,15 @@ export function deleteObject(call: S3Call): void {
     throw noSuchKey(call.key);
   call.store.deleteObject(bucket, call.key);
   sendEmpty(call.res, 204);
+}
+
+/** SPEC behaviour 8: the type of a body sent without Content-Type. Each fault is asked only where it changes it. */
+function inferContentType(call: S3Call, head: Buffer): string {
+  const sniffed = sniffContentType(head);
+  if (sniffed !== 'application/octet-stream' && call.ctx.faults.has('s3-content-type-not-inferred'))
+    return 'application/octet-stream';
+  // Under a fault, the type is guessed from the key's extension, as many static file servers do.
+  const byName = extensionContentType(call.key);
+  if (byName !== sniffed && call.ctx.faults.has('s3-content-type-from-extension')) return byName;
+  return sniffed;
 }

@@ -15,6 +15,8 @@ export function parseRange(
   size: number,
   /** A fault, asked only for a suffix range. */
   suffixFromStart: () => boolean = () => false,
+  /** A fault (start > size instead of start >= size), asked only for a range starting at the size. */
+  startAtSizeSatisfiable: () => boolean = () => false,
 ): ByteRange | undefined {
   if (header === undefined) return undefined;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
@@ -31,7 +33,7 @@ export function parseRange(
     start = Number(m[1]);
     end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
     if (m[2] !== '' && Number(m[2]) < start) return undefined;
-    if (start >= size) throw invalidRange(size);
+    if (start > size || (start === size && !startAtSizeSatisfiable())) throw invalidRange(size);
   }
   return { start, end };
 }

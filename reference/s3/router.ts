@@ -106,7 +106,10 @@ function subresource(query: URLSearchParams): string {
  */
 export async function dispatch(call: S3Call): Promise<void> {
   if (!call.bucket) {
-    if (call.query.has('X-Amz-Signature') && call.ctx.faults.has('s3-presign-list-rejected')) {
+    if (
+      call.query.has('X-Amz-Signature') &&
+      (call.ctx.faults.has('s3-presign-list-rejected') || call.ctx.faults.has('s3-presign-service-rejected'))
+    ) {
       throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
     }
     if (call.method === 'GET') return listBuckets(call);
@@ -166,6 +169,14 @@ function faultyRejections(call: S3Call, sub: string): void {
   if (call.query.has('X-Amz-Signature') && !bucketOnly && sub === '' && f.has('s3-presign-object-rejected')) {
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
   }
+  // Under a fault, presigned URLs are taken for reads only (a download-link feature).
+  if (call.query.has('X-Amz-Signature') && call.method === 'PUT' && f.has('s3-presign-put-rejected'))
+    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are accepted for GET only.');
+  // Under a fault, x-id is checked against the operation the request selects, as a strict router would.
+  const xId = call.query.get('x-id');
+  const plain = plainOperation(call, sub);
+  if (xId !== null && plain !== undefined && xId !== plain && f.has('s3-x-id-mismatch-rejected'))
+    throw new S3Error(400, 'InvalidArgument', `x-id ${xId} does not name this operation.`);
   if (
     sub === 'uploadId' &&
     call.method === 'PUT' &&
@@ -174,6 +185,17 @@ function faultyRejections(call: S3Call, sub: string): void {
   ) {
     throw notImplemented('UploadPartCopy');
   }
+}
+
+/** The S3 action name of a request with no subresource, or undefined for any other. */
+function plainOperation(call: S3Call, sub: string): string | undefined {
+  if (sub !== '') return undefined;
+  if (call.key && call.method === 'PUT' && call.req.headers['x-amz-copy-source'] !== undefined)
+    return 'CopyObject';
+  if (call.key)
+    return { GET: 'GetObject', HEAD: 'HeadObject', PUT: 'PutObject', DELETE: 'DeleteObject' }[call.method];
+  if (call.method === 'GET') return call.query.get('list-type') === '2' ? 'ListObjectsV2' : 'ListObjects';
+  return { HEAD: 'HeadBucket', PUT: 'CreateBucket', DELETE: 'DeleteBucket' }[call.method];
 }
 
 function unsupported(call: S3Call, what: string): S3Error {

@@ -93,8 +93,11 @@ export async function serveObject(
       throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
     }
     try {
-      range = parseRange(header(req, 'range'), obj.blob.size, () =>
-        ctx.faults.has('s3-range-suffix-from-start'),
+      range = parseRange(
+        header(req, 'range'),
+        obj.blob.size,
+        () => ctx.faults.has('s3-range-suffix-from-start'),
+        () => ctx.faults.has('s3-range-start-at-size-satisfiable'),
       );
     } catch (err) {
       if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
@@ -132,7 +135,8 @@ export async function serveObject(
     !options.publicEntry &&
     header(req, 'x-amz-checksum-mode')?.toUpperCase() === 'ENABLED' &&
     Object.keys(obj.checksums).length > 0 &&
-    !ctx.faults.has('s3-checksum-mode-ignored')
+    !ctx.faults.has('s3-checksum-mode-ignored') &&
+    !(head && ctx.faults.has('s3-checksum-mode-head-ignored'))
   ) {
     for (const [alg, v] of Object.entries(obj.checksums)) headers[`x-amz-checksum-${alg}`] = v;
     // A multipart object's checksum is the composite of its parts' checksums.

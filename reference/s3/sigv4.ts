@@ -57,14 +57,17 @@ const MAX_EXPIRES_S = 7 * 24 * 3600;
 
 const accessDenied = (message: string) => new S3Error(403, 'AccessDenied', message);
 const mismatch = (ctx: ReferenceContext, provided: string) =>
-  new S3Error(
-    403,
-    'SignatureDoesNotMatch',
-    'The request signature we calculated does not match the signature you provided. Check your secret access key and signing method.',
-    ctx.faults.has('s3-secret-echoed')
-      ? { SignatureProvided: provided, Expected: ctx.credentials.secretAccessKey }
-      : {},
-  );
+  // Under a fault, the generic refusal Amazon S3 gives for most authorization failures.
+  ctx.faults.has('s3-signature-mismatch-access-denied')
+    ? accessDenied('Access Denied')
+    : new S3Error(
+        403,
+        'SignatureDoesNotMatch',
+        'The request signature we calculated does not match the signature you provided. Check your secret access key and signing method.',
+        ctx.faults.has('s3-secret-echoed')
+          ? { SignatureProvided: provided, Expected: ctx.credentials.secretAccessKey }
+          : {},
+      );
 
 /** Verifies SigV4 (Authorization header or presigned query); the expected signature comes from AWS's signer. */
 export async function authenticate(parts: SignedRequestParts, ctx: ReferenceContext): Promise<Authenticated> {
@@ -73,6 +76,9 @@ export async function authenticate(parts: SignedRequestParts, ctx: ReferenceCont
   if (parts.query.has('X-Amz-Signature') || parts.query.has('X-Amz-Credential'))
     return verifyPresigned(parts, ctx);
   if (ctx.faults.has('s3-unsigned-accepted')) return { payloadHash: 'UNSIGNED-PAYLOAD' };
+  // Under a fault, unsigned reads are served as a public bucket's would be.
+  if (parts.method === 'GET' && ctx.faults.has('s3-unsigned-get-accepted'))
+    return { payloadHash: 'UNSIGNED-PAYLOAD' };
   throw accessDenied('Access Denied: the request is not signed.');
 }
 
