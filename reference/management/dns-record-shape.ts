@@ -58,7 +58,10 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
       : !ctx.faults.has('hide-srv-name-fields-early');
     if (rec.type === 'SRV' && produceSrvNames) Object.assign(data, srvNameFields(rec.name));
     if (rec.type === 'SRV' && ctx.faults.has('srv-data-drops-port')) delete data.port;
+    // CAA flags as the zone-file text, or CAA answered in content only.
+    if (rec.type === 'CAA' && ctx.faults.has('caa-flags-string')) data.flags = String(data.flags);
     out.data = data;
+    if (rec.type === 'CAA' && ctx.faults.has('caa-content-only')) delete out.data;
   }
   const lockedLive = since(ctx, EOL.lockedField)
     ? ctx.faults.has('keep-locked-field')

@@ -93,9 +93,15 @@ export function registerDnsRecords(router: Router): void {
     return { result: toResponse(req.ctx, rec) };
   });
 
-  router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => ({
-    result: toResponse(req.ctx, find(req)),
-  }));
+  router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
+    const out = toResponse(req.ctx, find(req));
+    // The detail view leaves out type, or answers created_on as Unix seconds, where the list and writes
+    // answer the full record.
+    if (req.ctx.faults.has('dns-get-drops-type')) delete out.type;
+    if (req.ctx.faults.has('dns-get-created-on-epoch'))
+      out.created_on = Math.floor(Date.parse(String(out.created_on)) / 1000);
+    return { result: out };
+  });
 
   router.on('PATCH', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
     const rec = find(req);
@@ -113,8 +119,12 @@ export function registerDnsRecords(router: Router): void {
   router.on('PUT', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
     const rec = find(req);
     const body = objectBody(req);
-    // PUT replaces the record: fields not sent return to their defaults.
-    apply(rec, validateRecord(req.ctx, rec.zone_name, body));
+    // PUT replaces the record: fields not sent return to their defaults. The faults merge like PATCH,
+    // or keep the old name as if it could not change.
+    let sent = body;
+    if (req.ctx.faults.has('put-merges-record')) sent = { ...asBody(rec), ...body };
+    if (req.ctx.faults.has('put-keeps-name')) sent = { ...sent, name: rec.name };
+    apply(rec, validateRecord(req.ctx, rec.zone_name, sent));
     const locked = lockedInput(req.ctx, body);
     if (locked) rec.locked = locked;
     return { result: toResponse(req.ctx, rec) };

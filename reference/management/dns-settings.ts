@@ -24,6 +24,14 @@ function view(req: ApiRequest): Json {
     out.multi_provider = String(out.multi_provider);
     out.secondary_overrides = String(out.secondary_overrides);
   }
+  // The field named after the endpoint it replaced.
+  if (req.ctx.faults.has('dns-settings-use-apex-ns')) {
+    out.use_apex_ns = out.multi_provider;
+    delete out.multi_provider;
+  }
+  // Flags that are off left out, as unset.
+  if (req.ctx.faults.has('dns-settings-omit-false'))
+    for (const f of ['multi_provider', 'secondary_overrides']) if (out[f] === false) delete out[f];
   return out;
 }
 

@@ -1,7 +1,7 @@
 import type { FaultDef } from '../fault-def.ts';
 import { DNS_SETTINGS_RETIREMENT } from './dns-settings.ts';
 import { RETIRED_ENDPOINTS } from './retired-endpoints.ts';
-import { serveFaultName } from './retirement.ts';
+import { serveFaultName, unservedFaultName } from './retirement.ts';
 import { RETIRED_SETTINGS } from './zone-settings.ts';
 
 type Entry = [name: string, description: string, breaks: string[]];
@@ -39,6 +39,26 @@ const ENTRIES: Entry[] = [
     'creations answer messages: ["created"] (a string, not a message object)',
     ['mgmt.logpush.create', 'dep.direct-upload-v1.v2-replacement'],
   ],
+  [
+    'zone-notice-in-errors',
+    'a zone read that succeeds carries a notice as an error object in errors',
+    ['mgmt.envelope.success'],
+  ],
+  [
+    'zone-errors-null',
+    'a zone read that succeeds answers errors: null instead of an empty array',
+    ['mgmt.envelope.success', 'mgmt.envelope.fields'],
+  ],
+  [
+    'page-offset-default-per-page',
+    'the offset of a page after the first is computed with the default per_page, not the one requested',
+    ['mgmt.pagination.pages', 'mgmt.pagination.order'],
+  ],
+  [
+    'page-offset-overlap',
+    'each page after the first starts one item early, repeating the last item of the page before',
+    ['mgmt.pagination.pages', 'mgmt.pagination.order'],
+  ],
   ['empty-auth-error', 'requests without credentials are refused with errors: [{}]', ['mgmt.auth.missing']],
   [
     'no-route-html',
@@ -64,6 +84,16 @@ const ENTRIES: Entry[] = [
     'record names are answered relative to the zone (www instead of www.example.com)',
     ['mgmt.dns.name'],
   ],
+  ['dns-get-drops-type', 'GET of one DNS record answers it without type', ['mgmt.dns.get']],
+  ['dns-get-created-on-epoch', 'GET of one DNS record answers created_on as Unix seconds', ['mgmt.dns.get']],
+  [
+    'put-merges-record',
+    'PUT merges the body into the record as PATCH does, keeping fields not sent',
+    ['mgmt.dns.put'],
+  ],
+  ['put-keeps-name', 'PUT keeps the record name it had, as if name could not change', ['mgmt.dns.put']],
+  ['caa-flags-string', 'CAA data answers flags as a string ("0")', ['mgmt.dns.data']],
+  ['caa-content-only', 'CAA records are answered in content only, without data', ['mgmt.dns.data']],
   ['dns-record-drop-proxiable', 'DNS records are answered without proxiable', ['mgmt.dns.create']],
   ['dns-ttl-as-string', 'DNS records answer ttl as a string ("300")', ['mgmt.dns.create']],
   ['patch-replaces-record', 'PATCH resets the fields it was not sent', ['mgmt.dns.patch']],
@@ -80,6 +110,28 @@ const ENTRIES: Entry[] = [
     'a second zone ruleset for the same phase is accepted',
     ['mgmt.rulesets.one-per-phase'],
   ],
+  [
+    'ruleset-name-ignored',
+    "created rulesets are named 'default' whatever name was sent",
+    ['mgmt.rulesets.create'],
+  ],
+  [
+    'ruleset-description-dropped',
+    'created rulesets keep no description (the creation does not read it)',
+    ['mgmt.rulesets.create'],
+  ],
+  [
+    'rule-create-prepends',
+    'POST rules puts the new rule before the existing ones',
+    ['mgmt.rulesets.rule-create', 'mgmt.rulesets.account'],
+  ],
+  [
+    'rule-create-twice',
+    'POST rules adds the new rule twice',
+    ['mgmt.rulesets.rule-create', 'mgmt.rulesets.account'],
+  ],
+  ['rule-version-number', 'rules answer version as a number instead of a string', ['mgmt.rules.schema']],
+  ['rule-last-updated-epoch', 'rules answer last_updated as Unix seconds', ['mgmt.rules.schema']],
   ['rulesets-list-without-phase', 'the ruleset list omits phase', ['mgmt.rulesets.list']],
   [
     'put-appends-rules',
@@ -142,6 +194,11 @@ const ENTRIES: Entry[] = [
     'job creation refuses the ownership_challenge field',
     ['mgmt.logpush.create', 'mgmt.lcf.procedure'],
   ],
+  [
+    'logpush-strips-custom-carriers',
+    'jobs are accepted but stored with Cookies, RequestHeaders and ResponseHeaders left out of fields',
+    ['mgmt.logpush.custom-fields', 'mgmt.lcf.procedure'],
+  ],
   // certificate packs
   [
     'certpacks-count-is-total',
@@ -176,6 +233,16 @@ const ENTRIES: Entry[] = [
   ],
   // settings and DNS settings
   ['reject-security-level-off', 'security_level off is refused', ['mgmt.settings.security-level']],
+  [
+    'dns-settings-use-apex-ns',
+    'DNS settings answer multi_provider under the name of the endpoint it replaced, use_apex_ns',
+    ['mgmt.dns-settings.show'],
+  ],
+  [
+    'dns-settings-omit-false',
+    'DNS settings leave out multi_provider and secondary_overrides when they are false',
+    ['mgmt.dns-settings.show'],
+  ],
   [
     'ignore-dns-settings-fields',
     'PATCH dns_settings ignores multi_provider and secondary_overrides',
@@ -297,6 +364,11 @@ const ENTRIES: Entry[] = [
     ['dep.script-monitor.page-shield-route'],
   ],
   [
+    'page-shield-scripts-without-seen-times',
+    'page_shield scripts are listed without first_seen_at and last_seen_at',
+    ['dep.script-monitor.page-shield-route'],
+  ],
+  [
     'no-direct-upload-v2',
     'POST images/v2/direct_upload does not exist',
     ['dep.direct-upload-v1.v2-replacement'],
@@ -325,6 +397,14 @@ export const managementFaults: FaultDef[] = [
     description: 'retired endpoints answer an error envelope with status 500 after their end-of-life date',
     breaks: RETIREMENTS.map((r) => `dep.${r.subject}.retired`),
   },
+  ...RETIREMENTS.map(
+    (r): FaultDef => ({
+      name: unservedFaultName(r.subject),
+      area: 'management',
+      description: `the ${r.subject} endpoints were never implemented: they answer no route before ${r.eol} too`,
+      breaks: [`dep.${r.subject}.available`],
+    }),
+  ),
   ...RETIREMENTS.map(
     (r): FaultDef => ({
       name: serveFaultName(r.subject),

@@ -103,6 +103,7 @@ async function serve(
       return;
     }
     const answer = success(out.result, out.resultInfo);
+    if (out.errors !== undefined) answer.errors = out.errors as typeof answer.errors;
     // A note about the creation as a bare string, where the service sends {code, message} objects.
     if (method === 'POST' && ctx.faults.has('bare-string-messages')) answer.messages = ['created'];
     sendJson(res, out.status ?? 200, answer);

@@ -130,13 +130,16 @@ export function registerLegacy(
   routes: LegacyRoute[],
   /** A fault that removes these routes (for replacements that must exist). */
   missingFault?: string,
+  /** Where a fault changes what these routes answer: it gets the request and the result. */
+  reshape?: (req: ApiRequest, result: unknown) => unknown,
 ): void {
   for (const route of routes) {
     router.on(route.methods, route.pattern, (req) => {
       if (missingFault && req.ctx.faults.has(missingFault))
         throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
       if (retirement) guardRetired(req.ctx, retirement);
-      return handle(req, route, routes);
+      const out = handle(req, route, routes);
+      return reshape ? { ...out, result: reshape(req, out.result) } : out;
     });
   }
 }

@@ -73,6 +73,19 @@ function checkJob(req: ApiRequest, body: Json, partial: boolean): void {
     throw badRequest('enabled must be a boolean');
 }
 
+/** The option string as stored: under the fault, the custom field carriers are silently left out of fields. */
+function storedOptions(req: ApiRequest, options: unknown): unknown {
+  if (typeof options !== 'string') return options;
+  const query = new URLSearchParams(options.replace(/^\?/, ''));
+  const fields = query.get('fields');
+  if (fields === null) return options;
+  const names = fields.split(',').map((f) => f.trim());
+  if (!names.some((n) => CUSTOM_FIELD_CARRIERS.includes(n))) return options;
+  if (!req.ctx.faults.has('logpush-strips-custom-carriers')) return options;
+  query.set('fields', names.filter((n) => !CUSTOM_FIELD_CARRIERS.includes(n)).join(','));
+  return decodeURIComponent(query.toString());
+}
+
 function find(req: ApiRequest): Json {
   requireZone(req);
   const job = req.state.logpushJobs.get(Number(req.params.job_id));
@@ -103,7 +116,7 @@ export function registerLogpush(router: Router): void {
       destination_conf: body.destination_conf,
       enabled: body.enabled ?? false,
       name: body.name ?? null,
-      logpull_options: body.logpull_options ?? null,
+      logpull_options: storedOptions(req, body.logpull_options) ?? null,
       output_options: null,
       frequency: 'high',
       kind: '',
@@ -133,7 +146,8 @@ export function registerLogpush(router: Router): void {
       'frequency',
       'filter',
     ] as const) {
-      if (body[key] !== undefined) job[key] = body[key];
+      if (body[key] !== undefined)
+        job[key] = key === 'logpull_options' ? storedOptions(req, body[key]) : body[key];
     }
     return { result: view(job) };
   });

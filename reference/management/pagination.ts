@@ -77,7 +77,13 @@ export function paginate<T>(
   if (page > totalPages && totalCount > 0 && ctx.faults.has('error-past-last-page')) {
     throw badRequest(`page ${page} is past the last page ${totalPages}`);
   }
-  const items = sorted.slice((page - 1) * perPage, page * perPage);
+  let start = (page - 1) * perPage;
+  // A page's offset computed with the default per_page, or each later page starting one item early
+  // (repeating the last of the page before).
+  if (page > 1 && perPage !== spec.defaultPerPage && ctx.faults.has('page-offset-default-per-page'))
+    start = (page - 1) * spec.defaultPerPage;
+  else if (page > 1 && ctx.faults.has('page-offset-overlap')) start -= 1;
+  const items = sorted.slice(start, start + perPage);
   if (ctx.faults.has('drop-result-info')) return { items };
   return {
     items,

@@ -1,6 +1,6 @@
 import { type LegacyRoute, registerLegacy } from './legacy-collections.ts';
 import type { Retirement } from './retirement.ts';
-import type { Router } from './router.ts';
+import type { ApiRequest, Router } from './router.ts';
 import { EOL } from './schedule.ts';
 import type { Json } from './store.ts';
 
@@ -253,6 +253,16 @@ function pageShieldRoutes(segment: string): LegacyRoute[] {
   ];
 }
 
+/** Scripts listed without the times they were first and last seen, as a lighter listing would answer them. */
+function pageShieldScriptFault(req: ApiRequest, result: unknown): unknown {
+  if (!req.path.endsWith('/page_shield/scripts') || !Array.isArray(result)) return result;
+  if (!req.ctx.faults.has('page-shield-scripts-without-seen-times')) return result;
+  return result.map((s) => {
+    const { first_seen_at: _f, last_seen_at: _l, ...rest } = s as Record<string, unknown>;
+    return rest;
+  });
+}
+
 /** The replacements that share a shape with what they replace. */
 const REPLACEMENTS: LegacyRoute[][] = [
   pageShieldRoutes('page_shield'),
@@ -274,6 +284,6 @@ export const LEGACY_ROUTE_GROUPS: LegacyRoute[][] = [
 
 export function registerRetiredEndpoints(router: Router): void {
   for (const { retirement, routes } of RETIRED_ENDPOINTS) registerLegacy(router, retirement, routes);
-  registerLegacy(router, undefined, REPLACEMENTS[0], 'no-page-shield-route');
+  registerLegacy(router, undefined, REPLACEMENTS[0], 'no-page-shield-route', pageShieldScriptFault);
   registerLegacy(router, undefined, REPLACEMENTS[1], 'no-direct-upload-v2');
 }

@@ -14,11 +14,18 @@ export function serveFaultName(subject: string): string {
   return `serve-retired-${subject}`;
 }
 
+/** The fault `unserved-<subject>`: the endpoints were never implemented, so they answer no route at any date. */
+export function unservedFaultName(subject: string): string {
+  return `unserved-${subject}`;
+}
+
 /**
  * Before its end-of-life date a retired endpoint works; from that date on it answers an error envelope
  * naming the replacement. SPEC leaves the status open; 410 Gone says what happened.
  */
 export function guardRetired(ctx: ReferenceContext, r: Retirement): void {
+  if (ctx.faults.has(unservedFaultName(r.subject)))
+    throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
   const retired = since(ctx, r.eol)
     ? !ctx.faults.has(serveFaultName(r.subject))
     : ctx.faults.has('retire-early');

@@ -19,6 +19,8 @@ export interface ApiResult {
   status?: number;
   result: unknown;
   resultInfo?: ResultInfo;
+  /** Set only by faults: what a success envelope carries in errors instead of []. */
+  errors?: unknown;
 }
 
 /**

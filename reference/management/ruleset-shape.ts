@@ -40,6 +40,15 @@ export function rulesetResponse(ctx: ReferenceContext, rs: Ruleset, withRules = 
   };
   // The version as a number, where the service answers a string holding one.
   if (ctx.faults.has('ruleset-version-number')) out.version = Number(rs.version);
-  if (withRules) out.rules = rs.rules.map((r) => ({ ...r }));
+  if (withRules) {
+    out.rules = rs.rules.map((r) => {
+      const rule: Json = { ...r };
+      // A rule's version as a number, or its last_updated as Unix seconds.
+      if (ctx.faults.has('rule-version-number')) rule.version = Number(r.version);
+      if (ctx.faults.has('rule-last-updated-epoch'))
+        rule.last_updated = Math.floor(Date.parse(r.last_updated) / 1000);
+      return rule;
+    });
+  }
   return out;
 }

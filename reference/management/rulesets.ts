@@ -106,8 +106,12 @@ function create(req: ApiRequest, scope: Scope): ApiResult {
   const rules = buildRules(req.ctx, phase, body.rules);
   const rs: Ruleset = {
     id: newId(),
-    name: body.name as string,
-    description: (body.description as string | undefined) ?? '',
+    // The name every entry point gets, given to created rulesets too.
+    name: req.ctx.faults.has('ruleset-name-ignored') ? 'default' : (body.name as string),
+    // Under the fault the description sent is dropped, as a field the creation does not read.
+    description: req.ctx.faults.has('ruleset-description-dropped')
+      ? ''
+      : ((body.description as string | undefined) ?? ''),
     kind,
     phase,
     version: '1',
@@ -195,6 +199,11 @@ export function registerRulesets(router: Router): void {
     router.on('POST', `${base}/:ruleset_id/rules`, (req) => {
       const rs = find(req, scope);
       const rule = buildRule(req.ctx, rs.phase, objectBody(req), rs.rules.length);
+      // The new rule put first, or written twice (once before and once after the checks).
+      if (req.ctx.faults.has('rule-create-prepends'))
+        return commit(req.ctx, req.state, rs, [rule, ...rs.rules]);
+      if (req.ctx.faults.has('rule-create-twice'))
+        return commit(req.ctx, req.state, rs, [...rs.rules, rule, { ...rule }]);
       return commit(req.ctx, req.state, rs, [...rs.rules, rule]);
     });
 

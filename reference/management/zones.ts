@@ -51,5 +51,12 @@ export function registerZones(router: Router): void {
     const page = paginate(req.ctx, zones, req.query, LIST);
     return { result: page.items.map((z) => view(req, z)), resultInfo: page.info };
   });
-  router.on('GET', '/zones/:zone_id', (req) => ({ result: view(req, requireZone(req)) }));
+  router.on('GET', '/zones/:zone_id', (req) => {
+    const result = view(req, requireZone(req));
+    // A notice about the zone put where errors go, or errors left unset, on a call that succeeded.
+    if (req.ctx.faults.has('zone-notice-in-errors'))
+      return { result, errors: [{ code: 1000, message: 'zone is on the free plan' }] };
+    if (req.ctx.faults.has('zone-errors-null')) return { result, errors: null };
+    return { result };
+  });
 }

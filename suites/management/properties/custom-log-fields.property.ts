@@ -50,7 +50,7 @@ const procedure: PropertyDef = {
         if (rule.action !== 'log_custom_field' || rule.expression !== 'true') {
           violation(`step 3: the rule answered has action ${rule.action} and expression ${rule.expression}`);
         }
-        const job = await succeed<{ id?: unknown } | null>(ctx, {
+        const job = await succeed<{ id?: unknown; logpull_options?: unknown } | null>(ctx, {
           method: 'POST',
           path: `/zones/${zone}/logpush/jobs`,
           body: {
@@ -62,6 +62,13 @@ const procedure: PropertyDef = {
             ownership_challenge: `edgecheck-ownership-${ctx.runId}`,
           },
         });
+        // SPEC does not show the job answered; where it shows logpull_options, the fields asked for are there.
+        const options = job.result?.logpull_options;
+        if (typeof options === 'string') {
+          const listed = (new URLSearchParams(options).get('fields') ?? '').split(',').map((f) => f.trim());
+          const lost = ['Cookies', 'RequestHeaders', 'ResponseHeaders'].filter((f) => !listed.includes(f));
+          if (lost.length) violation(`step 4: the job answered lists fields without ${lost.join(', ')}`);
+        }
         const jobId = job.result?.id;
         if (jobId !== undefined && jobId !== null) {
           ctx.defer(
