@@ -5,6 +5,7 @@ import { startReferenceWorker } from '../reference/worker.ts';
 import { writeOutput } from '../reporters/output.ts';
 import { today } from '../runner/api.ts';
 import { dnsModel } from '../runner/diff/dns-model.ts';
+import { rulesetModel } from '../runner/diff/ruleset-model.ts';
 import { type DiffReport, type DiffSide, type KnownDifference, runDiff } from '../runner/diff/run-diff.ts';
 import { s3Model } from '../runner/diff/s3-model.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
@@ -18,16 +19,19 @@ export const DIFF_HELP = `Usage: edgecheck diff A B [options]
 Differential mode: sequences of requests generated from a model, seeded, sent to both targets
 in lockstep, every answer compared after normalising what may differ (request ids, dates, ETag
 values, record ids, element order, whitespace). The S3 model: objects and multipart uploads in a
-bucket the run creates (puts, ranged and conditional reads, lists, copies, deletes). The
-management model: DNS records of the zone, under names of the run's own (create, read, patch,
-replace, list, delete), each removed at the end of its sequence. Each difference is shrunk to the shortest
+bucket the run creates (puts, ranged and conditional reads, lists, copies, deletes). The dns
+model: DNS records of the zone, under names of the run's own (create, read, patch, replace,
+list, delete). The rulesets model: account rulesets of the run's own (create, replace, add and
+patch rules, list). What a sequence makes is removed at its end. Each difference is shrunk to the shortest
 sequence that shows it, printed with both answers, the command that replays it and the clause
 that decides it ("no clause": a candidate for a new clause).
 
 A and B: NAME=CONFIG.yaml (a target config with an s3 section), or NAME=embedded (the reference;
 embedded:FAULT,FAULT with faults on); NAME= may be left out.
 
-  --area s3|management   which model (repeatable; default: every one both targets describe)
+  --area AREA            s3, dns, rulesets, or management (dns and rulesets); repeatable;
+                         default: every one both targets describe (dns needs a zone id,
+                         rulesets an account id)
   --seed N               seed (printed; the same seed sends the same sequences)
   --runs N               sequences tried per search for a new difference (default 100)
   --length N             the most commands in a sequence (default 6)
@@ -41,6 +45,10 @@ embedded:FAULT,FAULT with faults on); NAME= may be left out.
 
 Exit code: 0 when no difference outside the baseline is found; 1 when one is; 2 for bad input.
 `;
+
+/** The models, in the order a run searches them. */
+const AREAS = ['s3', 'dns', 'rulesets'] as const;
+type Area = (typeof AREAS)[number];
 
 const OPTIONS = {
   area: { type: 'string', multiple: true },
@@ -113,16 +121,25 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
       `edgecheck diff ${options.runId}: ${sides[0].name} vs ${sides[1].name}, seed ${options.seed}, ` +
         `up to ${options.runs} sequences of up to ${options.maxLength} commands per search\n\n`,
     );
-    const both = (k: 's3' | 'management') => sides.every((side) => side[k]);
-    const areas = v.area?.length ? v.area : (['s3', 'management'] as const).filter(both);
+    const needs: Record<Area, [(side: DiffSide) => unknown, string]> = {
+      s3: [(side) => side.s3, 'an s3 section'],
+      dns: [(side) => side.management?.zoneId, 'a management section with a zone id'],
+      rulesets: [(side) => side.management?.accountId, 'a management section with an account id'],
+    };
+    const both = (a: Area) => sides.every((side) => needs[a][0](side));
+    const areas: Area[] = v.area?.length
+      ? [
+          ...new Set(
+            v.area.flatMap((a): Area[] => {
+              if (a === 'management') return ['dns', 'rulesets'];
+              if (a === 's3' || a === 'dns' || a === 'rulesets') return [a];
+              throw new InputError(`--area ${a}`, 'use s3, dns, rulesets or management');
+            }),
+          ),
+        ]
+      : AREAS.filter(both);
     for (const a of areas) {
-      if (a !== 's3' && a !== 'management') throw new InputError(`--area ${a}`, 'use s3 or management');
-      if (!both(a)) {
-        throw new InputError(
-          `--area ${a}`,
-          `both targets need ${a === 's3' ? 'an s3' : 'a management'} section`,
-        );
-      }
+      if (!both(a)) throw new InputError(`--area ${a}`, `both targets need ${needs[a][1]}`);
     }
     if (!areas.length) {
       throw new InputError(
@@ -133,11 +150,14 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
     const reports: DiffReport[] = [];
     for (const a of areas) {
       try {
-        reports.push(
+        const report =
           a === 's3'
             ? await runDiff(sides, options, s3Model(options.runId))
-            : await runDiff(sides, options, dnsModel(options.runId)),
-        );
+            : a === 'dns'
+              ? await runDiff(sides, options, dnsModel(options.runId))
+              : await runDiff(sides, options, rulesetModel(options.runId));
+        // A replay is of one model's sequence: the finding says which.
+        reports.push({ ...report, findings: report.findings.map((f) => ({ ...f, area: a })) });
       } catch (err) {
         // A target that stops answering ends the search: said in one line, not as an internal error.
         if (!(err instanceof TargetError)) throw err;
@@ -181,7 +201,9 @@ function render(report: DiffReport, argv: string[]): string {
   const [a, b] = report.sides;
   const width = Math.max(a.length, b.length) + 1;
   const lines: string[] = [];
-  const base = argv.filter((x, i) => !x.startsWith('--replay') && argv[i - 1] !== '--replay');
+  const dropped = (x: string, i: number) =>
+    /^--(replay|area)(=|$)/.test(x) || argv[i - 1] === '--replay' || argv[i - 1] === '--area';
+  const base = argv.filter((x, i) => !dropped(x, i));
   report.findings.forEach((f, n) => {
     const label = f.clauses.length ? f.clauses.join(', ') : 'no clause';
     lines.push(
@@ -191,7 +213,10 @@ function render(report: DiffReport, argv: string[]): string {
     lines.push(`   ${`${a}:`.padEnd(width)} ${f.difference.a}`);
     lines.push(`   ${`${b}:`.padEnd(width)} ${f.difference.b}`);
     if (f.known) lines.push(`   known: ${f.known}`);
-    if (f.path) lines.push(`   replay: edgecheck diff ${base.join(' ')} --replay ${f.seed}:${f.path}`);
+    if (f.path) {
+      const area = f.area ? ` --area ${f.area}` : '';
+      lines.push(`   replay: edgecheck diff ${base.join(' ')}${area} --replay ${f.seed}:${f.path}`);
+    }
     lines.push(`   signature: ${f.signature}`, '');
   });
   for (const k of report.unseen) lines.push(`baseline entry not seen this time: ${k.signature}`);

@@ -8,7 +8,7 @@ import {
   dnsRequest,
   type Label,
 } from './dns-commands.ts';
-import type { Normalized } from './normalize.ts';
+import { type Normalized, normalizeJson } from './normalize.ts';
 import type { DiffModel } from './run-diff.ts';
 import { signatureOf } from './run-diff.ts';
 
@@ -25,42 +25,22 @@ const OPAQUE = /^(id|zone_id|zone_name|created_on|modified_on|comment_modified_o
 const DROPPED = /^(meta|messages|message|settings|tags|comment|proxiable|proxied)$/;
 
 /**
- * A management answer without what differs between two zones: record ids and clocks as their kind,
- * the zone's name and the sequence's prefix as placeholders, error messages dropped (codes kept),
- * and a listing's records and totals dropped (two zones hold other records).
+ * A DNS answer without what differs between two zones: record ids and clocks as their kind, the
+ * zone's name and the sequence's prefix as placeholders, error messages dropped (codes kept), and
+ * a listing's records and totals dropped (two zones hold other records).
  */
-export function normalizeJson(res: StepResponse, state: DnsState, list: boolean): Normalized {
-  let doc: unknown;
-  try {
-    doc = res.body.size ? JSON.parse(res.text()) : undefined;
-  } catch {
-    return { status: res.status, headers: {}, body: [`(not JSON, ${res.body.size} bytes)`] };
-  }
-  const errors = (doc as { errors?: { code?: unknown }[] } | undefined)?.errors;
-  const errorCode =
-    Array.isArray(errors) && errors.length ? errors.map((e) => String(e?.code)).join(',') : undefined;
-  const lines: string[] = [];
-  const walk = (v: unknown, path: string, key: string) => {
-    if (DROPPED.test(key)) return;
-    if (list && (path === '/result' || /^\/result_info\/(count|total_count|total_pages)$/.test(path))) return;
-    if (Array.isArray(v)) {
-      for (const [i, x] of v.entries()) walk(x, `${path}/${i}`, key);
-      return;
-    }
-    if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) walk(x, `${path}/${k}`, k);
-      return;
-    }
-    if (OPAQUE.test(key)) {
-      lines.push(`${path}=(${v === null ? 'null' : typeof v})`);
-      return;
-    }
-    const text =
-      typeof v === 'string' ? v.split(state.zone).join('<zone>').split(state.sequence).join('<seq>') : v;
-    lines.push(`${path}=${JSON.stringify(text)}`);
-  };
-  walk(doc, '', '');
-  return { status: res.status, errorCode, headers: {}, body: lines.sort() };
+function normalizeDns(res: StepResponse, state: DnsState, list: boolean): Normalized {
+  return normalizeJson(res, {
+    opaque: OPAQUE,
+    dropped: DROPPED,
+    names: [
+      [state.zone, '<zone>'],
+      [state.sequence, '<seq>'],
+    ],
+    skip: list
+      ? (path) => path === '/result' || /^\/result_info\/(count|total_count|total_pages)$/.test(path)
+      : undefined,
+  });
 }
 
 /** DNS records of each side's zone, three labels per sequence, removed at its end. */
@@ -102,7 +82,7 @@ export function dnsModel(runId: string): DiffModel<DnsCommand, DnsState> {
         }
       }
       if (cmd.op === 'delete' && res.status < 300) state.ids.delete(cmd.label);
-      return [normalizeJson(res, state, cmd.op === 'list')];
+      return [normalizeDns(res, state, cmd.op === 'list')];
     },
     async clear(side, state, ask) {
       const zoneId = side.management!.zoneId!;

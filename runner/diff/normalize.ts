@@ -122,3 +122,56 @@ export function differences(a: Normalized, b: Normalized): Difference[] {
   }
   return out;
 }
+
+/** How a JSON answer is reduced (normalizeJson). */
+export interface JsonNormalizing {
+  /** Keys whose values are a side's own (ids, clocks): compared by their kind only. */
+  opaque: RegExp;
+  /** Keys dropped with all they hold (messages, what two implementations need not share). */
+  dropped: RegExp;
+  /** Texts a side's answers hold that are the run's own (zone name, prefixes), with their placeholders. */
+  names: [string, string][];
+  /** JSON pointers left out (a listing's items and totals, where two accounts hold other things). */
+  skip?: (path: string) => boolean;
+  /** Rewrites the parsed document first (a listing's items narrowed to the run's own). */
+  prepare?: (doc: unknown) => unknown;
+}
+
+/**
+ * A JSON answer as sorted path=value lines: opaque values as their kind, the run's names as
+ * placeholders, error messages dropped (codes kept, as `errorCode`).
+ */
+export function normalizeJson(res: StepResponse, how: JsonNormalizing): Normalized {
+  let doc: unknown;
+  try {
+    doc = res.body.size ? JSON.parse(res.text()) : undefined;
+  } catch {
+    return { status: res.status, headers: {}, body: [`(not JSON, ${res.body.size} bytes)`] };
+  }
+  if (how.prepare) doc = how.prepare(doc);
+  const errors = (doc as { errors?: { code?: unknown }[] } | undefined)?.errors;
+  const errorCode =
+    Array.isArray(errors) && errors.length ? errors.map((e) => String(e?.code)).join(',') : undefined;
+  const lines: string[] = [];
+  const walk = (v: unknown, path: string, key: string) => {
+    if (how.dropped.test(key) || how.skip?.(path)) return;
+    if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) walk(x, `${path}/${i}`, key);
+      return;
+    }
+    if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, `${path}/${k}`, k);
+      return;
+    }
+    if (how.opaque.test(key)) {
+      lines.push(`${path}=(${v === null ? 'null' : typeof v})`);
+      return;
+    }
+    let text = v;
+    if (typeof v === 'string')
+      for (const [name, as] of how.names) text = (text as string).split(name).join(as);
+    lines.push(`${path}=${JSON.stringify(text)}`);
+  };
+  walk(doc, '', '');
+  return { status: res.status, errorCode, headers: {}, body: lines.sort() };
+}

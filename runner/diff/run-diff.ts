@@ -52,6 +52,8 @@ export interface Finding {
   path: string;
   /** Set when a baseline lists it. */
   known?: string;
+  /** The model that found it (s3, dns, rulesets), so that a replay runs that one. */
+  area?: string;
 }
 
 export interface DiffReport {
@@ -90,6 +92,8 @@ export type Ask = (side: DiffSide, req: { s3?: HttpRequest; api?: ApiRequest }) 
  */
 export interface DiffModel<C, S> {
   command: fc.Arbitrary<C>;
+  /** The sequences to try, when not any commands up to the length (a model whose commands need a first one). */
+  sequence?: (maxLength: number) => fc.Arbitrary<C[]>;
   describe(cmd: C): string;
   clauses(cmd: C, difference: Difference): string[];
   signature(cmd: C, difference: Difference): string;
@@ -212,7 +216,8 @@ export async function runDiff<C, S>(
   });
   let currentSeed = options.seed;
   const property = fc.asyncProperty(
-    fc.array(model.command, { minLength: 1, maxLength: options.maxLength }),
+    model.sequence?.(options.maxLength) ??
+      fc.array(model.command, { minLength: 1, maxLength: options.maxLength }),
     async (cmds) => {
       const { shown, knownSeen } = await runSequence(cmds);
       // A known difference is reported once, with the sequence that first showed it (not shrunk).
