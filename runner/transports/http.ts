@@ -4,6 +4,7 @@ import { type Agent, request, errors as undiciErrors } from 'undici';
 import { generateStream } from '../data/generate.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, TargetError } from '../util/errors.ts';
+import { Deadline } from './deadline.ts';
 import { bufferBody, collectBody, emptyBody, flattenHeaders, StepResponse } from './response.ts';
 import type { Door, Reservation, Traffic } from './traffic.ts';
 
@@ -112,13 +113,15 @@ async function sendOnce(
 ): Promise<StepResponse> {
   const headers = { ...req.headers };
   if (req.body instanceof GeneratedBody) headers['content-length'] = String(req.body.size);
-  const path = new URL(req.url).pathname;
   // One deadline for the whole exchange: a target trickling bytes cannot hold the run.
-  const deadline = new AbortController();
   let limitMs = opts.timeoutMs + transferAllowance(bodyLength(req.body));
   const started = Date.now();
-  let timer = setTimeout(() => deadline.abort(), limitMs);
-  const signal = opts.abort ? AbortSignal.any([opts.abort, deadline.signal]) : deadline.signal;
+  const deadline = new Deadline(limitMs);
+  const cut = opts.abort;
+  const onCut = () => deadline.fire(cut?.reason);
+  if (cut?.aborted) onCut();
+  else cut?.addEventListener('abort', onCut, { once: true });
+  const signal = deadline;
   try {
     const res = await request(req.url, {
       method: req.method as any,
@@ -131,9 +134,8 @@ async function sendOnce(
     const length = Number(res.headers['content-length'] ?? Number.NaN);
     if (length > SMALL_BODY) {
       // A large announced body gets its transfer allowance; an endless one only the timeout.
-      clearTimeout(timer);
       limitMs += transferAllowance(length);
-      timer = setTimeout(() => deadline.abort(), Math.max(0, started + limitMs - Date.now()));
+      deadline.reset(started + limitMs - Date.now());
     }
     if (req.method === 'HEAD') await res.body.dump();
     // A small body of known length is read in one go: cheaper than iterating the stream.
@@ -144,8 +146,9 @@ async function sendOnce(
   } catch (err) {
     if (opts.abort?.aborted)
       throw new TargetError(`request aborted: ${errorMessage(opts.abort.reason ?? err)}`);
+    const path = new URL(req.url).pathname;
     if (
-      deadline.signal.aborted ||
+      deadline.aborted ||
       err instanceof undiciErrors.HeadersTimeoutError ||
       err instanceof undiciErrors.BodyTimeoutError
     ) {
@@ -153,6 +156,7 @@ async function sendOnce(
     }
     throw new TargetError(`${req.method} ${path}: ${errorMessage(err)}`);
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
+    cut?.removeEventListener('abort', onCut);
   }
 }
