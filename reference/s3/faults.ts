@@ -875,6 +875,11 @@ const CATALOG: [string, string, string[]][] = [
     "PutObject without Content-Type takes the type from the key's extension instead of the body",
     ['s3.put.content-type-inferred'],
   ],
+  [
+    's3-public-options-403',
+    'OPTIONS to the public entry point without Origin answers 403 AccessDenied instead of 400',
+    ['s3.cors.public-options-no-origin'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -36,6 +36,7 @@ async function handle(
     if (method === 'OPTIONS') {
       if (!req.headers.origin) {
         if (ctx.faults.has('s3-public-options-401')) throw new S3Error(401, 'Unauthorized', 'Unauthorized.');
+        if (ctx.faults.has('s3-public-options-403')) throw new S3Error(403, 'AccessDenied', 'Access Denied');
         throw new S3Error(400, 'BadRequest', 'An OPTIONS request needs an Origin header.');
       }
       if (ctx.faults.has('s3-preflight-public-no-cors')) return void res.writeHead(200).end();
