@@ -200,6 +200,7 @@ const SCENARIOS: Record<string, Scenario> = {
         }),
       ),
     );
+    log.push(snap(await s3.send({ method: 'GET', path: obj('uns'), query: { 'fetch-everything': '1' } })));
     log.push(
       snap(await s3.send({ method: 'GET', path: obj('uns', 'k'), query: { 'x-id': 'DeleteObject' } })),
     );
@@ -461,6 +462,11 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await list({ 'list-type': '2', 'max-keys': '0' })));
     await bucket(s3, 'lst2');
     log.push(snap(await s3.send({ method: 'GET', path: '/', headers: { 'cf-max-keys': '1' } })));
+    log.push(
+      snap(
+        await s3.send({ method: 'GET', path: '/', headers: { 'cf-max-keys': '1', 'cf-start-after': 'lst' } }),
+      ),
+    );
   },
 
   async cors(s3, log) {
@@ -675,9 +681,16 @@ const SCENARIOS: Record<string, Scenario> = {
 
   async metadata(s3, log) {
     await bucket(s3, 'meta');
-    const described = ['content-type', 'content-encoding', 'cache-control', 'x-amz-meta-colour'];
+    const described = [
+      'content-type',
+      'content-encoding',
+      'content-language',
+      'cache-control',
+      'x-amz-meta-colour',
+    ];
     await put(s3, 'meta', 'k', 'described', {
       'content-encoding': 'deflate, gzip',
+      'content-language': 'en',
       'x-amz-meta-colour': 'blue',
     });
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('meta', 'k') }), described));
@@ -809,13 +822,16 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-sse-/, 'sse'],
-  [/^s3-(content-encoding|metadata-|multipart-headers)/, 'metadata'],
+  [/^s3-(content-encoding|content-language|metadata-|multipart-headers)/, 'metadata'],
   [/^s3-(checksum-not-answered|checksum-mode|part-checksum|complete-checksum)/, 'checksums'],
   [/^bindings-/, 'bindings'],
   [/^s3-virtual-hosted/, 'addressing'],
   [/^s3-(region|location|create-bucket-no-location|object-lock)/, 'region'],
   [/^s3-(standin|encryption|lifecycle|xml-declaration|malformed-xml)/, 'bucketConfig'],
-  [/^s3-(unsupported|list-unknown-params|x-id|x-purpose|xml-text|error-xmlns)/, 'unsupported'],
+  [
+    /^s3-(unsupported|list-unknown-params|list-v1-unknown-params|x-id|x-purpose|xml-text|error-xmlns)/,
+    'unsupported',
+  ],
   [/^s3-(put-|checksum|content-type|create-bucket-if-missing|precondition)/, 'put'],
   [/^s3-cond-/, 'conditionals'],
   [/^s3-(copy|multipart-copy|upload-part-copy|part-copy)/, 'copy'],

@@ -264,6 +264,8 @@ async function get(call: Call, ctx: ReferenceContext, store: S3Store, bucket: Bu
   if (end >= start) for await (const c of store.blobs.read(obj.blob, start, end)) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks);
   const out = describe(obj);
+  // Under a fault, get() reports only the checksums given at put(), not the MD5 every whole object has.
+  if (out.checksums.md5 && ctx.faults.has('bindings-get-md5-missing')) delete out.checksums.md5;
   return {
     ...out,
     range: range ? { offset: start, length: Math.max(0, end - start + 1) } : undefined,
@@ -363,10 +365,14 @@ function list(options: Record<string, any>, ctx: ReferenceContext, bucket: Bucke
     ? Buffer.from(String(options.cursor), 'base64url').toString('utf8')
     : String(options.startAfter ?? '');
   // Without the flag, list() returns both kinds of metadata whatever include says.
+  const asked: string[] = options.include ?? [];
   const include: string[] =
-    legacy || ctx.faults.has('bindings-list-include-ignored')
+    legacy ||
+    ctx.faults.has('bindings-list-include-ignored') ||
+    // Under a fault, include is read as a flag: naming either kind returns both.
+    (asked.length === 1 && ctx.faults.has('bindings-list-include-any-means-all'))
       ? ['httpMetadata', 'customMetadata']
-      : (options.include ?? []);
+      : asked;
   const keys = [...bucket.objects.keys()].filter((k) => k.startsWith(prefix) && k > after).sort();
   const objects: unknown[] = [];
   let bytes = 0;

@@ -40,6 +40,9 @@ export async function createBucket(call: S3Call): Promise<void> {
   }
   if (lock === 'false' && call.ctx.faults.has('s3-object-lock-false-rejected'))
     throw notImplemented('Object lock');
+  // Under a fault, the header is looked at only after the bucket is made: it is created, then refused.
+  const lateLockRefusal =
+    lock === 'false' && call.ctx.faults.has('s3-object-lock-false-created-then-refused');
   const doc = await optionalXml(call);
   let hint: string | undefined;
   if (doc) {
@@ -68,6 +71,7 @@ export async function createBucket(call: S3Call): Promise<void> {
     );
   }
   call.store.createBucket(call.bucket, hint);
+  if (lateLockRefusal) throw notImplemented('Object lock');
   sendEmpty(
     call.res,
     200,
@@ -157,7 +161,9 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
   const byDefault = rule?.ApplyServerSideEncryptionByDefault as Record<string, unknown> | undefined;
   const alg = text(byDefault?.SSEAlgorithm)?.trim();
   if (!alg) throw malformedXml();
-  if (alg !== 'AES256' && !call.ctx.faults.has('s3-encryption-any-algorithm')) {
+  // Under a fault, aws:kms is accepted as Amazon S3 accepts it.
+  const kmsAccepted = alg === 'aws:kms' && call.ctx.faults.has('s3-encryption-kms-accepted');
+  if (alg !== 'AES256' && !kmsAccepted && !call.ctx.faults.has('s3-encryption-any-algorithm')) {
     throw invalidArgument(`The encryption algorithm '${alg}' is not supported; the only value is AES256.`);
   }
   bucket.encryption = 'AES256';

@@ -29,7 +29,7 @@ export function copySource(call: S3Call): CopySource {
   if (call.ctx.faults.has('s3-copy-source-slash-rejected')) {
     if (raw.startsWith('/'))
       throw invalidArgument('Copy Source must not start with a slash: sourcebucket/sourcekey');
-  } else if (!raw.startsWith('/')) {
+  } else if (!raw.startsWith('/') && !call.ctx.faults.has('s3-copy-source-no-slash-accepted')) {
     throw invalidArgument('Copy Source must start with a slash: /sourcebucket/sourcekey');
   }
   const [pathPart, queryPart] = raw.replace(/^\//, '').split('?', 2);

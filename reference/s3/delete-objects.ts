@@ -19,7 +19,9 @@ export async function deleteObjects(call: S3Call): Promise<void> {
     objects.length >= DELETE_OBJECTS_MAX && call.ctx.faults.has('s3-delete-objects-limit-999')
       ? DELETE_OBJECTS_MAX - 1
       : DELETE_OBJECTS_MAX;
-  if (objects.length > limit && !call.ctx.faults.has('s3-delete-objects-over-limit')) {
+  // Under a fault, the limit is off by one: 1001 keys pass.
+  const offByOne = objects.length === limit + 1 && call.ctx.faults.has('s3-delete-objects-limit-1001');
+  if (objects.length > limit && !offByOne && !call.ctx.faults.has('s3-delete-objects-over-limit')) {
     throw malformedXml(`The request must contain at most ${DELETE_OBJECTS_MAX} keys.`);
   }
   const quiet = text(del.Quiet)?.trim().toLowerCase() === 'true';

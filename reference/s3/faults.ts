@@ -876,9 +876,79 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.put.content-type-inferred'],
   ],
   [
+    's3-region-empty-rejected',
+    'Signatures for an empty region are refused as a malformed scope; us-east-1 and auto are accepted',
+    ['s3.region.aliases'],
+  ],
+  [
+    's3-object-lock-false-created-then-refused',
+    'CreateBucket with object lock false creates the bucket, then answers 501 NotImplemented',
+    ['s3.lock.create-disabled-accepted'],
+  ],
+  [
+    's3-encryption-kms-accepted',
+    'PutBucketEncryption accepts aws:kms, as Amazon S3 does',
+    ['s3.encryption.put-other-rejected'],
+  ],
+  [
+    's3-list-v1-unknown-params-ignored',
+    'ListObjects (V1) ignores unknown parameters; only ListObjectsV2 answers them 501',
+    ['s3.unsupported.list-params', 's3.error.not-implemented'],
+  ],
+  [
+    's3-list-buckets-cf-start-after-ignored',
+    'ListBuckets honours cf-max-keys but ignores the cf-start-after header',
+    ['s3.list.buckets-cf-headers'],
+  ],
+  [
+    's3-create-bucket-if-missing-then-no-such-bucket',
+    'PutObject with cf-create-bucket-if-missing creates the bucket, then answers NoSuchBucket without storing the object',
+    ['s3.put.create-bucket-if-missing'],
+  ],
+  [
+    's3-copy-source-no-slash-accepted',
+    'A copy source without a leading slash (sourcebucket/sourcekey) is accepted',
+    ['s3.copy.source-leading-slash'],
+  ],
+  [
+    's3-delete-objects-limit-1001',
+    'DeleteObjects accepts 1001 keys (an off-by-one in the 1000-key limit)',
+    ['s3.error.malformed-xml', 's3.error.delete-over-limit', 's3.limit.delete-objects-keys'],
+  ],
+  [
     's3-public-options-403',
     'OPTIONS to the public entry point without Origin answers 403 AccessDenied instead of 400',
     ['s3.cors.public-options-no-origin'],
+  ],
+  [
+    'bindings-list-include-any-means-all',
+    'list() with include naming one kind of metadata returns both kinds',
+    ['s3.bindings.list-include'],
+  ],
+  [
+    's3-presign-bucket-rejected',
+    'Presigned URLs are refused for a bucket (ListObjects); object URLs are accepted',
+    ['s3.presign.list-objects'],
+  ],
+  [
+    'bindings-get-md5-missing',
+    'get() returns no MD5 checksum for an object written whole (head() does)',
+    ['s3.bindings.stored-checksums'],
+  ],
+  [
+    's3-public-gzip-always-decoded',
+    'The public entry point decodes gzip content even for clients that accept gzip, and sends no Content-Encoding',
+    ['s3.get.public-gzip-encoding'],
+  ],
+  [
+    's3-content-language-dropped',
+    'PutObject does not keep Content-Language',
+    ['s3.object.content-headers', 's3.copy.metadata-directive', 's3.object.multipart-headers'],
+  ],
+  [
+    's3-missing-bucket-no-such-key',
+    'A missing bucket answers 404 NoSuchKey instead of NoSuchBucket',
+    ['s3.copy.missing-destination-bucket', 's3.copy.missing-source', 's3.error.missing-bucket-404'],
   ],
 ];
 

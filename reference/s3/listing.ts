@@ -87,7 +87,9 @@ export function listObjects(call: S3Call): void {
     if (
       !LIST_PARAMS.has(name) &&
       !ignoredParam(name) &&
-      !call.ctx.faults.has('s3-list-unknown-params-ignored')
+      !call.ctx.faults.has('s3-list-unknown-params-ignored') &&
+      // Under a fault, only ListObjectsV2 validates its parameters.
+      !(call.query.get('list-type') !== '2' && call.ctx.faults.has('s3-list-v1-unknown-params-ignored'))
     ) {
       throw notImplemented(`The ListObjects parameter '${name}'`);
     }
@@ -185,9 +187,11 @@ export function listBuckets(call: S3Call): void {
   const q = call.query;
   const fromHeader = (name: string) => {
     const value = headerValue(call.req, `cf-${name}`);
-    return value !== undefined && call.ctx.faults.has('s3-list-buckets-cf-headers-ignored')
-      ? undefined
-      : value;
+    if (value === undefined) return undefined;
+    if (call.ctx.faults.has('s3-list-buckets-cf-headers-ignored')) return undefined;
+    if (name === 'start-after' && call.ctx.faults.has('s3-list-buckets-cf-start-after-ignored'))
+      return undefined;
+    return value;
   };
   const param = (name: string) => q.get(name) ?? fromHeader(name) ?? null;
   const maxKeys = boundedInt(q.get('max-buckets') ?? param('max-keys'), 1000, 'max-keys', 1000);

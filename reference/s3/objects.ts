@@ -19,7 +19,11 @@ export function bucketForWrite(call: S3Call): BucketRecord {
     headerValue(call.req, 'cf-create-bucket-if-missing')?.toLowerCase() === 'true' &&
     !call.ctx.faults.has('s3-create-bucket-if-missing-ignored')
   ) {
-    return call.store.createBucket(call.bucket);
+    const made = call.store.createBucket(call.bucket);
+    // Under a fault, the bucket is made but the write had already looked it up and found none.
+    if (call.ctx.faults.has('s3-create-bucket-if-missing-then-no-such-bucket'))
+      throw noSuchBucket(call.bucket);
+    return made;
   }
   throw noSuchBucket(call.bucket);
 }

@@ -87,6 +87,9 @@ function faultyError(e: S3Error, ctx: ReferenceContext): S3Error {
     return new S3Error(403, 'AccessDenied', 'Access Denied');
   if (e.code === 'NoSuchKey' && f.has('s3-no-such-key-generic'))
     return new S3Error(404, 'NotFound', 'Not Found');
+  // An object-level lookup that reports the missing bucket as a missing key.
+  if (e.code === 'NoSuchBucket' && f.has('s3-missing-bucket-no-such-key'))
+    return new S3Error(404, 'NoSuchKey', 'The specified key does not exist.');
   if (e.code === 'NoSuchUpload' && f.has('s3-no-such-upload-generic'))
     return new S3Error(404, 'NotFound', 'Not Found');
   if (e.status === 412 && f.has('s3-precondition-status-400'))

@@ -169,6 +169,16 @@ function faultyRejections(call: S3Call, sub: string): void {
   if (call.query.has('X-Amz-Signature') && !bucketOnly && sub === '' && f.has('s3-presign-object-rejected')) {
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
   }
+  // Under a fault, presigned URLs are taken for objects only, not for a bucket's listing.
+  if (
+    call.query.has('X-Amz-Signature') &&
+    call.method === 'GET' &&
+    bucketOnly &&
+    sub === '' &&
+    f.has('s3-presign-bucket-rejected')
+  ) {
+    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for buckets.');
+  }
   // Under a fault, presigned URLs are taken for reads only (a download-link feature).
   if (call.query.has('X-Amz-Signature') && call.method === 'PUT' && f.has('s3-presign-put-rejected'))
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are accepted for GET only.');

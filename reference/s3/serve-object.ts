@@ -109,7 +109,8 @@ export async function serveObject(
   if (options.publicEntry && gzipped) {
     const accepts = /\bgzip\b/i.test(header(req, 'accept-encoding') ?? '');
     if (ctx.faults.has('s3-public-gzip-no-content-encoding')) delete headers['content-encoding'];
-    if (!accepts) {
+    // Under a fault, the public entry decodes gzip whatever the client accepts.
+    if (!accepts || ctx.faults.has('s3-public-gzip-always-decoded')) {
       // The client cannot decode gzip: serve the decoded bytes, whose length is unknown up front.
       delete headers['content-encoding'];
       delete headers['accept-ranges'];

@@ -109,7 +109,12 @@ function parseCredential(credential: string, ctx: ReferenceContext): Scope {
       'The access key ID you provided does not exist in our records.',
     );
   }
-  if (!REGIONS.has(region) || (region !== 'auto' && ctx.faults.has('s3-region-alias-rejected'))) {
+  if (
+    !REGIONS.has(region) ||
+    (region !== 'auto' && ctx.faults.has('s3-region-alias-rejected')) ||
+    // Under a fault, an empty region is read as a malformed scope (us-east-1 is still accepted).
+    (region === '' && ctx.faults.has('s3-region-empty-rejected'))
+  ) {
     throw new S3Error(
       400,
       'AuthorizationHeaderMalformed',

@@ -36,6 +36,7 @@ export function storedHeaders(call: S3Call): {
     let v = call.req.headers[name];
     if (Array.isArray(v)) v = v.join(',');
     if (v === undefined) continue;
+    if (name === 'content-language' && call.ctx.faults.has('s3-content-language-dropped')) continue;
     if (name === 'content-encoding') {
       // aws-chunked is the transfer framing of the upload, not a property of the object; the rest
       // is kept as sent, spacing included (`deflate, gzip` comes back as `deflate, gzip`).
