@@ -6,7 +6,8 @@ import { FAULTS } from '../reference/faults.ts';
 import { DNS_SETTINGS_RETIREMENT } from '../reference/management/dns-settings.ts';
 import { managementFaults } from '../reference/management/faults.ts';
 import { RETIRED_ENDPOINTS } from '../reference/management/retired-endpoints.ts';
-import { serveFaultName } from '../reference/management/retirement.ts';
+import { serveFaultName, unservedFaultName } from '../reference/management/retirement.ts';
+import { ZONE_NAME } from '../reference/management/store.ts';
 import { RETIRED_SETTINGS } from '../reference/management/zone-settings.ts';
 import { type Api, rawTeCl, retirementProbe, startManagement } from './reference-management-harness.ts';
 
@@ -209,6 +210,178 @@ const PROBES: Record<string, Probe> = {
   'decline-te-with-cl-early': at('2023-06-01', (_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
   'no-page-shield-route': now(get(`${Z}/page_shield/scripts`)),
   'no-direct-upload-v2': now(send('POST', `${ACC}/images/v2/direct_upload`, {})),
+  'zone-notice-in-errors': now(get(Z)),
+  'zone-errors-null': now(get(Z)),
+  'page-offset-default-per-page': now(get(`${Z}/dns_records?page=2&per_page=1`)),
+  'page-offset-overlap': now(get(`${Z}/dns_records?page=2&per_page=1`)),
+  'dns-get-drops-type': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
+    return api('GET', `${Z}/dns_records/${r.body.result.id}`);
+  }),
+  'dns-get-created-on-epoch': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
+    return typeof (await api('GET', `${Z}/dns_records/${r.body.result.id}`)).body.result.created_on;
+  }),
+  'put-merges-record': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, {
+      type: 'A',
+      name: 'p',
+      content: '192.0.2.3',
+      comment: 'c',
+    });
+    return api('PUT', `${Z}/dns_records/${r.body.result.id}`, { type: 'A', name: 'p', content: '192.0.2.4' });
+  }),
+  'put-keeps-name': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'p', content: '192.0.2.3' });
+    return api('PUT', `${Z}/dns_records/${r.body.result.id}`, { type: 'A', name: 'q', content: '192.0.2.3' });
+  }),
+  'caa-flags-string': now(
+    send('POST', `${Z}/dns_records`, {
+      type: 'CAA',
+      name: 'c',
+      data: { flags: 0, tag: 'issue', value: 'ca.example.net' },
+    }),
+  ),
+  'caa-content-only': now(
+    send('POST', `${Z}/dns_records`, {
+      type: 'CAA',
+      name: 'c',
+      data: { flags: 0, tag: 'issue', value: 'ca.example.net' },
+    }),
+  ),
+  'ruleset-name-ignored': now(async (api) => rulesetThen(api, [], (_id, rs) => Promise.resolve(rs.name))),
+  'ruleset-description-dropped': now(
+    send('POST', `${Z}/rulesets`, {
+      name: 'd',
+      kind: 'zone',
+      description: 'words',
+      phase: 'http_request_firewall_custom',
+    }),
+  ),
+  'rule-create-prepends': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id) => api('POST', `${Z}/rulesets/${id}/rules`, rule(2))),
+  ),
+  'rule-create-twice': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id) => api('POST', `${Z}/rulesets/${id}/rules`, rule(2))),
+  ),
+  'rule-version-number': now(async (api) =>
+    rulesetThen(api, [rule(1)], (_id, rs) => Promise.resolve(rs.rules)),
+  ),
+  'rule-last-updated-epoch': now(async (api) =>
+    rulesetThen(api, [rule(1)], (_id, rs) => Promise.resolve(typeof rs.rules[0].last_updated)),
+  ),
+  'logpush-strips-custom-carriers': now(
+    send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID,Cookies&timestamps=rfc3339' })),
+  ),
+  'dns-settings-use-apex-ns': now(get(`${Z}/dns_settings`)),
+  'dns-settings-omit-false': now(get(`${Z}/dns_settings`)),
+  'page-shield-scripts-without-seen-times': now(get(`${Z}/page_shield/scripts`)),
+  'past-end-last-page': now(get(`${Z}/dns_records?page=50`)),
+  'total-pages-floor': now(get(`${Z}/dns_records?per_page=2`)),
+  'echo-default-per-page': now(get(`${Z}/dns_records?per_page=2`)),
+  'legacy-key-not-compared': now(get(Z, { 'x-auth-email': 'admin@example.com', 'x-auth-key': 'wrong' })),
+  'zone-id-uppercase': now(async (api) => (await api('GET', Z)).body.result.id),
+  'dns-list-drops-proxiable': now(get(`${Z}/dns_records`)),
+  'patch-ignores-data': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, srvRecord);
+    return api('PATCH', `${Z}/dns_records/${r.body.result.id}`, { data: { ...srvRecord.data, port: 4 } });
+  }),
+  'name-trailing-dot': now(
+    send('POST', `${Z}/dns_records`, { type: 'A', name: 'www2', content: '192.0.2.2' }),
+  ),
+  'srv-data-port-string': now(send('POST', `${Z}/dns_records`, srvRecord)),
+  'put-keeps-version': now(async (api) =>
+    rulesetThen(api, [], (id) => api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(1)] })),
+  ),
+  'ruleset-last-updated-date-only': now(async (api) =>
+    rulesetThen(
+      api,
+      [],
+      async (id) =>
+        (await api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(1)] })).body.result.last_updated.length,
+    ),
+  ),
+  'one-per-phase-by-name': now(async (api) => {
+    await api('POST', `${Z}/rulesets`, { name: 'a', kind: 'zone', phase: 'http_request_firewall_custom' });
+    return api('POST', `${Z}/rulesets`, { name: 'b', kind: 'zone', phase: 'http_request_firewall_custom' });
+  }),
+  'put-merges-by-position': now(async (api) =>
+    rulesetThen(api, [rule(1), rule(2)], (id) => api('PUT', `${Z}/rulesets/${id}`, { rules: [rule(3)] })),
+  ),
+  'entrypoint-appends': now(async (api) => {
+    await entrypoint('http_request_firewall_custom', rule(1)).call(null, api, '');
+    return entrypoint('http_request_firewall_custom', rule(2)).call(null, api, '');
+  }),
+  'rule-patch-keeps-description': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id, rs) =>
+      api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, { ...rule(1), description: 'new' }),
+    ),
+  ),
+  'ignore-enabled-in-bulk': now(async (api) =>
+    rulesetThen(api, [], (id) =>
+      api('PUT', `${Z}/rulesets/${id}`, { rules: [{ ...rule(1), enabled: false }] }),
+    ),
+  ),
+  'rulesets-list-without-kind': now(async (api) => rulesetThen(api, [], () => api('GET', `${Z}/rulesets`))),
+  'custom-fields-as-strings': now(send('POST', `${Z}/rulesets`, lcf({ request_fields: [{ name: 'x-a' }] }))),
+  'certificate-priority-string': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'certpacks-keyed-by-id': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'dns-settings-numeric-booleans': now(get(`${Z}/dns_settings`)),
+  'migration-no-put': now(send('PUT', `/buckets/bkt/migration`, {})),
+  'migration-no-patch': now(send('PATCH', `/buckets/bkt/migration`, {})),
+  'migration-unset-not-found': now(get(`/buckets/bkt/migration`)),
+  'accept-srv-name-fields-matching-name': now(
+    send('POST', `${Z}/dns_records`, {
+      ...srvRecord,
+      data: { ...srvRecord.data, service: '_sip', proto: '_tcp', name: ZONE_NAME },
+    }),
+  ),
+  'reject-srv-data-name-early': at(
+    EARLY,
+    send('POST', `${Z}/dns_records`, { ...srvRecord, data: { ...srvRecord.data, name: 'x' } }),
+  ),
+  'srv-data-name-full-early': at(EARLY, send('POST', `${Z}/dns_records`, srvRecord)),
+  'produce-srv-name-fields-on-get': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, srvRecord);
+    return api('GET', `${Z}/dns_records/${r.body.result.id}`);
+  }),
+  'accept-threat-score-on-patch': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id, rs) =>
+      api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, {
+        action: 'block',
+        expression: 'cf.threat_score gt 5',
+      }),
+    ),
+  ),
+  'accept-rule-security-level-on-patch': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id, rs) =>
+      api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, {
+        action: 'set_config',
+        expression: 'true',
+        action_parameters: { security_level: 'high' },
+      }),
+    ),
+  ),
+  'strip-threat-score-early': at(
+    EARLY,
+    entrypoint('http_request_firewall_custom', {
+      action: 'block',
+      expression: '(cf.threat_score gt 5) and true',
+    }),
+  ),
+  'drop-rule-security-level-early': at(
+    EARLY,
+    entrypoint('http_config_settings', {
+      action: 'set_config',
+      expression: 'true',
+      action_parameters: { security_level: 'high' },
+    }),
+  ),
+  'no-essentially-off': at(
+    EARLY,
+    send('PATCH', `${Z}/settings/security_level`, { value: 'essentially_off' }),
+  ),
+  'decline-te-with-cl-500': now((_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
   'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
   'retired-server-error': now(get(`${Z}/rate_limits`)),
 };
@@ -219,6 +392,10 @@ for (const r of [
 ]) {
   const [method, path] = retirementProbe(r);
   PROBES[serveFaultName(r.subject)] = at(r.eol, send(method, path, method === 'GET' ? undefined : {}));
+  PROBES[unservedFaultName(r.subject)] = at(
+    '2019-01-01',
+    send(method, path, method === 'GET' ? undefined : {}),
+  );
 }
 
 async function observe(fault: string | undefined, probe: Probe): Promise<string> {

@@ -22,6 +22,9 @@ function view(ctx: ReferenceContext, pack: Json): Json {
   if (ctx.faults.has('pack-validity-days-string')) out.validity_days = String(out.validity_days);
   if (ctx.faults.has('drop-certificate-fields'))
     for (const cert of out.certificates as Json[]) delete cert.status;
+  if (ctx.faults.has('certificate-priority-string'))
+    for (const cert of out.certificates as Json[])
+      if (cert.priority != null) cert.priority = String(cert.priority);
   return out;
 }
 
@@ -36,7 +39,11 @@ export function registerCertificatePacks(router: Router): void {
     const page = paginate(req.ctx, all, req.query, LIST);
     // A block copied from the whole list rather than the page.
     if (page.info && req.ctx.faults.has('certpacks-count-is-total')) page.info.count = page.info.total_count;
-    return { result: page.items.map((p) => view(req.ctx, p)), resultInfo: page.info };
+    const packs = page.items.map((p) => view(req.ctx, p));
+    // The packs answered as an object keyed by id instead of an array.
+    if (req.ctx.faults.has('certpacks-keyed-by-id'))
+      return { result: Object.fromEntries(packs.map((p) => [String(p.id), p])), resultInfo: page.info };
+    return { result: packs, resultInfo: page.info };
   });
 
   router.on('GET', '/zones/:zone_id/ssl/certificate_packs/:pack_id', (req) => {

@@ -35,7 +35,11 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
     id: rec.id,
     zone_id: rec.zone_id,
     zone_name: rec.zone_name,
-    name: ctx.faults.has('relative-record-name') ? relativeName(rec.name, rec.zone_name) : rec.name,
+    name: ctx.faults.has('relative-record-name')
+      ? relativeName(rec.name, rec.zone_name)
+      : ctx.faults.has('name-trailing-dot')
+        ? `${rec.name}.`
+        : rec.name,
     type: rec.type,
     content: rec.content,
     proxiable: PROXIABLE_TYPES.has(rec.type),
@@ -57,7 +61,16 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
       ? ctx.faults.has('produce-srv-name-fields')
       : !ctx.faults.has('hide-srv-name-fields-early');
     if (rec.type === 'SRV' && produceSrvNames) Object.assign(data, srvNameFields(rec.name));
+    // Before the date, data.name answered as the full record name instead of the part after service and proto.
+    if (
+      rec.type === 'SRV' &&
+      produceSrvNames &&
+      !since(ctx, EOL.srvNameFields) &&
+      ctx.faults.has('srv-data-name-full-early')
+    )
+      data.name = rec.name;
     if (rec.type === 'SRV' && ctx.faults.has('srv-data-drops-port')) delete data.port;
+    if (rec.type === 'SRV' && ctx.faults.has('srv-data-port-string')) data.port = String(data.port);
     // CAA flags as the zone-file text, or CAA answered in content only.
     if (rec.type === 'CAA' && ctx.faults.has('caa-flags-string')) data.flags = String(data.flags);
     out.data = data;

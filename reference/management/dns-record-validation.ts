@@ -116,9 +116,24 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
   if (type === 'SRV') {
     const legacy = ['service', 'proto', 'name'].filter((k) => k in d);
     if (legacy.length > 0) {
-      const retired = since(ctx, EOL.srvNameFields)
+      const after = since(ctx, EOL.srvNameFields);
+      let retired = after
         ? !ctx.faults.has('accept-srv-name-fields')
         : ctx.faults.has('reject-srv-name-fields-early');
+      // After the date, fields that spell the outer name accepted as a compatibility shim.
+      if (
+        after &&
+        retired &&
+        typeof d.service === 'string' &&
+        typeof d.proto === 'string' &&
+        typeof d.name === 'string' &&
+        typeof rawName === 'string' &&
+        fullName(rawName, zone) === `${d.service}.${d.proto}.${fullName(d.name, zone)}` &&
+        ctx.faults.has('accept-srv-name-fields-matching-name')
+      )
+        retired = false;
+      // Before the date, data.name refused as a duplicate of the outer name.
+      if (!after && 'name' in d && ctx.faults.has('reject-srv-data-name-early')) retired = true;
       if (retired) {
         throw new RootCause(
           9105,

@@ -71,7 +71,10 @@ export function registerDnsRecords(router: Router): void {
     if (name) all = all.filter((r) => r.name === fullName(name, zone.name));
     if (content) all = all.filter((r) => r.content === content);
     const page = paginate(req.ctx, all, q, LIST);
-    return { result: page.items.map((r) => toResponse(req.ctx, r)), resultInfo: page.info };
+    const result = page.items.map((r) => toResponse(req.ctx, r));
+    // A lighter list view without proxiable.
+    if (req.ctx.faults.has('dns-list-drops-proxiable')) for (const r of result) delete r.proxiable;
+    return { result, resultInfo: page.info };
   });
 
   router.on('POST', '/zones/:zone_id/dns_records', (req) => {
@@ -98,6 +101,16 @@ export function registerDnsRecords(router: Router): void {
     // The detail view leaves out type, or answers created_on as Unix seconds, where the list and writes
     // answer the full record.
     if (req.ctx.faults.has('dns-get-drops-type')) delete out.type;
+    // The detail view built from the old template, with the SRV name fields after their end of life.
+    if (
+      out.type === 'SRV' &&
+      out.data &&
+      since(req.ctx, EOL.srvNameFields) &&
+      req.ctx.faults.has('produce-srv-name-fields-on-get')
+    ) {
+      const [service, proto, ...rest] = String(out.name).split('.');
+      Object.assign(out.data as Json, { service, proto, name: rest.join('.') });
+    }
     if (req.ctx.faults.has('dns-get-created-on-epoch'))
       out.created_on = Math.floor(Date.parse(String(out.created_on)) / 1000);
     return { result: out };
@@ -107,9 +120,12 @@ export function registerDnsRecords(router: Router): void {
     const rec = find(req);
     const body = objectBody(req);
     // PATCH changes only the fields sent; the fault turns it into a replacement.
-    const merged = req.ctx.faults.has('patch-replaces-record')
+    const merged: Json = req.ctx.faults.has('patch-replaces-record')
       ? { type: rec.type, ...body }
       : { ...asBody(rec), ...body };
+    // Under the fault PATCH changes top-level fields only and keeps the old data.
+    if (body.data !== undefined && rec.data && req.ctx.faults.has('patch-ignores-data'))
+      merged.data = rec.data;
     apply(rec, validateRecord(req.ctx, rec.zone_name, merged));
     const locked = lockedInput(req.ctx, body);
     if (locked) rec.locked = locked;

@@ -24,6 +24,10 @@ function view(req: ApiRequest): Json {
     out.multi_provider = String(out.multi_provider);
     out.secondary_overrides = String(out.secondary_overrides);
   }
+  if (req.ctx.faults.has('dns-settings-numeric-booleans')) {
+    out.multi_provider = out.multi_provider ? 1 : 0;
+    out.secondary_overrides = out.secondary_overrides ? 1 : 0;
+  }
   // The field named after the endpoint it replaced.
   if (req.ctx.faults.has('dns-settings-use-apex-ns')) {
     out.use_apex_ns = out.multi_provider;

@@ -373,6 +373,157 @@ const ENTRIES: Entry[] = [
     'POST images/v2/direct_upload does not exist',
     ['dep.direct-upload-v1.v2-replacement'],
   ],
+  // second ways to break clauses
+  [
+    'past-end-last-page',
+    'a page past the last one answers the last page again',
+    ['mgmt.pagination.past-end'],
+  ],
+  [
+    'total-pages-floor',
+    'result_info.total_pages is total_count / per_page rounded down',
+    ['mgmt.result-info.totals'],
+  ],
+  [
+    'echo-default-per-page',
+    'result_info.per_page answers the default page size instead of the per_page requested',
+    ['mgmt.pagination.echo'],
+  ],
+  [
+    'legacy-key-not-compared',
+    'the legacy key pair is checked by its email only: a wrong X-Auth-Key is served',
+    ['mgmt.auth.wrong'],
+  ],
+  ['zone-id-uppercase', 'the zone answered carries its id in upper case', ['mgmt.zones.id']],
+  ['dns-list-drops-proxiable', 'DNS record lists answer records without proxiable', ['mgmt.dns.list']],
+  ['patch-ignores-data', 'PATCH changes top-level fields only and keeps the old data', ['mgmt.dns.patch']],
+  [
+    'name-trailing-dot',
+    'record names are answered with a trailing dot (www.example.com.)',
+    ['mgmt.dns.name'],
+  ],
+  ['srv-data-port-string', 'SRV data answers port as a string', ['mgmt.dns.srv-data-fields']],
+  [
+    'put-keeps-version',
+    'PUT of a ruleset keeps its version; only rule changes move it',
+    ['mgmt.rulesets.put-version'],
+  ],
+  [
+    'ruleset-last-updated-date-only',
+    'ruleset last_updated is written as a date without a time',
+    ['mgmt.rulesets.schema'],
+  ],
+  [
+    'one-per-phase-by-name',
+    'a second zone ruleset of a phase is refused only when its name is taken too',
+    ['mgmt.rulesets.one-per-phase'],
+  ],
+  [
+    'put-merges-by-position',
+    'PUT overwrites rules by position and keeps old rules past the ones sent',
+    ['mgmt.rulesets.put-replaces'],
+  ],
+  [
+    'entrypoint-appends',
+    'PUT of a phase entry point adds the rules sent to those it has',
+    ['mgmt.rulesets.entrypoint'],
+  ],
+  [
+    'rule-patch-keeps-description',
+    'PATCH of a rule applies enabled but keeps the old description',
+    ['mgmt.rulesets.rule-patch', 'mgmt.rulesets.account'],
+  ],
+  [
+    'ignore-enabled-in-bulk',
+    'rules created by PUT or POST are enabled whatever enabled says; only PATCH of a rule reads it',
+    ['mgmt.rules.enabled'],
+  ],
+  ['rulesets-list-without-kind', 'the ruleset list omits kind', ['mgmt.rulesets.list']],
+  [
+    'custom-fields-as-strings',
+    'log_custom_field arrays are answered as bare names instead of {name} objects',
+    ['mgmt.lcf.params-schema', 'mgmt.lcf.header-names-lower', 'mgmt.lcf.cookie-case'],
+  ],
+  [
+    'certificate-priority-string',
+    'certificates answer priority as a string',
+    ['mgmt.certpacks.certificate-schema', 'mgmt.certpacks.schema'],
+  ],
+  [
+    'certpacks-keyed-by-id',
+    'the certificate pack list answers an object keyed by pack id instead of an array',
+    ['mgmt.certpacks.list', 'mgmt.certpacks.schema', 'mgmt.certpacks.certificate-schema'],
+  ],
+  [
+    'dns-settings-numeric-booleans',
+    'multi_provider and secondary_overrides are answered as 0 and 1',
+    ['mgmt.dns-settings.types'],
+  ],
+  [
+    'migration-no-put',
+    'PUT of the migration configuration is not a method of the route',
+    ['mgmt.storage.migration-put'],
+  ],
+  [
+    'migration-no-patch',
+    'PATCH of the migration configuration is not a method of the route',
+    ['mgmt.storage.migration-patch'],
+  ],
+  [
+    'migration-unset-not-found',
+    'GET of a bucket without a migration configuration answers not found',
+    ['mgmt.storage.migration-get'],
+  ],
+  [
+    'accept-srv-name-fields-matching-name',
+    'from 2024-05-31 SRV data service, proto and name are accepted when they spell the record name',
+    ['dep.srv-name-fields.rejected'],
+  ],
+  [
+    'reject-srv-data-name-early',
+    'before 2024-05-31 SRV data name is refused as a duplicate of the record name',
+    ['dep.srv-name-fields.accepted'],
+  ],
+  [
+    'srv-data-name-full-early',
+    'before 2024-05-31 SRV data name is answered as the full record name',
+    ['dep.srv-name-fields.produced'],
+  ],
+  [
+    'produce-srv-name-fields-on-get',
+    'from 2024-05-31 GET of one SRV record still answers service, proto and name in data',
+    ['dep.srv-name-fields.not-produced'],
+  ],
+  [
+    'accept-threat-score-on-patch',
+    'from 2024-09-30 PATCH of a rule accepts cf.threat_score (only creation checks it)',
+    ['dep.threat-score.rejected'],
+  ],
+  [
+    'accept-rule-security-level-on-patch',
+    'from 2024-09-30 PATCH of a rule accepts any security level (only creation checks it)',
+    ['dep.ruleset-security-level.rejected'],
+  ],
+  [
+    'strip-threat-score-early',
+    'before 2024-09-30 rules using cf.threat_score are accepted with that condition removed',
+    ['dep.threat-score.accepted'],
+  ],
+  [
+    'drop-rule-security-level-early',
+    'before 2024-09-30 rules setting the security level are accepted with it dropped',
+    ['dep.ruleset-security-level.accepted'],
+  ],
+  [
+    'no-essentially-off',
+    'security_level essentially_off is not a known value, whatever the date',
+    ['dep.security-level.any-value'],
+  ],
+  [
+    'decline-te-with-cl-500',
+    'requests with Transfer-Encoding and Content-Length are declined with status 500',
+    ['dep.te-cl.declined'],
+  ],
 ];
 
 const RETIREMENTS = [

@@ -65,7 +65,8 @@ async function serve(
       if (declined) {
         sendJson(
           res,
-          400,
+          // Under the fault the decline comes from a handler that failed on the body: a server error.
+          ctx.faults.has('decline-te-with-cl-500') ? 500 : 400,
           failure([
             {
               code: CODES.teWithCl,

@@ -93,6 +93,10 @@ function bucketOf(req: ApiRequest): string {
   return bucket;
 }
 
+function methodMissing(req: ApiRequest): ApiError {
+  return ApiError.of(405, CODES.methodNotAllowed, `Method ${req.method} not available for that URI`);
+}
+
 function write(req: ApiRequest, merge: boolean): ApiResult {
   const bucket = bucketOf(req);
   const base = merge ? (req.state.migrations.get(bucket) as Config | undefined) : undefined;
@@ -106,10 +110,20 @@ export function registerMigration(router: Router): void {
   for (const base of ['/accounts/:account_id/r2/buckets/:bucket/migration', '/buckets/:bucket/migration']) {
     router.on('GET', base, (req) => {
       const bucket = bucketOf(req);
+      // Under the fault a bucket without a configuration answers not found instead of its empty configuration.
+      if (!req.state.migrations.has(bucket) && req.ctx.faults.has('migration-unset-not-found'))
+        throw ApiError.of(404, CODES.notFound, `no migration configuration for bucket ${bucket}`);
       return { result: render(req.ctx, bucket, req.state.migrations.get(bucket) as Config | undefined) };
     });
-    router.on('PUT', base, (req) => write(req, false));
-    router.on('PATCH', base, (req) => write(req, true));
+    // Under the faults one of the two methods that modify the configuration is missing.
+    router.on('PUT', base, (req) => {
+      if (req.ctx.faults.has('migration-no-put')) throw methodMissing(req);
+      return write(req, false);
+    });
+    router.on('PATCH', base, (req) => {
+      if (req.ctx.faults.has('migration-no-patch')) throw methodMissing(req);
+      return write(req, true);
+    });
     router.on(['POST', 'PUT'], `${base}/validate`, (req) => {
       const bucket = bucketOf(req);
       const stored = req.state.migrations.get(bucket) as Config | undefined;

@@ -77,7 +77,9 @@ export function paginate<T>(
   if (page > totalPages && totalCount > 0 && ctx.faults.has('error-past-last-page')) {
     throw badRequest(`page ${page} is past the last page ${totalPages}`);
   }
-  let start = (page - 1) * perPage;
+  // A page past the end clamped to the last page.
+  const clamp = page > totalPages && totalCount > 0 && ctx.faults.has('past-end-last-page');
+  let start = ((clamp ? totalPages : page) - 1) * perPage;
   // A page's offset computed with the default per_page, or each later page starting one item early
   // (repeating the last of the page before).
   if (page > 1 && perPage !== spec.defaultPerPage && ctx.faults.has('page-offset-default-per-page'))
@@ -85,8 +87,16 @@ export function paginate<T>(
   else if (page > 1 && ctx.faults.has('page-offset-overlap')) start -= 1;
   const items = sorted.slice(start, start + perPage);
   if (ctx.faults.has('drop-result-info')) return { items };
-  return {
-    items,
-    info: { page, per_page: perPage, count: items.length, total_count: totalCount, total_pages: totalPages },
+  const info: ResultInfo = {
+    page,
+    per_page: perPage,
+    count: items.length,
+    total_count: totalCount,
+    total_pages: totalPages,
   };
+  // Slips in the block: total_pages rounded down, per_page answered as the default.
+  if (ctx.faults.has('total-pages-floor')) info.total_pages = Math.floor(totalCount / perPage);
+  if (perPage !== spec.defaultPerPage && ctx.faults.has('echo-default-per-page'))
+    info.per_page = spec.defaultPerPage;
+  return { items, info };
 }

@@ -33,23 +33,42 @@ export function buildRule(
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     throw badRequest(`${where}.action_parameters must be an object`);
   }
-  checkSecurityRestrictions(ctx, where, body.expression, params as Json | undefined);
+  // Under the faults a PATCH of one rule skips the checks that creation makes.
+  const patchSkips = (fault: string) => previous !== undefined && ctx.faults.has(fault);
+  checkSecurityRestrictions(ctx, where, body.expression, params as Json | undefined, patchSkips);
   if (phase === LOG_FIELDS_PHASE || body.action === 'log_custom_field') {
     checkLogCustomField(ctx, where, phase, body.action, body.expression, params as Json | undefined);
   }
   const id = previous?.id ?? newId();
+  const early = !since(ctx, EOL.securityLevel);
+  let expression: string = body.expression;
+  // Before the date, the threat score condition silently removed from the expression kept.
+  if (early && /\bcf\.threat_score\b/.test(expression) && ctx.faults.has('strip-threat-score-early'))
+    expression = expression.replace(/\(cf\.threat_score[^)]*\)\s*and\s*/g, '');
   const rule: Rule = {
     id,
     version: previous ? String(Number(previous.version) + 1) : '1',
     action: body.action,
-    expression: body.expression,
+    expression,
     description: typeof body.description === 'string' ? body.description : '',
     last_updated: nowIso(),
     ref: typeof body.ref === 'string' && body.ref !== '' ? body.ref : id,
     enabled:
-      body.enabled === undefined || ctx.faults.has('ignore-rule-enabled') ? true : (body.enabled as boolean),
+      body.enabled === undefined ||
+      ctx.faults.has('ignore-rule-enabled') ||
+      // Under the fault only PATCH of one rule reads enabled; rules in a PUT are all enabled.
+      (!previous && ctx.faults.has('ignore-enabled-in-bulk'))
+        ? true
+        : (body.enabled as boolean),
   };
   if (params !== undefined) rule.action_parameters = structuredClone(params as Json);
+  // Before the date, a security level in the parameters silently dropped.
+  if (
+    early &&
+    rule.action_parameters?.security_level !== undefined &&
+    ctx.faults.has('drop-rule-security-level-early')
+  )
+    delete rule.action_parameters.security_level;
   if (body.logging !== undefined) rule.logging = body.logging as Json;
   return rule;
 }
@@ -59,17 +78,23 @@ function checkSecurityRestrictions(
   ctx: ReferenceContext,
   where: string,
   expression: string,
-  params?: Json,
+  params: Json | undefined,
+  patchSkips: (fault: string) => boolean,
 ): void {
   if (!since(ctx, EOL.securityLevel) && !ctx.faults.has('restrict-security-level-early')) return;
-  if (/\bcf\.threat_score\b/.test(expression) && !ctx.faults.has('accept-threat-score-expression')) {
+  if (
+    /\bcf\.threat_score\b/.test(expression) &&
+    !ctx.faults.has('accept-threat-score-expression') &&
+    !patchSkips('accept-threat-score-on-patch')
+  ) {
     throw badRequest(`${where}.expression: the field cf.threat_score is no longer supported`);
   }
   const level = params?.security_level;
   if (
     level !== undefined &&
     !ALLOWED_SECURITY_LEVELS.has(String(level)) &&
-    !ctx.faults.has('accept-rule-security-level')
+    !ctx.faults.has('accept-rule-security-level') &&
+    !patchSkips('accept-rule-security-level-on-patch')
   ) {
     throw badRequest(`${where}.action_parameters.security_level: only 'off' and 'under_attack' are accepted`);
   }
@@ -124,6 +149,9 @@ function checkLogCustomField(
   }
   // The rule is kept, but with every field array emptied.
   if (params && ctx.faults.has('empty-custom-field-arrays')) for (const key of present) params[key] = [];
+  // Field arrays stored as bare names instead of {name} objects.
+  if (params && ctx.faults.has('custom-fields-as-strings'))
+    for (const key of present) params[key] = (params[key] as Json[]).map((f) => f.name);
 }
 
 /** SPEC Limits: 40 custom log fields per zone, all field types together. */

@@ -70,11 +70,20 @@ function checkFieldLimit(ctx: ReferenceContext, state: State, rs: Ruleset, rules
 }
 
 /** Replaces the rules and moves the ruleset to a new version (SPEC: PUT replaces all rules). */
-function commit(ctx: ReferenceContext, state: State, rs: Ruleset, rules: Rule[]): ApiResult {
+function commit(
+  ctx: ReferenceContext,
+  state: State,
+  rs: Ruleset,
+  rules: Rule[],
+  replacing = false,
+): ApiResult {
   checkFieldLimit(ctx, state, rs, rules);
   rs.rules = rules;
-  if (!ctx.faults.has('static-ruleset-version')) rs.version = String(Number(rs.version) + 1);
-  if (!ctx.faults.has('static-ruleset-last-updated')) rs.last_updated = nowIso();
+  if (!ctx.faults.has('static-ruleset-version') && !(replacing && ctx.faults.has('put-keeps-version')))
+    rs.version = String(Number(rs.version) + 1);
+  if (!ctx.faults.has('static-ruleset-last-updated'))
+    // Under the fault the timestamp is written as a date only.
+    rs.last_updated = ctx.faults.has('ruleset-last-updated-date-only') ? nowIso().slice(0, 10) : nowIso();
   return { result: rulesetResponse(ctx, rs) };
 }
 
@@ -95,7 +104,12 @@ function create(req: ApiRequest, scope: Scope): ApiResult {
   if (
     kind === ENTRYPOINT_KIND[scope] &&
     entrypoint(req.state, scope, ownerId, phase) &&
-    !req.ctx.faults.has('allow-second-zone-ruleset')
+    !req.ctx.faults.has('allow-second-zone-ruleset') &&
+    // Under the fault a second one is refused only when its name is taken too.
+    !(
+      req.ctx.faults.has('one-per-phase-by-name') &&
+      entrypoint(req.state, scope, ownerId, phase)?.name !== body.name
+    )
   ) {
     throw ApiError.of(
       400,
@@ -126,15 +140,21 @@ function create(req: ApiRequest, scope: Scope): ApiResult {
   return { result: rulesetResponse(req.ctx, rs) };
 }
 
-function replace(req: ApiRequest, rs: Ruleset): ApiResult {
+function replace(req: ApiRequest, rs: Ruleset, entry = false): ApiResult {
   const body = objectBody(req);
   if (!Array.isArray(body.rules))
     throw badRequest('rules is required: an array of rules (it replaces all rules)');
   const rules = buildRules(req.ctx, rs.phase, body.rules);
   if (typeof body.description === 'string') rs.description = body.description;
   if (typeof body.name === 'string' && body.name !== '') rs.name = body.name;
-  const next = req.ctx.faults.has('put-appends-rules') ? [...rs.rules, ...rules] : rules;
-  return commit(req.ctx, req.state, rs, next);
+  let next = req.ctx.faults.has('put-appends-rules') ? [...rs.rules, ...rules] : rules;
+  // Under the fault the rules sent overwrite the old ones by position, and old rules past them stay.
+  if (rules.length < rs.rules.length && req.ctx.faults.has('put-merges-by-position'))
+    next = [...rules, ...rs.rules.slice(rules.length)];
+  // An entry point PUT that adds the rules sent to those it has.
+  if (entry && rs.rules.length > 0 && req.ctx.faults.has('entrypoint-appends'))
+    next = [...rs.rules, ...rules];
+  return commit(req.ctx, req.state, rs, next, true);
 }
 
 export function registerRulesets(router: Router): void {
@@ -167,11 +187,11 @@ export function registerRulesets(router: Router): void {
           scope,
           ownerId,
         };
-        const result = replace(req, rs);
+        const result = replace(req, rs, true);
         req.state.rulesets.set(rs.id, rs);
         return result;
       }
-      return replace(req, rs);
+      return replace(req, rs, true);
     });
 
     router.on('GET', base, (req) => {
@@ -179,6 +199,7 @@ export function registerRulesets(router: Router): void {
       const page = paginate(req.ctx, all, req.query, LIST);
       const items = page.items.map((r) => rulesetResponse(req.ctx, r, false));
       if (req.ctx.faults.has('rulesets-list-without-phase')) for (const item of items) delete item.phase;
+      if (req.ctx.faults.has('rulesets-list-without-kind')) for (const item of items) delete item.kind;
       return { result: items, resultInfo: page.info };
     });
 
@@ -211,7 +232,12 @@ export function registerRulesets(router: Router): void {
       const rs = find(req, scope);
       const index = rs.rules.findIndex((r) => r.id === req.params.rule_id);
       if (index < 0) throw notFound(`rule ${req.params.rule_id}`);
-      const rule = buildRule(req.ctx, rs.phase, objectBody(req), index, rs.rules[index]);
+      const body = objectBody(req);
+      // Under the fault PATCH applies enabled but keeps the old description.
+      const sent = req.ctx.faults.has('rule-patch-keeps-description')
+        ? { ...body, description: rs.rules[index].description }
+        : body;
+      const rule = buildRule(req.ctx, rs.phase, sent, index, rs.rules[index]);
       const rules = [...rs.rules];
       if (!req.ctx.faults.has('rule-patch-ignored')) rules[index] = rule;
       return commit(req.ctx, req.state, rs, rules);

@@ -36,6 +36,9 @@ function checkSecurityLevel(value: unknown, req: ApiRequest): string | undefined
   const basic = oneOf(SECURITY_LEVELS)(value);
   if (basic) return basic;
   const { faults } = req.ctx;
+  // A value list that lacks essentially_off, whatever the date.
+  if (value === 'essentially_off' && faults.has('no-essentially-off'))
+    return 'value must be one of off, low, medium, high, under_attack';
   if (value === 'off' && faults.has('reject-security-level-off')) return "'off' is not available";
   const restricted = since(req.ctx, EOL.securityLevel) || faults.has('restrict-security-level-early');
   if (restricted && value === 'under_attack' && faults.has('reject-under-attack'))

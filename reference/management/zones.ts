@@ -41,6 +41,7 @@ function view(req: ApiRequest, zone: Zone): Json {
   if (req.ctx.faults.has('zone-drop-name')) delete out.name;
   if (req.ctx.faults.has('zone-status-enabled')) out.status = 'enabled';
   if (req.ctx.faults.has('zone-id-mismatch')) out.id = zone.accountId;
+  if (req.ctx.faults.has('zone-id-uppercase')) out.id = zone.id.toUpperCase();
   return out;
 }
 
