@@ -393,6 +393,8 @@ const SCENARIOS: Record<string, Scenario> = {
         await s3.send({ method: 'GET', path: obj('mpu', 'dir/two parts'), query: { uploadId: m.uploadId } }),
       ),
     );
+    // An upload with no part yet is in progress too.
+    await s3.send({ method: 'POST', path: obj('mpu', 'no parts'), query: { uploads: '' } });
     log.push(
       snap(
         await s3.send({ method: 'GET', path: obj('mpu'), query: { uploads: '', 'encoding-type': 'url' } }),

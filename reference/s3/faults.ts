@@ -950,6 +950,31 @@ const CATALOG: [string, string, string[]][] = [
     'A missing bucket answers 404 NoSuchKey instead of NoSuchBucket',
     ['s3.copy.missing-destination-bucket', 's3.copy.missing-source', 's3.error.missing-bucket-404'],
   ],
+  [
+    's3-x-purpose-query-not-implemented',
+    'x-purpose in the query string is answered 501 as an unknown parameter (the header is ignored)',
+    ['s3.params.x-purpose-ignored'],
+  ],
+  [
+    's3-put-post-as-form',
+    "PutObject by POST is read as Amazon S3's browser form upload and refused as MalformedPOSTRequest",
+    ['s3.put.post'],
+  ],
+  [
+    's3-list-uploads-without-parts-hidden',
+    'ListMultipartUploads finds uploads through their parts, so one with no part yet is not listed',
+    ['s3.mpu.list-uploads', 's3.mpu.list-uploads-encoding'],
+  ],
+  [
+    's3-list-continuation-echo-decoded',
+    'ContinuationToken echoes the key the token continues after instead of the token as sent',
+    ['s3.list.continuation-echo'],
+  ],
+  [
+    's3-complete-repeat-empty-result',
+    'A repeated CompleteMultipartUpload answers 200 with no CompleteMultipartUploadResult',
+    ['s3.mpu.complete-repeatable'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

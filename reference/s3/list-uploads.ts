@@ -21,7 +21,11 @@ export function listMultipartUploads(call: S3Call): void {
   const uploadIdMarker = q.get('upload-id-marker') ?? '';
   const max = boundedInt(q.get('max-uploads'), 1000, 'max-uploads');
   const hidden = bucket.uploads.size > 0 && call.ctx.faults.has('s3-list-uploads-empty');
+  // Under a fault, uploads are found through their parts, so one with no part yet is not listed.
+  const partless = (u: { parts: Map<unknown, unknown> }) =>
+    u.parts.size === 0 && call.ctx.faults.has('s3-list-uploads-without-parts-hidden');
   const all = [...(hidden ? [] : bucket.uploads.values())]
+    .filter((u) => !partless(u))
     .filter((u) => u.key.startsWith(prefix))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime()))
     .filter(

@@ -161,7 +161,9 @@ export function listObjects(call: S3Call): void {
     ? {
         ...shared,
         KeyCount: keyCount,
-        ...(token !== null && !f.has('s3-list-continuation-not-echoed') ? { ContinuationToken: token } : {}),
+        ...(token !== null && !f.has('s3-list-continuation-not-echoed')
+          ? { ContinuationToken: echoedToken(token, () => f.has('s3-list-continuation-echo-decoded')) }
+          : {}),
         ...(page.truncated && page.last !== undefined
           ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
           : {}),
@@ -239,4 +241,15 @@ export function ignoredParam(name: string): boolean {
 /** The fault that makes a bad token of this kind an internal error. */
 function cursorFault(kind: 'undecodable' | 'shape'): string {
   return kind === 'shape' ? 's3-list-cursor-shape-internal-error' : 's3-list-bad-cursor-internal-error';
+}
+
+/** The ContinuationToken echoed; under a fault, the key it continues after instead of the token as sent. */
+function echoedToken(token: string, decodedFault: () => boolean): string {
+  if (token === '') return token;
+  try {
+    const after = decodeCursor(token, () => false).after;
+    return decodedFault() ? after : token;
+  } catch {
+    return token;
+  }
 }

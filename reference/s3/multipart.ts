@@ -165,6 +165,8 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   if (done && done.key === call.key && !call.ctx.faults.has('s3-complete-repeat-no-such-upload')) {
     // As Amazon S3: completing a completed upload again answers what the first Complete did.
     call.req.resume();
+    // Under a fault, the repeat is acknowledged without the result the first Complete gave.
+    if (call.ctx.faults.has('s3-complete-repeat-empty-result')) return sendEmpty(call.res, 200);
     return sendResult(call.res, 'CompleteMultipartUploadResult', done.result, done.headers, call.ctx);
   }
   const u = upload(call, bucket);

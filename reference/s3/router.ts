@@ -157,6 +157,20 @@ function faultyRejections(call: S3Call, sub: string): void {
     throw notImplemented('Bucket encryption');
   if (!bucketOnly && call.method === 'POST' && sub === '' && f.has('s3-put-post-rejected'))
     throw notImplemented('POST object');
+  // Under a fault, a POST is read as Amazon S3's browser form upload, which needs a multipart/form-data body.
+  if (
+    !bucketOnly &&
+    call.method === 'POST' &&
+    sub === '' &&
+    !/^multipart\/form-data/i.test(call.req.headers['content-type'] ?? '') &&
+    f.has('s3-put-post-as-form')
+  ) {
+    throw new S3Error(
+      400,
+      'MalformedPOSTRequest',
+      'The body of your POST request is not well-formed multipart/form-data.',
+    );
+  }
   if (
     call.query.has('X-Amz-Signature') &&
     call.method === 'GET' &&
@@ -169,6 +183,9 @@ function faultyRejections(call: S3Call, sub: string): void {
   if (call.query.has('X-Amz-Signature') && !bucketOnly && sub === '' && f.has('s3-presign-object-rejected')) {
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
   }
+  // Under a fault, x-purpose in the query is one more parameter the operation does not know.
+  if (call.query.has('x-purpose') && f.has('s3-x-purpose-query-not-implemented'))
+    throw notImplemented('The parameter x-purpose');
   // Under a fault, presigned URLs are taken for objects only, not for a bucket's listing.
   if (
     call.query.has('X-Amz-Signature') &&
