@@ -48,7 +48,9 @@ export function parseCorsConfiguration(
     throw malformedXml('A CORS configuration holds 1 to 100 rules.');
   return rules.map((r) => {
     const unknown = childNames(r).filter((k) => !RULE_KEYS.has(k));
-    if (unknown.length > 0 && strict()) throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
+    // Under a fault, only the top level is checked for unknown elements.
+    if (unknown.length > 0 && strict() && !ctx.faults.has('s3-cors-rule-unknown-keys-accepted'))
+      throw malformedXml(`Unknown element '${unknown[0]}' in CORSRule.`);
     const list = (name: string) => asArray(r[name] as unknown).map((v) => text(v) ?? '');
     const rule: CorsRule = {
       id: text(r.ID),

@@ -975,6 +975,16 @@ const CATALOG: [string, string, string[]][] = [
     'A repeated CompleteMultipartUpload answers 200 with no CompleteMultipartUploadResult',
     ['s3.mpu.complete-repeatable'],
   ],
+  [
+    's3-cors-rule-unknown-keys-accepted',
+    'PutBucketCors refuses unknown elements at the top of the document but accepts them inside a CORSRule',
+    ['s3.cors.unknown-keys'],
+  ],
+  [
+    's3-list-empty-token-empty-page',
+    'ListObjectsV2 with an empty continuation-token reads it as a cursor past the end and lists nothing',
+    ['s3.list.empty-continuation-token'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -119,13 +119,17 @@ export function listObjects(call: S3Call): void {
     after !== '' && !(v2 && token) && bucket.objects.has(after) && f.has('s3-list-start-after-inclusive');
   // As Amazon S3: an empty continuation-token continues nothing, so the listing starts at the beginning.
   if (v2 && token === '' && f.has('s3-list-empty-token-rejected')) decodeCursor(token, () => false);
+  // Under a fault, an empty token is read as a cursor past the last key: the page is empty.
+  const pastEnd = v2 && token === '' && f.has('s3-list-empty-token-empty-page');
   if (v2 && token) {
     const cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (resume > after) after = resume;
   }
-  const sorted = [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = pastEnd
+    ? []
+    : [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const page = paginate(sorted, {
     prefix: prefix && f.has('s3-list-prefix-ignored') ? '' : prefix,
     delimiter: delimiter && f.has('s3-list-delimiter-ignored') ? '' : delimiter,
