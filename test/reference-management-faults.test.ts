@@ -382,6 +382,16 @@ const PROBES: Record<string, Probe> = {
     send('PATCH', `${Z}/settings/security_level`, { value: 'essentially_off' }),
   ),
   'decline-te-with-cl-500': now((_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
+  'accept-empty-action-parameters': now(send('POST', `${Z}/rulesets`, lcf({}))),
+  'lcf-expression-checked-on-create-only': now(async (api) => {
+    const rs = await api('POST', `${Z}/rulesets`, lcf({ request_fields: [{ name: 'x-a' }] }));
+    return api(
+      'PUT',
+      `${Z}/rulesets/${rs.body.result.id}`,
+      lcf({ request_fields: [{ name: 'x-a' }] }, 'false'),
+    );
+  }),
+  'not-found-without-message': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
   'retired-server-error': now(get(`${Z}/rate_limits`)),
 };

@@ -524,6 +524,21 @@ const ENTRIES: Entry[] = [
     'requests with Transfer-Encoding and Content-Length are declined with status 500',
     ['dep.te-cl.declined'],
   ],
+  [
+    'accept-empty-action-parameters',
+    'a log_custom_field rule with action_parameters {} is accepted; only a missing action_parameters is refused',
+    ['mgmt.lcf.one-array-required'],
+  ],
+  [
+    'lcf-expression-checked-on-create-only',
+    'the expression of a log_custom_field rule is checked on ruleset creation but not when PUT replaces the rules',
+    ['mgmt.lcf.expression-true'],
+  ],
+  [
+    'not-found-without-message',
+    'a resource that does not exist answers an error object without message',
+    ['mgmt.envelope.fields', 'mgmt.errors.envelope', 'mgmt.errors.object'],
+  ],
 ];
 
 const RETIREMENTS = [

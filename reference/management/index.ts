@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import { caseOfUserAgent, requestContext } from '../fault-trace.ts';
 import type { Handler } from '../handler.ts';
-import { ApiError, CODES } from './api-error.ts';
+import { ApiError, CODES, type ErrorObject } from './api-error.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
 import { registerCertificatePacks } from './certificate-packs.ts';
@@ -124,6 +124,9 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
   }
   const body = failure(err.errors);
   if (ctx.faults.has('failure-result-not-null')) body.result = {};
+  // A not-found error that carries its code only.
+  if (ctx.faults.has('not-found-without-message'))
+    body.errors = body.errors.map((e) => (e.code === CODES.notFound ? ({ code: e.code } as ErrorObject) : e));
   // A code below the service's range of 1000 and up, for a resource that does not exist.
   if (ctx.faults.has('small-error-code'))
     body.errors = body.errors.map((e) => (e.code === CODES.notFound ? { ...e, code: 5 } : e));

@@ -116,7 +116,12 @@ function checkLogCustomField(
     throw badRequest(`${where}.expression must be 'true' for log_custom_field rules`);
   }
   const present = FIELD_ARRAYS.filter((k) => params?.[k] !== undefined);
-  if (present.length === 0 && !ctx.faults.has('accept-empty-custom-fields')) {
+  if (
+    present.length === 0 &&
+    !ctx.faults.has('accept-empty-custom-fields') &&
+    // Under the fault only a missing action_parameters is refused, not an empty one.
+    !(params !== undefined && ctx.faults.has('accept-empty-action-parameters'))
+  ) {
     throw badRequest(`${where}.action_parameters needs at least one of ${FIELD_ARRAYS.join(', ')}`);
   }
   for (const key of present) {

@@ -6,7 +6,7 @@ import type { ApiRequest, ApiResult, Router } from './router.ts';
 import { buildRule, countCustomFields, LOG_FIELDS_PHASE, MAX_CUSTOM_FIELDS } from './rule-validation.ts';
 import { type Rule, type Ruleset, rulesetResponse } from './ruleset-shape.ts';
 import { objectBody, requireAccount, requireZone } from './scope.ts';
-import type { State } from './store.ts';
+import type { Json, State } from './store.ts';
 
 type Scope = 'zones' | 'accounts';
 
@@ -144,7 +144,20 @@ function replace(req: ApiRequest, rs: Ruleset, entry = false): ApiResult {
   const body = objectBody(req);
   if (!Array.isArray(body.rules))
     throw badRequest('rules is required: an array of rules (it replaces all rules)');
-  const rules = buildRules(req.ctx, rs.phase, body.rules);
+  // Under the fault the expression of a log_custom_field rule is checked when the ruleset is created, not
+  // when PUT replaces its rules.
+  const sent = body.rules as Json[];
+  const unchecked =
+    rs.phase === LOG_FIELDS_PHASE &&
+    sent.some((r) => r?.expression !== 'true') &&
+    req.ctx.faults.has('lcf-expression-checked-on-create-only');
+  const rules = unchecked
+    ? buildRules(
+        req.ctx,
+        rs.phase,
+        sent.map((r) => ({ ...r, expression: 'true' })),
+      ).map((r, i) => ({ ...r, expression: String(sent[i].expression) }))
+    : buildRules(req.ctx, rs.phase, body.rules);
   if (typeof body.description === 'string') rs.description = body.description;
   if (typeof body.name === 'string' && body.name !== '') rs.name = body.name;
   let next = req.ctx.faults.has('put-appends-rules') ? [...rs.rules, ...rules] : rules;
