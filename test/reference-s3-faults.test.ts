@@ -447,6 +447,7 @@ const SCENARIOS: Record<string, Scenario> = {
     const list = (query: Record<string, string>) => s3.send({ method: 'GET', path: obj('lst'), query });
     log.push(snap(await list({ 'list-type': '2', delimiter: '/' }), ['content-type']));
     log.push(snap(await list({ 'list-type': '2', prefix: 'a/' })));
+    log.push(snap(await list({ prefix: 'a/' })));
     log.push(snap(await list({ 'list-type': '2', 'start-after': 'b' })));
     log.push(snap(await list({ marker: 'b' })));
     const page1 = await list({ 'list-type': '2', 'max-keys': '2' });

@@ -985,6 +985,11 @@ const CATALOG: [string, string, string[]][] = [
     'ListObjectsV2 with an empty continuation-token reads it as a cursor past the end and lists nothing',
     ['s3.list.empty-continuation-token'],
   ],
+  [
+    's3-list-v1-prefix-ignored',
+    'ListObjects (V1) ignores prefix; ListObjectsV2 honours it',
+    ['s3.list.prefix', 's3.list.encoding-type', 's3.list.no-cursor-at-max-keys'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

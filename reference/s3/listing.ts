@@ -131,7 +131,11 @@ export function listObjects(call: S3Call): void {
     ? []
     : [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const page = paginate(sorted, {
-    prefix: prefix && f.has('s3-list-prefix-ignored') ? '' : prefix,
+    // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
+    prefix:
+      prefix && (f.has('s3-list-prefix-ignored') || (!v2 && f.has('s3-list-v1-prefix-ignored')))
+        ? ''
+        : prefix,
     delimiter: delimiter && f.has('s3-list-delimiter-ignored') ? '' : delimiter,
     after,
     afterInclusive,
