@@ -832,7 +832,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-(region|location|create-bucket-no-location|object-lock)/, 'region'],
   [/^s3-(standin|encryption|lifecycle|xml-declaration|malformed-xml)/, 'bucketConfig'],
   [
-    /^s3-(unsupported|list-unknown-params|list-v1-unknown-params|x-id|x-purpose|xml-text|error-xmlns)/,
+    /^s3-(unsupported|list-unknown-params|list-v1-unknown-params|x-id|x-purpose|xml-text|xml-error|error-xmlns)/,
     'unsupported',
   ],
   [/^s3-(put-|checksum|content-type|create-bucket-if-missing|precondition)/, 'put'],

@@ -990,6 +990,16 @@ const CATALOG: [string, string, string[]][] = [
     'ListObjects (V1) ignores prefix; ListObjectsV2 honours it',
     ['s3.list.prefix', 's3.list.encoding-type', 's3.list.no-cursor-at-max-keys'],
   ],
+  [
+    's3-no-such-key-no-body',
+    'GetObject of a missing key answers 404 with no error document, as HEAD does',
+    ['s3.error.no-such-key'],
+  ],
+  [
+    's3-xml-error-html-content-type',
+    "Error documents carry the web framework's error-page type text/html instead of application/xml",
+    ['s3.xml.content-type'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

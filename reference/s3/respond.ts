@@ -67,7 +67,9 @@ export function sendError(
     return;
   }
   const rid = requestId();
-  if (method === 'HEAD') {
+  // Under a fault, a GET of a missing key is answered as a HEAD would be: 404 without a document.
+  const bodiless = method === 'GET' && e.code === 'NoSuchKey' && ctx.faults.has('s3-no-such-key-no-body');
+  if (method === 'HEAD' || bodiless) {
     res.writeHead(e.status, { ...e.headers, 'x-amz-request-id': rid, 'x-amz-error-code': e.code });
     res.end();
     return;
@@ -77,6 +79,17 @@ export function sendError(
   const doc = ctx.faults.has('s3-error-xmlns')
     ? { Error: { '@xmlns': S3_XMLNS, ...inner } }
     : { Error: inner };
+  if (ctx.faults.has('s3-xml-error-html-content-type')) {
+    // Under a fault, error documents go out with the web framework's default type for error pages.
+    const body = renderXml(doc);
+    res.writeHead(e.status, {
+      ...e.headers,
+      'x-amz-request-id': rid,
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    return void res.end(body);
+  }
   sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid }, ctx);
 }
 
