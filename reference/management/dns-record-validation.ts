@@ -151,22 +151,21 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
   if (!isHostname(name)) throw new RootCause(9000, `DNS name '${rawName}' is invalid`);
 
   const content = typeof body.content === 'string' ? body.content.trim() : undefined;
-  const lenient = ctx.faults.has('accept-invalid-dns-content');
   switch (type) {
     case 'A':
-      if (!content || (!isIPv4(content) && !lenient)) {
+      if (!content || (!isIPv4(content))) {
         throw new RootCause(9005, 'Content for A record must be a valid IPv4 address.');
       }
       return { ...base, name, content };
     case 'AAAA':
-      if (!content || (!isIPv6(content) && !lenient)) {
+      if (!content || (!isIPv6(content))) {
         throw new RootCause(9006, 'Content for AAAA record must be a valid IPv6 address.');
       }
       return { ...base, name, content };
     case 'CNAME':
     case 'NS':
     case 'PTR':
-      if (!content || (!isHostname(content) && !lenient)) {
+      if (!content || (!isHostname(content))) {
         throw new RootCause(9007, `Content for ${type} record is invalid. Must be a valid hostname.`);
       }
       return { ...base, name, content: content.replace(/\.$/, '') };
@@ -179,7 +178,7 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
       const priority = body.priority;
       if (!uint(priority, 65535))
         throw new RootCause(9100, 'MX records require a priority between 0 and 65535.');
-      if (!content || (!isHostname(content) && !lenient)) {
+      if (!content || (!isHostname(content))) {
         throw new RootCause(9007, 'Content for MX record must be a valid hostname.');
       }
       return { ...base, name, content: content.replace(/\.$/, ''), priority };
