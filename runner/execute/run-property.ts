@@ -1,3 +1,4 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ApiRequest } from '../model/case.ts';
 import type { PropertyContext, PropertyDef, WireResponse } from '../model/property.ts';
 import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
@@ -7,6 +8,7 @@ import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
 import { buildApiRequest, userAgent } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
+import { namingClient } from '../transports/s3-sdk.ts';
 import type { Door } from '../transports/traffic.ts';
 import { errorMessage, TargetBlocked, TargetError, TargetLacks } from '../util/errors.ts';
 import { bucketName, createBucket, destroyBucket, removeBucketCommand } from './buckets.ts';
@@ -79,6 +81,7 @@ export async function runProperty(
   }
   // Requests use the run's context until teardown, which gets its own signal for each action.
   let ctx: RunContext = { ...runCtx, reservation };
+  let named: S3Client | undefined;
   const send = async (out: OutgoingRequest, door: Door): Promise<WireResponse> => {
     const res = await sendHttp(ctx.agent, out, sendOptions(ctx, door));
     // A throttled or unavailable answer is not the target's considered one: the property cannot judge it.
@@ -98,8 +101,10 @@ export async function runProperty(
       get signal() {
         return ctx.signal;
       },
+      userAgent: userAgent(p.id),
       get s3() {
-        return ctx.s3();
+        named ??= namingClient(ctx.s3(), userAgent(p.id));
+        return named;
       },
       api: async (req) => {
         if (!ctx.target.management) throw new TargetLacks('the target has no management API configured');
@@ -107,7 +112,9 @@ export async function runProperty(
       },
       http: async (req) => {
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-        return send(await buildS3Request(ctx.target.s3, { ...req, body: req.body as any }), 's3');
+        const out = await buildS3Request(ctx.target.s3, { ...req, body: req.body as any });
+        out.headers['user-agent'] ??= userAgent(p.id);
+        return send(out, 's3');
       },
       binding: async (call) => {
         if (!ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');

@@ -46,6 +46,8 @@ export interface PropertyContext {
   allowDisruptive: boolean;
   /** The run's signal; during teardown, a fresh one bounded by the request timeout. */
   readonly signal: AbortSignal;
+  /** What this property's requests call themselves (User-Agent), for requests its support code sends itself. */
+  readonly userAgent: string;
   /** Management API request to {base}/client/v4{path} with the target's default auth. */
   api(req: {
     method: string;

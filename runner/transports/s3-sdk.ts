@@ -135,6 +135,32 @@ function toSdkInput(
  * and unavailable answers are tried again as the run's Traffic allows (the SDK itself never retries,
  * so a target's passing 500 is seen as it is).
  */
+/**
+ * The client, each of whose commands names `userAgent` at the end of the SDK's own User-Agent
+ * (a property's commands, sent through the run's one client).
+ */
+export function namingClient(client: S3.S3Client, userAgent: string): S3.S3Client {
+  return new Proxy(client, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (key !== 'send') return typeof value === 'function' ? value.bind(target) : value;
+      return (command: { middlewareStack: { add: (...a: unknown[]) => void } }, ...rest: unknown[]) => {
+        command.middlewareStack.add(
+          (next: (args: unknown) => Promise<unknown>) =>
+            async (args: { request?: { headers?: Record<string, string> } }) => {
+              // After signing, which never covers the User-Agent.
+              const headers = args.request?.headers;
+              if (headers) headers['user-agent'] = `${headers['user-agent'] ?? ''} ${userAgent}`.trim();
+              return next(args);
+            },
+          { step: 'deserialize', priority: 'low', name: 'edgecheckNamingUserAgent' },
+        );
+        return (target.send as (...a: unknown[]) => unknown)(command, ...rest);
+      };
+    },
+  });
+}
+
 export async function sendS3Command(
   client: S3.S3Client,
   name: string,

@@ -67,6 +67,7 @@ export async function sendS3(
   req: Omit<HttpRequest, 'body'> & { body?: string | Buffer },
 ): Promise<Answer> {
   const out = await buildS3Request(target, req as HttpRequest);
+  out.headers['user-agent'] ??= ctx.userAgent;
   return sendOutgoing(agent, out, ctx.signal);
 }
 
