@@ -153,19 +153,19 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
   const content = typeof body.content === 'string' ? body.content.trim() : undefined;
   switch (type) {
     case 'A':
-      if (!content || (!isIPv4(content))) {
+      if (!content || !isIPv4(content)) {
         throw new RootCause(9005, 'Content for A record must be a valid IPv4 address.');
       }
       return { ...base, name, content };
     case 'AAAA':
-      if (!content || (!isIPv6(content))) {
+      if (!content || !isIPv6(content)) {
         throw new RootCause(9006, 'Content for AAAA record must be a valid IPv6 address.');
       }
       return { ...base, name, content };
     case 'CNAME':
     case 'NS':
     case 'PTR':
-      if (!content || (!isHostname(content))) {
+      if (!content || !isHostname(content)) {
         throw new RootCause(9007, `Content for ${type} record is invalid. Must be a valid hostname.`);
       }
       return { ...base, name, content: content.replace(/\.$/, '') };
@@ -178,7 +178,7 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
       const priority = body.priority;
       if (!uint(priority, 65535))
         throw new RootCause(9100, 'MX records require a priority between 0 and 65535.');
-      if (!content || (!isHostname(content))) {
+      if (!content || !isHostname(content)) {
         throw new RootCause(9007, 'Content for MX record must be a valid hostname.');
       }
       return { ...base, name, content: content.replace(/\.$/, ''), priority };
