@@ -10,6 +10,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two at a time even on two cores: much of a test's time is spent waiting on servers and child
+    // processes, and vitest would otherwise run one file at a time there (cores - 1).
+    maxWorkers: 2,
+    minWorkers: 1,
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       NO_COLOR: '1',
