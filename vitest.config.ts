@@ -14,6 +14,10 @@ export default defineConfig({
     // processes, and vitest would otherwise run one file at a time there (cores - 1).
     maxWorkers: 2,
     minWorkers: 1,
+    // A worker keeps the modules it loaded from one file to the next: importing the AWS SDK and
+    // the engine afresh for each of eighty files cost more CPU than some of the tests. Tests stop
+    // what they start and restore what they change, so no file sees another's state.
+    poolOptions: { forks: { isolate: false } },
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       NO_COLOR: '1',
