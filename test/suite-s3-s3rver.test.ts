@@ -249,7 +249,7 @@ describe('edgecheck diff between the reference and s3rver', () => {
         {
           runId: 'toydiffs3rv',
           seed: 20261123,
-          runs: 100,
+          runs: 50,
           maxLength: 6,
           maxDifferences: 12,
           timeoutMs: 1000,
