@@ -67,7 +67,8 @@ export async function sendHttp(agent: Agent, req: OutgoingRequest, opts: SendOpt
   const { traffic, door = 'management' } = opts;
   for (let attempt = 0; ; attempt++) {
     notStopped(opts.signal, req);
-    const answered = await traffic?.admit(door, opts.signal, opts);
+    const answered =
+      traffic && (traffic.admitNow(door, opts) ?? (await traffic.admit(door, opts.signal, opts)));
     let res: StepResponse;
     try {
       notStopped(opts.signal, req);

@@ -63,29 +63,45 @@ class Window {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
   }
 
+  /** One more request now, when nothing makes it wait (most requests): the function that marks it answered. */
+  admitNow(): (() => void) | undefined {
+    const { wait, forAnswer } = this.waitFor(Date.now());
+    return wait <= 0 && !forAnswer ? this.take() : undefined;
+  }
+
   /** Resolves when one more request may start; the returned function marks it answered. */
   async admit(signal: AbortSignal): Promise<() => void> {
     for (;;) {
-      const now = Date.now();
-      let wait = this.pausedUntil - now;
-      if (this.announced && now < this.announced.resetAt && this.announced.remaining <= 0) {
-        wait = Math.max(wait, this.announced.resetAt - now);
-      }
-      let forAnswer = false;
-      if (this.cap) {
-        const { requests, windowMs } = this.cap;
-        while (this.ends.length && this.ends[0] <= now - windowMs) this.ends.shift();
-        if (this.ends.length + this.inFlight >= requests) {
-          // The place that frees first: the oldest answer's, or else an answer still to come.
-          const need = this.ends.length + this.inFlight - requests + 1;
-          if (need <= this.ends.length) wait = Math.max(wait, this.ends[need - 1] + windowMs - now);
-          else forAnswer = true;
-        }
-      }
+      const { wait, forAnswer } = this.waitFor(Date.now());
       if (wait <= 0 && !forAnswer) break;
       if (forAnswer) await this.nextAnswer(signal);
       else await sleep(wait, undefined, { signal });
     }
+    return this.take();
+  }
+
+  /** How long a request starting at `now` must wait, or whether it waits for an answer in flight. */
+  private waitFor(now: number): { wait: number; forAnswer: boolean } {
+    let wait = this.pausedUntil - now;
+    if (this.announced && now < this.announced.resetAt && this.announced.remaining <= 0) {
+      wait = Math.max(wait, this.announced.resetAt - now);
+    }
+    let forAnswer = false;
+    if (this.cap) {
+      const { requests, windowMs } = this.cap;
+      while (this.ends.length && this.ends[0] <= now - windowMs) this.ends.shift();
+      if (this.ends.length + this.inFlight >= requests) {
+        // The place that frees first: the oldest answer's, or else an answer still to come.
+        const need = this.ends.length + this.inFlight - requests + 1;
+        if (need <= this.ends.length) wait = Math.max(wait, this.ends[need - 1] + windowMs - now);
+        else forAnswer = true;
+      }
+    }
+    return { wait, forAnswer };
+  }
+
+  /** Counts one request as started under the window. */
+  private take(): () => void {
     if (this.announced) this.announced.remaining -= 1;
     if (!this.cap) return () => {};
     this.inFlight += 1;
@@ -226,9 +242,27 @@ export class Traffic {
    */
   async pace(door: Door, signal: AbortSignal, reservation?: Reservation): Promise<() => void> {
     const answered = await this.windows[door].admit(signal);
+    this.count(door, reservation);
+    return answered;
+  }
+
+  private count(door: Door, reservation?: Reservation): void {
     this.counts.total += 1;
     this.counts[door] += 1;
     if (reservation) reservation.used += 1;
+  }
+
+  /**
+   * admit without waiting, when no cap or pause holds the request back: undefined otherwise (then
+   * admit waits). Spares most requests the promises of a wait that does not happen.
+   */
+  admitNow(
+    door: Door,
+    opts: { teardown?: boolean; reservation?: Reservation } = {},
+  ): (() => void) | undefined {
+    this.checkBudget(opts);
+    const answered = this.windows[door].admitNow();
+    if (answered) this.count(door, opts.reservation);
     return answered;
   }
 
