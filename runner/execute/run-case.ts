@@ -325,7 +325,7 @@ class CaseRun {
       const { response, ok } = performed;
       this.capture(step, response);
       // Last registered runs first: registered backwards, a step's teardown list runs as written.
-      if (ok) for (const td of [...(step.teardown ?? [])].reverse()) this.addTeardown(td, label);
+      if (ok && step.teardown) for (const td of [...step.teardown].reverse()) this.addTeardown(td, label);
       if (step.prerequisite && !ok && !response.unavailable) {
         // Refused, it proves nothing of the clauses after it: they are blocked, not failed.
         const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
