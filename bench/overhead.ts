@@ -14,6 +14,8 @@ const TOKEN = 'bench-token';
 export async function measureOverhead(
   requests = 2000,
   rounds = 3,
+  /** The engine measured: the sources (through tsx, as a checkout runs) or the build's (as the package runs). */
+  engine: typeof runEdgecheck = runEdgecheck,
 ): Promise<{ rawUs: number; runnerUs: number; ratio: number }> {
   const server = await startEchoServer(0);
   const perCase = 20;
@@ -32,7 +34,7 @@ export async function measureOverhead(
     return ((performance.now() - t) * 1000) / n;
   };
   const runner = async () => {
-    const results = await runEdgecheck({ suitesDir: dir, target, concurrency: 1 });
+    const results = await engine({ suitesDir: dir, target, concurrency: 1 });
     if (results.summary.checks.pass !== requests)
       throw new Error(`bench run did not pass: ${JSON.stringify(results.summary)}`);
     // The run's own clock starts after loading and linting the suites: per-request work only.
