@@ -50,7 +50,7 @@ const faults = FAULTS.filter((f) => f.area === 's3');
 const clauses = loadClauses(['s3']);
 
 const ROTATION_SEED = Number(process.env.EDGECHECK_SENSITIVITY_SEED ?? Math.floor(Date.now() / 86_400_000));
-const CROSSCHECK = process.env.EDGECHECK_SENSITIVITY_CROSSCHECK ?? '4';
+const CROSSCHECK = process.env.EDGECHECK_SENSITIVITY_CROSSCHECK ?? '3';
 
 /** Every fault's runs are queued at once, so a test's time includes its wait in the queue. */
 const TIMEOUT = CROSSCHECK === 'all' ? 3_600_000 : 300_000;
