@@ -1,5 +1,5 @@
 import { startReferenceWorker } from '../reference/worker.ts';
-import { type RunOptions, runEdgecheck, today } from '../runner/api.ts';
+import { preloadSuites, type RunOptions, runEdgecheck, today } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { BindingsTarget, Target } from '../runner/model/target.ts';
 import { withBindings } from './bindings-miniflare.ts';
@@ -21,7 +21,12 @@ export interface EmbeddedRunOptions extends Omit<RunOptions, 'target' | 'ownedTa
 export async function runAgainstEmbedded(options: EmbeddedRunOptions): Promise<RunResults> {
   const { reference: referenceOptions, ...runOptions } = options;
   const asOf = options.asOf ?? today();
-  const reference = await startReferenceWorker({ asOf, faults: referenceOptions?.faults });
+  const starting = startReferenceWorker({ asOf, faults: referenceOptions?.faults });
+  // Awaited below; a failure to start must not count as unhandled meanwhile.
+  starting.catch(() => {});
+  // The reference starts on a thread of its own while the suites are read here.
+  await preloadSuites(runOptions);
+  const reference = await starting;
   try {
     // The reference's own description of itself is an engine Target by structure.
     const own: Target = reference.target();

@@ -88,6 +88,21 @@ function describeLimits(o: RunOptions): string | undefined {
   return parts.length ? `${parts.join(', ')} (--rate-limit, --max-requests)` : undefined;
 }
 
+/**
+ * Reads the suites a run of `options` will load, so that the run finds them parsed (the loader
+ * keeps parsed files while unchanged): a caller starting a target meanwhile overlaps the two.
+ * Problems are left for the run itself to report.
+ */
+export async function preloadSuites(options: Pick<RunOptions, 'suites' | 'suitesDir'>): Promise<void> {
+  try {
+    const allAreas = listAreas(options.suitesDir);
+    const areas = options.suites?.length ? options.suites.filter((a) => allAreas.includes(a)) : allAreas;
+    await loadSuites(areas, allAreas, options.suitesDir);
+  } catch {
+    // The run reports it, with its place.
+  }
+}
+
 /** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
 export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const allAreas = listAreas(options.suitesDir);
