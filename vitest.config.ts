@@ -18,6 +18,10 @@ export default defineConfig({
     // the engine afresh for each of eighty files cost more CPU than some of the tests. Tests stop
     // what they start and restore what they change, so no file sees another's state.
     poolOptions: { forks: { isolate: false } },
+    // What a test stubs is put back after it, so no later file in the worker sees it.
+    unstubEnvs: true,
+    unstubGlobals: true,
+    restoreMocks: true,
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       NO_COLOR: '1',
