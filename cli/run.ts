@@ -3,7 +3,7 @@ import path from 'node:path';
 import { MarkdownReporter } from '../reporters/markdown.ts';
 import { createReporter } from '../reporters/registry.ts';
 import { runEdgecheck } from '../runner/api.ts';
-import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
+import { type ConfigFile, readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
 import { Outstanding } from '../runner/execute/teardown.ts';
 import { FEATURE_NAMES } from '../runner/model/features.ts';
 import type { Reporter } from '../runner/model/results.ts';
@@ -317,6 +317,17 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  /** The settings a config may give a target: the flag, else the first config that says (the most specific first). */
+  const settings = (live: boolean, ...configs: (ConfigFile | undefined)[]) => {
+    const from = <K extends keyof ConfigFile>(key: K) => configs.find((c) => c?.[key] !== undefined)?.[key];
+    return {
+      concurrency: int('--concurrency', v.concurrency, 1, 256) ?? from('concurrency'),
+      timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? from('timeoutMs'),
+      rateLimit: rateLimit(v['rate-limit'] ?? from('rateLimit'), live),
+      maxRequests: int('--max-requests', v['max-requests'], 1, 10_000_000) ?? from('maxRequests'),
+      retries: int('--retries', v.retries, 0, 10) ?? from('retries'),
+    };
+  };
   let probe: MiniflareProbe | undefined;
   try {
     const options = {
@@ -328,15 +339,8 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       asOf: date('--as-of', v['as-of'] ?? config?.asOf),
       profile: oneOf('--profile', v.profile ?? config?.profile, ['quick', 'full'] as const),
       readOnly: v['read-only'] ?? config?.readOnly,
-      concurrency: int('--concurrency', v.concurrency, 1, 256) ?? config?.concurrency,
-      timeoutMs: int('--timeout', v.timeout, 100, 3_600_000) ?? config?.timeoutMs,
+      ...settings(Boolean(target) || Boolean(several?.some((t) => t.target)), config),
       allowDisruptive: v['allow-disruptive'],
-      rateLimit: rateLimit(
-        v['rate-limit'] ?? config?.rateLimit,
-        Boolean(target) || Boolean(several?.some((t) => t.target)),
-      ),
-      maxRequests: int('--max-requests', v['max-requests'], 1, 10_000_000) ?? config?.maxRequests,
-      retries: int('--retries', v.retries, 0, 10) ?? config?.retries,
       maxRetryWaitMs: int('--max-retry-wait', v['max-retry-wait'], 0, 600_000),
       teardownTimeoutMs: int('--teardown-timeout', v['teardown-timeout'], 1000, 3_600_000),
       maxDurationMs: (int('--max-duration', v['max-duration'], 1, 7 * 86_400) ?? 3600) * 1000,
@@ -357,21 +361,7 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
           verbose: v.verbose,
           exitFrom: v['exit-from'],
           // A flag sets every target; else a target's own file; else the config naming the targets.
-          settingsFor: (t) => ({
-            concurrency:
-              int('--concurrency', v.concurrency, 1, 256) ?? t.config?.concurrency ?? config?.concurrency,
-            timeoutMs:
-              int('--timeout', v.timeout, 100, 3_600_000) ?? t.config?.timeoutMs ?? config?.timeoutMs,
-            rateLimit: rateLimit(
-              v['rate-limit'] ?? t.config?.rateLimit ?? config?.rateLimit,
-              Boolean(t.target),
-            ),
-            maxRequests:
-              int('--max-requests', v['max-requests'], 1, 10_000_000) ??
-              t.config?.maxRequests ??
-              config?.maxRequests,
-            retries: int('--retries', v.retries, 0, 10) ?? t.config?.retries ?? config?.retries,
-          }),
+          settingsFor: (t) => settings(Boolean(t.target), t.config, config),
         },
         out,
       );
