@@ -9,8 +9,7 @@ import {
   type Label,
 } from './dns-commands.ts';
 import { type Normalized, normalizeJson } from './normalize.ts';
-import type { DiffModel } from './run-diff.ts';
-import { signatureOf } from './run-diff.ts';
+import { type DiffModel, deleteEach, jsonSignatureOf } from './run-diff.ts';
 
 interface DnsState {
   /** This sequence's record names: ec-<run>-s<n>-<label>.<zone>. */
@@ -50,7 +49,7 @@ export function dnsModel(runId: string): DiffModel<DnsCommand, DnsState> {
     command: dnsCommand,
     describe: describeDns,
     clauses: (cmd, d) => dnsClauses(cmd, d.a + d.b),
-    signature: (cmd, d) => signatureOf(cmd, d).replace(/\/\d+(?=\/| |$)/g, '/*'),
+    signature: jsonSignatureOf,
     async setup(side, send) {
       const m = side.management;
       if (!m?.zoneId) throw new TargetError(`${side.name} has no management API with a zone id`);
@@ -84,21 +83,13 @@ export function dnsModel(runId: string): DiffModel<DnsCommand, DnsState> {
       if (cmd.op === 'delete' && res.status < 300) state.ids.delete(cmd.label);
       return [normalizeDns(res, state, cmd.op === 'list')];
     },
-    async clear(side, state, ask) {
+    clear(side, state, ask) {
       const zoneId = side.management!.zoneId!;
-      const left: string[] = [];
-      await Promise.all(
-        [...state.ids.values()].map(async (id) => {
-          const path = `/zones/${zoneId}/dns_records/${id}`;
-          const res = await ask(side, { api: { method: 'DELETE', path } });
-          if ((res.status < 200 || res.status >= 300) && res.status !== 404) {
-            left.push(
-              `${side.name}: DNS record ${id} (DELETE answered ${res.status}); remove it with DELETE ${path}`,
-            );
-          }
-        }),
-      );
-      return left;
+      const made = [...state.ids.values()].map((id) => ({
+        what: `DNS record ${id}`,
+        path: `/zones/${zoneId}/dns_records/${id}`,
+      }));
+      return deleteEach(side, ask, made);
     },
   };
 }

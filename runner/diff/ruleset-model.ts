@@ -10,8 +10,7 @@ import {
   rulesetSequence,
   type Slot,
 } from './ruleset-commands.ts';
-import type { DiffModel } from './run-diff.ts';
-import { signatureOf } from './run-diff.ts';
+import { type DiffModel, deleteEach, jsonSignatureOf } from './run-diff.ts';
 
 interface RulesetState extends RulesetIds {
   /** This sequence's ruleset names: ec-<run>-r<n>-<slot>. */
@@ -64,7 +63,7 @@ export function rulesetModel(runId: string): DiffModel<RulesetCommand, RulesetSt
     sequence: rulesetSequence,
     describe: describeRuleset,
     clauses: (cmd, d) => rulesetClauses(cmd, d.a + d.b),
-    signature: (cmd, d) => signatureOf(cmd, d).replace(/\/\d+(?=\/| |$)/g, '/*'),
+    signature: jsonSignatureOf,
     async setup(side) {
       if (!side.management?.accountId)
         throw new TargetError(`${side.name} has no management API with an account id`);
@@ -97,22 +96,14 @@ export function rulesetModel(runId: string): DiffModel<RulesetCommand, RulesetSt
       }
       return [normalizeRuleset(res, state, cmd.op === 'list')];
     },
-    async clear(side, state, ask) {
+    clear(side, state, ask) {
+      // SPEC lists no removal of a ruleset: the service's DELETE is the one way; a side without it says so.
       const accountId = side.management!.accountId!;
-      const left: string[] = [];
-      await Promise.all(
-        [...state.rulesets.values()].map(async (id) => {
-          // SPEC lists no removal of a ruleset: the service's DELETE is the one way; a side without it says so.
-          const path = `/accounts/${accountId}/rulesets/${id}`;
-          const res = await ask(side, { api: { method: 'DELETE', path } });
-          if ((res.status < 200 || res.status >= 300) && res.status !== 404) {
-            left.push(
-              `${side.name}: ruleset ${id} (DELETE answered ${res.status}); remove it with DELETE ${path}`,
-            );
-          }
-        }),
-      );
-      return left;
+      const made = [...state.rulesets.values()].map((id) => ({
+        what: `ruleset ${id}`,
+        path: `/accounts/${accountId}/rulesets/${id}`,
+      }));
+      return deleteEach(side, ask, made);
     },
   };
 }

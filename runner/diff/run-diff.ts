@@ -87,6 +87,27 @@ export interface Shown {
 export type Ask = (side: DiffSide, req: { s3?: HttpRequest; api?: ApiRequest }) => Promise<StepResponse>;
 
 /**
+ * Deletes each management resource a sequence made on a side (by its path); what could not be
+ * removed, with the request that removes it. A resource already gone (404) counts as removed.
+ */
+export async function deleteEach(
+  side: DiffSide,
+  ask: Ask,
+  made: { what: string; path: string }[],
+): Promise<string[]> {
+  const left: string[] = [];
+  await Promise.all(
+    made.map(async ({ what, path }) => {
+      const res = await ask(side, { api: { method: 'DELETE', path } });
+      if ((res.status < 200 || res.status >= 300) && res.status !== 404) {
+        left.push(`${side.name}: ${what} (DELETE answered ${res.status}); remove it with DELETE ${path}`);
+      }
+    }),
+  );
+  return left;
+}
+
+/**
  * What the search needs of a kind of resources: how to make commands, send one to a side (its
  * answers, normalised), tell and label differences, and what to set up and clear.
  */
@@ -296,4 +317,9 @@ export function signatureOf(cmd: { op: string }, d: Difference): string {
       .filter((l) => l.startsWith('/')),
   );
   return `${cmd.op} body ${[...paths].sort().join(' ')}`;
+}
+
+/** signatureOf with array positions as `*`: a JSON answer's nth item differs as any other does. */
+export function jsonSignatureOf(cmd: { op: string }, d: Difference): string {
+  return signatureOf(cmd, d).replace(/\/\d+(?=\/| |$)/g, '/*');
 }
