@@ -131,36 +131,43 @@ function toSdkInput(
 }
 
 /**
- * Runs one command; the response's headers come from the wire, the output from the SDK. Throttled
- * and unavailable answers are tried again as the run's Traffic allows (the SDK itself never retries,
- * so a target's passing 500 is seen as it is).
+ * The command names `userAgent` at the end of the SDK's own User-Agent header, added after
+ * signing, which never covers it.
  */
+function nameCommand(command: { middlewareStack: { add: (...a: any[]) => void } }, userAgent: string): void {
+  command.middlewareStack.add(
+    (next: (args: unknown) => Promise<unknown>) =>
+      async (args: { request?: { headers?: Record<string, string> } }) => {
+        const headers = args.request?.headers;
+        if (headers) headers['user-agent'] = `${headers['user-agent'] ?? ''} ${userAgent}`.trim();
+        return next(args);
+      },
+    { step: 'deserialize', priority: 'low', name: 'edgecheckUserAgent' },
+  );
+}
+
 /**
- * The client, each of whose commands names `userAgent` at the end of the SDK's own User-Agent
- * (a property's commands, sent through the run's one client).
+ * The client, each of whose commands names `userAgent` (a property's commands, sent through the
+ * run's one client).
  */
 export function namingClient(client: S3.S3Client, userAgent: string): S3.S3Client {
   return new Proxy(client, {
     get(target, key) {
       const value = Reflect.get(target, key);
       if (key !== 'send') return typeof value === 'function' ? value.bind(target) : value;
-      return (command: { middlewareStack: { add: (...a: unknown[]) => void } }, ...rest: unknown[]) => {
-        command.middlewareStack.add(
-          (next: (args: unknown) => Promise<unknown>) =>
-            async (args: { request?: { headers?: Record<string, string> } }) => {
-              // After signing, which never covers the User-Agent.
-              const headers = args.request?.headers;
-              if (headers) headers['user-agent'] = `${headers['user-agent'] ?? ''} ${userAgent}`.trim();
-              return next(args);
-            },
-          { step: 'deserialize', priority: 'low', name: 'edgecheckNamingUserAgent' },
-        );
+      return (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
+        nameCommand(command, userAgent);
         return (target.send as (...a: unknown[]) => unknown)(command, ...rest);
       };
     },
   });
 }
 
+/**
+ * Runs one command; the response's headers come from the wire, the output from the SDK. Throttled
+ * and unavailable answers are tried again as the run's Traffic allows (the SDK itself never retries,
+ * so a target's passing 500 is seen as it is).
+ */
 export async function sendS3Command(
   client: S3.S3Client,
   name: string,
@@ -199,16 +206,13 @@ async function sendOnce(
   command.middlewareStack.add(
     (next: any) => async (args: any) => {
       method = args.request?.method ?? method;
-      // After signing, which never covers the User-Agent.
-      const headers = args.request?.headers;
-      if (opts.userAgent && headers)
-        headers['user-agent'] = `${headers['user-agent'] ?? ''} ${opts.userAgent}`.trim();
       const result = await next(args);
       wire = { statusCode: result.response.statusCode, headers: result.response.headers };
       return result;
     },
     { step: 'deserialize', priority: 'low', name: 'edgecheckWireCapture' } as any,
   );
+  if (opts.userAgent) nameCommand(command, opts.userAgent);
   // One deadline for the whole exchange, body included; large uploads get their transfer allowance.
   const size = typeof input.ContentLength === 'number' ? input.ContentLength : 0;
   let limitMs = opts.timeoutMs + transferAllowance(size);
