@@ -13,14 +13,15 @@ function optionalXml(call: S3Call): Promise<Record<string, unknown> | undefined>
 }
 
 /** Amazon S3's naming rules, less the dots the service does not allow: 3 to 63 of a-z, 0-9 and -. */
+const NAME = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+
 function validName(name: string, call: S3Call): boolean {
-  if (/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(name)) return true;
-  // Faults of a looser rule, asked only of a name the rule refuses.
+  if (NAME.test(name)) return true;
+  // Faults of a looser rule, asked only of a name the rule refuses for that one reason.
   const lower = name.toLowerCase();
-  if (lower !== name && validName(lower, call)) return call.ctx.faults.has('s3-bucket-name-upper-accepted');
+  if (lower !== name && NAME.test(lower)) return call.ctx.faults.has('s3-bucket-name-upper-accepted');
   const dashed = name.replace(/_/g, '-');
-  if (dashed !== name && validName(dashed, call))
-    return call.ctx.faults.has('s3-bucket-name-underscore-accepted');
+  if (dashed !== name && NAME.test(dashed)) return call.ctx.faults.has('s3-bucket-name-underscore-accepted');
   return false;
 }
 

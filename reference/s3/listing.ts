@@ -121,8 +121,9 @@ export function listObjects(call: S3Call): void {
   if (v2 && token === '' && f.has('s3-list-empty-token-rejected')) decodeCursor(token, () => false);
   // Under a fault, an empty token is read as a cursor past the last key: the page is empty.
   const pastEnd = v2 && token === '' && f.has('s3-list-empty-token-empty-page');
+  let cursor: { after: string } | undefined;
   if (v2 && token) {
-    const cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
+    cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (resume > after) after = resume;
@@ -170,7 +171,10 @@ export function listObjects(call: S3Call): void {
         ...shared,
         KeyCount: keyCount,
         ...(token !== null && !f.has('s3-list-continuation-not-echoed')
-          ? { ContinuationToken: echoedToken(token, () => f.has('s3-list-continuation-echo-decoded')) }
+          ? {
+              // Under a fault, the key the token continues after instead of the token as sent.
+              ContinuationToken: cursor && f.has('s3-list-continuation-echo-decoded') ? cursor.after : token,
+            }
           : {}),
         ...(page.truncated && page.last !== undefined
           ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
@@ -249,15 +253,4 @@ export function ignoredParam(name: string): boolean {
 /** The fault that makes a bad token of this kind an internal error. */
 function cursorFault(kind: 'undecodable' | 'shape'): string {
   return kind === 'shape' ? 's3-list-cursor-shape-internal-error' : 's3-list-bad-cursor-internal-error';
-}
-
-/** The ContinuationToken echoed; under a fault, the key it continues after instead of the token as sent. */
-function echoedToken(token: string, decodedFault: () => boolean): string {
-  if (token === '') return token;
-  try {
-    const after = decodeCursor(token, () => false).after;
-    return decodedFault() ? after : token;
-  } catch {
-    return token;
-  }
 }

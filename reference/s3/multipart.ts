@@ -324,6 +324,8 @@ export function listParts(call: S3Call): void {
     .filter((p) => p.partNumber > marker);
   const page = all.slice(0, maxParts);
   const truncated = all.length > page.length;
+  // Under a fault, each part's index in the list (from 0) instead of its number.
+  const zeroBased = page.length > 0 && call.ctx.faults.has('s3-list-parts-number-zero-based');
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   sendResult(
     call.res,
@@ -339,9 +341,8 @@ export function listParts(call: S3Call): void {
       ...(truncated ? { NextPartNumberMarker: page[page.length - 1].partNumber } : {}),
       MaxParts: maxParts,
       IsTruncated: truncated,
-      Part: page.map((p) => ({
-        // Under a fault, the part's index in the list (from 0) instead of its number.
-        PartNumber: call.ctx.faults.has('s3-list-parts-number-zero-based') ? all.indexOf(p) : p.partNumber,
+      Part: page.map((p, i) => ({
+        PartNumber: zeroBased ? i : p.partNumber,
         LastModified: p.lastModified.toISOString(),
         ETag: p.etag,
         Size: p.blob.size,

@@ -19,9 +19,12 @@ export function sendXml(
   doc: Record<string, unknown>,
   headers: Headers = {},
   ctx?: ReferenceContext,
+  /** A faulty Content-Type the caller has chosen. */
+  faultyType?: string,
 ): void {
   const body = renderXml(doc);
-  const contentType = ctx?.faults.has('s3-xml-text-content-type') ? 'text/xml' : 'application/xml';
+  const contentType =
+    faultyType ?? (ctx?.faults.has('s3-xml-text-content-type') ? 'text/xml' : 'application/xml');
   res.writeHead(status, {
     ...headers,
     'content-type': contentType,
@@ -79,18 +82,9 @@ export function sendError(
   const doc = ctx.faults.has('s3-error-xmlns')
     ? { Error: { '@xmlns': S3_XMLNS, ...inner } }
     : { Error: inner };
-  if (ctx.faults.has('s3-xml-error-html-content-type')) {
-    // Under a fault, error documents go out with the web framework's default type for error pages.
-    const body = renderXml(doc);
-    res.writeHead(e.status, {
-      ...e.headers,
-      'x-amz-request-id': rid,
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    });
-    return void res.end(body);
-  }
-  sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid }, ctx);
+  // Under a fault, error documents go out with the web framework's default type for error pages.
+  const html = ctx.faults.has('s3-xml-error-html-content-type') ? 'text/html; charset=utf-8' : undefined;
+  sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid }, ctx, html);
 }
 
 /** Faults that answer a known condition with the wrong status or code. */
@@ -119,7 +113,7 @@ function logInternal(err: unknown): void {
 /**
  * A request handler whose unexpected failures still become an S3 error answer, never a dropped
  * socket. Each request is handled with its own context, whose fault consults the fault trace
- * (when on) notes under the bucket `bucketOf` reads from the request.
+ * (when on) notes under the case its User-Agent names, else the bucket `bucketOf` reads from it.
  */
 export function asHandler(
   ctx: ReferenceContext,

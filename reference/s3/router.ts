@@ -171,15 +171,6 @@ function faultyRejections(call: S3Call, sub: string): void {
       'The body of your POST request is not well-formed multipart/form-data.',
     );
   }
-  if (
-    call.query.has('X-Amz-Signature') &&
-    call.method === 'GET' &&
-    bucketOnly &&
-    sub === '' &&
-    f.has('s3-presign-list-rejected')
-  ) {
-    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
-  }
   if (call.query.has('X-Amz-Signature') && !bucketOnly && sub === '' && f.has('s3-presign-object-rejected')) {
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
   }
@@ -187,22 +178,19 @@ function faultyRejections(call: S3Call, sub: string): void {
   if (call.query.has('x-purpose') && f.has('s3-x-purpose-query-not-implemented'))
     throw notImplemented('The parameter x-purpose');
   // Under a fault, presigned URLs are taken for objects only, not for a bucket's listing.
-  if (
-    call.query.has('X-Amz-Signature') &&
-    call.method === 'GET' &&
-    bucketOnly &&
-    sub === '' &&
-    f.has('s3-presign-bucket-rejected')
-  ) {
-    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for buckets.');
+  if (call.query.has('X-Amz-Signature') && call.method === 'GET' && bucketOnly && sub === '') {
+    if (f.has('s3-presign-list-rejected'))
+      throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
+    if (f.has('s3-presign-bucket-rejected'))
+      throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for buckets.');
   }
   // Under a fault, presigned URLs are taken for reads only (a download-link feature).
   if (call.query.has('X-Amz-Signature') && call.method === 'PUT' && f.has('s3-presign-put-rejected'))
     throw new S3Error(403, 'AccessDenied', 'Presigned URLs are accepted for GET only.');
   // Under a fault, x-id is checked against the operation the request selects, as a strict router would.
   const xId = call.query.get('x-id');
-  const plain = plainOperation(call, sub);
-  if (xId !== null && plain !== undefined && xId !== plain && f.has('s3-x-id-mismatch-rejected'))
+  const plain = xId === null ? undefined : plainOperation(call, sub);
+  if (plain !== undefined && xId !== plain && f.has('s3-x-id-mismatch-rejected'))
     throw new S3Error(400, 'InvalidArgument', `x-id ${xId} does not name this operation.`);
   if (
     sub === 'uploadId' &&

@@ -73,17 +73,17 @@ async function handle(
     };
     // SPEC Authentication rule 3: Transfer-Encoding with Content-Length is declined (the server's parser lets
     // such requests through to be answered here, framed by Transfer-Encoding).
-    if (req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] !== undefined) {
-      if (!ctx.faults.has('s3-te-cl-served')) {
-        // Under a fault, the request is carried out first and declined afterwards.
-        if (ctx.faults.has('s3-te-cl-declined-after-write'))
-          await dispatch({ ...call, res: new http.ServerResponse(req) }).catch(() => undefined);
-        throw new S3Error(
-          400,
-          'BadRequest',
-          'A request may not carry both Transfer-Encoding and Content-Length.',
-        );
-      }
+    const teCl =
+      req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] !== undefined;
+    if (teCl && !ctx.faults.has('s3-te-cl-served')) {
+      // Under a fault, the request is carried out first and declined afterwards.
+      if (ctx.faults.has('s3-te-cl-declined-after-write'))
+        await dispatch({ ...call, res: new http.ServerResponse(req) }).catch(() => undefined);
+      throw new S3Error(
+        400,
+        'BadRequest',
+        'A request may not carry both Transfer-Encoding and Content-Length.',
+      );
     }
     for (const [name, value] of Object.entries(corsHeaders(req, store.buckets.get(bucket), ctx))) {
       res.setHeader(name, value);
