@@ -4,11 +4,10 @@ import type { ActiveFaults } from './fault-def.ts';
  * Which fault decision points the reference reached, and in which requests: every `has(name)`,
  * whether the fault is on or off. Opt-in (ReferenceOptions.traceFaults): a test that proves each
  * fault is noticed uses it to run only the cases whose requests reach the fault
- * (test/suite-s3-sensitivity.test.ts, test/suite-management-sensitivity.test.ts). An S3 request
- * is known by the bucket it addresses (`bucket NAME`), a management request by the case its
- * User-Agent names (`case ID`); a consult in a request known by neither (ListBuckets, a request
- * without the User-Agent) or outside any request is counted under `outside`, which means "any
- * request at all".
+ * (test/suite-s3-sensitivity.test.ts, test/suite-management-sensitivity.test.ts). A request is
+ * known by the case its User-Agent names (`case ID`), else, for S3, by the bucket it addresses
+ * (`bucket NAME`); a consult in a request known by neither or outside any request is counted
+ * under `outside`, which means "any request at all".
  */
 export class FaultTrace {
   /** `bucket NAME` or `case ID`: the faults consulted in the requests it names. */

@@ -42,11 +42,10 @@ export function authenticate(ctx: ReferenceContext, headers: http.IncomingHttpHe
     throw ApiError.of(400, CODES.missingAuth, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers');
   }
   if (ctx.faults.has('reject-legacy-auth')) throw ApiError.of(403, CODES.badAuth, 'Authentication error');
-  // Under the fault the pair is checked by its email only.
-  const keyChecked = !ctx.faults.has('legacy-key-not-compared');
   if (
     !same(email.toLowerCase(), credentials.legacyEmail.toLowerCase()) ||
-    (keyChecked && !same(key, credentials.legacyKey))
+    // Under the fault the pair is checked by its email only.
+    (!same(key, credentials.legacyKey) && !ctx.faults.has('legacy-key-not-compared'))
   ) {
     throw ApiError.of(403, CODES.badAuth, 'Authentication error');
   }

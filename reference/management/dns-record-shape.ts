@@ -30,7 +30,8 @@ function srvNameFields(name: string): Json {
   return { service, proto, name: rest.join('.') };
 }
 
-export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
+/** A record as answered; `detail` for the answer of GET of one record. */
+export function toResponse(ctx: ReferenceContext, rec: StoredRecord, detail = false): Json {
   const out: Json = {
     id: rec.id,
     zone_id: rec.zone_id,
@@ -57,20 +58,19 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord): Json {
   if (rec.priority !== undefined) out.priority = rec.priority;
   if (rec.data) {
     const data: Json = { ...rec.data };
-    const produceSrvNames = since(ctx, EOL.srvNameFields)
-      ? ctx.faults.has('produce-srv-name-fields')
-      : !ctx.faults.has('hide-srv-name-fields-early');
-    if (rec.type === 'SRV' && produceSrvNames) Object.assign(data, srvNameFields(rec.name));
-    // Before the date, data.name answered as the full record name instead of the part after service and proto.
-    if (
-      rec.type === 'SRV' &&
-      produceSrvNames &&
-      !since(ctx, EOL.srvNameFields) &&
-      ctx.faults.has('srv-data-name-full-early')
-    )
-      data.name = rec.name;
-    if (rec.type === 'SRV' && ctx.faults.has('srv-data-drops-port')) delete data.port;
-    if (rec.type === 'SRV' && ctx.faults.has('srv-data-port-string')) data.port = String(data.port);
+    if (rec.type === 'SRV') {
+      const early = !since(ctx, EOL.srvNameFields);
+      // After the date, the old template (everywhere, or in the detail view only) still fills them in.
+      const produceSrvNames = early
+        ? !ctx.faults.has('hide-srv-name-fields-early')
+        : ctx.faults.has('produce-srv-name-fields') ||
+          (detail && ctx.faults.has('produce-srv-name-fields-on-get'));
+      if (produceSrvNames) Object.assign(data, srvNameFields(rec.name));
+      // Before the date, data.name answered as the full record name instead of the part after service and proto.
+      if (produceSrvNames && early && ctx.faults.has('srv-data-name-full-early')) data.name = rec.name;
+      if (ctx.faults.has('srv-data-drops-port')) delete data.port;
+      if (ctx.faults.has('srv-data-port-string')) data.port = String(data.port);
+    }
     // CAA flags as the zone-file text, or CAA answered in content only.
     if (rec.type === 'CAA' && ctx.faults.has('caa-flags-string')) data.flags = String(data.flags);
     out.data = data;

@@ -97,20 +97,10 @@ export function registerDnsRecords(router: Router): void {
   });
 
   router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
-    const out = toResponse(req.ctx, find(req));
+    const out = toResponse(req.ctx, find(req), true);
     // The detail view leaves out type, or answers created_on as Unix seconds, where the list and writes
     // answer the full record.
     if (req.ctx.faults.has('dns-get-drops-type')) delete out.type;
-    // The detail view built from the old template, with the SRV name fields after their end of life.
-    if (
-      out.type === 'SRV' &&
-      out.data &&
-      since(req.ctx, EOL.srvNameFields) &&
-      req.ctx.faults.has('produce-srv-name-fields-on-get')
-    ) {
-      const [service, proto, ...rest] = String(out.name).split('.');
-      Object.assign(out.data as Json, { service, proto, name: rest.join('.') });
-    }
     if (req.ctx.faults.has('dns-get-created-on-epoch'))
       out.created_on = Math.floor(Date.parse(String(out.created_on)) / 1000);
     return { result: out };

@@ -124,11 +124,12 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
   }
   const body = failure(err.errors);
   if (ctx.faults.has('failure-result-not-null')) body.result = {};
+  const notFound = err.errors.some((e) => e.code === CODES.notFound);
   // A not-found error that carries its code only.
-  if (ctx.faults.has('not-found-without-message'))
+  if (notFound && ctx.faults.has('not-found-without-message'))
     body.errors = body.errors.map((e) => (e.code === CODES.notFound ? ({ code: e.code } as ErrorObject) : e));
   // A code below the service's range of 1000 and up, for a resource that does not exist.
-  if (ctx.faults.has('small-error-code'))
+  if (notFound && ctx.faults.has('small-error-code'))
     body.errors = body.errors.map((e) => (e.code === CODES.notFound ? { ...e, code: 5 } : e));
   sendJson(res, err.status, body);
 }

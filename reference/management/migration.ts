@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, badRequest, CODES } from './api-error.ts';
+import { ApiError, badRequest, CODES, methodNotAllowed } from './api-error.ts';
 import type { ApiRequest, ApiResult, Router } from './router.ts';
 import { CHANGES, since } from './schedule.ts';
 import { objectBody, requireAccount } from './scope.ts';
@@ -93,10 +93,6 @@ function bucketOf(req: ApiRequest): string {
   return bucket;
 }
 
-function methodMissing(req: ApiRequest): ApiError {
-  return ApiError.of(405, CODES.methodNotAllowed, `Method ${req.method} not available for that URI`);
-}
-
 function write(req: ApiRequest, merge: boolean): ApiResult {
   const bucket = bucketOf(req);
   const base = merge ? (req.state.migrations.get(bucket) as Config | undefined) : undefined;
@@ -117,11 +113,11 @@ export function registerMigration(router: Router): void {
     });
     // Under the faults one of the two methods that modify the configuration is missing.
     router.on('PUT', base, (req) => {
-      if (req.ctx.faults.has('migration-no-put')) throw methodMissing(req);
+      if (req.ctx.faults.has('migration-no-put')) throw methodNotAllowed(req.method);
       return write(req, false);
     });
     router.on('PATCH', base, (req) => {
-      if (req.ctx.faults.has('migration-no-patch')) throw methodMissing(req);
+      if (req.ctx.faults.has('migration-no-patch')) throw methodNotAllowed(req.method);
       return write(req, true);
     });
     router.on(['POST', 'PUT'], `${base}/validate`, (req) => {

@@ -95,7 +95,8 @@ export function paginate<T>(
     total_pages: totalPages,
   };
   // Slips in the block: total_pages rounded down, per_page answered as the default.
-  if (ctx.faults.has('total-pages-floor')) info.total_pages = Math.floor(totalCount / perPage);
+  const floor = Math.floor(totalCount / perPage);
+  if (floor !== totalPages && ctx.faults.has('total-pages-floor')) info.total_pages = floor;
   if (perPage !== spec.defaultPerPage && ctx.faults.has('echo-default-per-page'))
     info.per_page = spec.defaultPerPage;
   return { items, info };

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, CODES } from './api-error.ts';
+import { ApiError, CODES, methodNotAllowed } from './api-error.ts';
 import type { ResultInfo } from './pagination.ts';
 import type { State } from './store.ts';
 
@@ -57,7 +57,7 @@ export class Router {
       if (route.method === method) return { handler: route.handler, params };
     }
     if (pathKnown) {
-      throw ApiError.of(405, CODES.methodNotAllowed, `Method ${method} not available for that URI`);
+      throw methodNotAllowed(method);
     }
     throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
   }

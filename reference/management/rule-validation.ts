@@ -10,13 +10,17 @@ export const MAX_CUSTOM_FIELDS = 40;
 const FIELD_ARRAYS = ['request_fields', 'response_fields', 'cookie_fields'] as const;
 const ALLOWED_SECURITY_LEVELS = new Set(['off', 'under_attack']);
 
-/** Builds a rule from a client body; `previous` is the rule a PATCH or PUT starts from. */
+/**
+ * Builds a rule from a client body; `previous` is the rule a PATCH or PUT starts from, and
+ * `replacing` says the rule comes in a PUT that replaces all rules of its ruleset.
+ */
 export function buildRule(
   ctx: ReferenceContext,
   phase: string,
   raw: unknown,
   index: number,
   previous?: Rule,
+  replacing = false,
 ): Rule {
   const where = `rules[${index}]`;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -37,7 +41,17 @@ export function buildRule(
   const patchSkips = (fault: string) => previous !== undefined && ctx.faults.has(fault);
   checkSecurityRestrictions(ctx, where, body.expression, params as Json | undefined, patchSkips);
   if (phase === LOG_FIELDS_PHASE || body.action === 'log_custom_field') {
-    checkLogCustomField(ctx, where, phase, body.action, body.expression, params as Json | undefined);
+    // Under the fault the expression is checked when the ruleset is created, not when PUT replaces its rules.
+    const unchecked = () => replacing && ctx.faults.has('lcf-expression-checked-on-create-only');
+    checkLogCustomField(
+      ctx,
+      where,
+      phase,
+      body.action,
+      body.expression,
+      params as Json | undefined,
+      unchecked,
+    );
   }
   const id = previous?.id ?? newId();
   const early = !since(ctx, EOL.securityLevel);
@@ -107,12 +121,17 @@ function checkLogCustomField(
   phase: string,
   action: string,
   expression: string,
-  params?: Json,
+  params: Json | undefined,
+  expressionUnchecked: () => boolean,
 ): void {
   if (phase === LOG_FIELDS_PHASE && action !== 'log_custom_field') {
     throw badRequest(`${where}.action must be 'log_custom_field' in phase ${LOG_FIELDS_PHASE}`);
   }
-  if (expression.trim() !== 'true' && !ctx.faults.has('accept-custom-field-expression')) {
+  if (
+    expression.trim() !== 'true' &&
+    !ctx.faults.has('accept-custom-field-expression') &&
+    !expressionUnchecked()
+  ) {
     throw badRequest(`${where}.expression must be 'true' for log_custom_field rules`);
   }
   const present = FIELD_ARRAYS.filter((k) => params?.[k] !== undefined);

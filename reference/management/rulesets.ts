@@ -6,7 +6,7 @@ import type { ApiRequest, ApiResult, Router } from './router.ts';
 import { buildRule, countCustomFields, LOG_FIELDS_PHASE, MAX_CUSTOM_FIELDS } from './rule-validation.ts';
 import { type Rule, type Ruleset, rulesetResponse } from './ruleset-shape.ts';
 import { objectBody, requireAccount, requireZone } from './scope.ts';
-import type { Json, State } from './store.ts';
+import type { State } from './store.ts';
 
 type Scope = 'zones' | 'accounts';
 
@@ -51,10 +51,10 @@ function entrypoint(state: State, scope: Scope, ownerId: string, phase: string):
   return owned(state, scope, ownerId).find((r) => r.kind === ENTRYPOINT_KIND[scope] && r.phase === phase);
 }
 
-function buildRules(ctx: ReferenceContext, phase: string, raw: unknown): Rule[] {
+function buildRules(ctx: ReferenceContext, phase: string, raw: unknown, replacing = false): Rule[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) throw badRequest('rules must be an array');
-  return raw.map((r, i) => buildRule(ctx, phase, r, i));
+  return raw.map((r, i) => buildRule(ctx, phase, r, i, undefined, replacing));
 }
 
 /** SPEC Limits: 40 custom log fields per zone, counted over the zone's log field rulesets after the change. */
@@ -101,15 +101,12 @@ function create(req: ApiRequest, scope: Scope): ApiResult {
   if (body.description !== undefined && typeof body.description !== 'string') {
     throw badRequest('description must be a string');
   }
+  const existing = kind === ENTRYPOINT_KIND[scope] ? entrypoint(req.state, scope, ownerId, phase) : undefined;
   if (
-    kind === ENTRYPOINT_KIND[scope] &&
-    entrypoint(req.state, scope, ownerId, phase) &&
+    existing &&
     !req.ctx.faults.has('allow-second-zone-ruleset') &&
     // Under the fault a second one is refused only when its name is taken too.
-    !(
-      req.ctx.faults.has('one-per-phase-by-name') &&
-      entrypoint(req.state, scope, ownerId, phase)?.name !== body.name
-    )
+    !(existing.name !== body.name && req.ctx.faults.has('one-per-phase-by-name'))
   ) {
     throw ApiError.of(
       400,
@@ -144,29 +141,17 @@ function replace(req: ApiRequest, rs: Ruleset, entry = false): ApiResult {
   const body = objectBody(req);
   if (!Array.isArray(body.rules))
     throw badRequest('rules is required: an array of rules (it replaces all rules)');
-  // Under the fault the expression of a log_custom_field rule is checked when the ruleset is created, not
-  // when PUT replaces its rules.
-  const sent = body.rules as Json[];
-  const unchecked =
-    rs.phase === LOG_FIELDS_PHASE &&
-    sent.some((r) => r?.expression !== 'true') &&
-    req.ctx.faults.has('lcf-expression-checked-on-create-only');
-  const rules = unchecked
-    ? buildRules(
-        req.ctx,
-        rs.phase,
-        sent.map((r) => ({ ...r, expression: 'true' })),
-      ).map((r, i) => ({ ...r, expression: String(sent[i].expression) }))
-    : buildRules(req.ctx, rs.phase, body.rules);
+  const rules = buildRules(req.ctx, rs.phase, body.rules, true);
   if (typeof body.description === 'string') rs.description = body.description;
   if (typeof body.name === 'string' && body.name !== '') rs.name = body.name;
-  let next = req.ctx.faults.has('put-appends-rules') ? [...rs.rules, ...rules] : rules;
-  // Under the fault the rules sent overwrite the old ones by position, and old rules past them stay.
-  if (rules.length < rs.rules.length && req.ctx.faults.has('put-merges-by-position'))
+  // Under the faults a PUT adds the rules sent to those it has (any, or an entry point's), or
+  // overwrites the old ones by position and keeps old rules past them.
+  const appends =
+    req.ctx.faults.has('put-appends-rules') ||
+    (entry && rs.rules.length > 0 && req.ctx.faults.has('entrypoint-appends'));
+  let next = appends ? [...rs.rules, ...rules] : rules;
+  if (!appends && rules.length < rs.rules.length && req.ctx.faults.has('put-merges-by-position'))
     next = [...rules, ...rs.rules.slice(rules.length)];
-  // An entry point PUT that adds the rules sent to those it has.
-  if (entry && rs.rules.length > 0 && req.ctx.faults.has('entrypoint-appends'))
-    next = [...rs.rules, ...rules];
   return commit(req.ctx, req.state, rs, next, true);
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
+import { badRequest, methodNotAllowed, notFound } from './api-error.ts';
 import { nowIso } from './ids.ts';
 import { type ListSpec, paginate } from './pagination.ts';
 import { guardRetired, type Retirement } from './retirement.ts';
@@ -146,7 +146,7 @@ export function registerZoneSettings(router: Router): void {
   router.on(['GET', 'PATCH'], '/zones/:zone_id/settings/:setting_id', (req) => {
     requireZone(req);
     if (req.params.setting_id in SETTINGS) {
-      throw ApiError.of(405, CODES.methodNotAllowed, `Method ${req.method} not available for that URI`);
+      throw methodNotAllowed(req.method);
     }
     throw notFound(`zone setting ${req.params.setting_id}`);
   });
