@@ -2,12 +2,12 @@ import pLimit from 'p-limit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS, type FaultDef } from '../reference/faults.ts';
-import { startReference } from '../reference/server.ts';
-import { runEdgecheck, today } from '../runner/api.ts';
+import { today } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import { type Clause, clauseApplies } from '../runner/model/clause.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { type FaultReach, faultReach, judged, pick } from './helpers/fault-reach.ts';
+import { changedOutside, type FaultReach, faultReach, pick, unjudged } from './helpers/fault-reach.ts';
+import { tracedRunInThread } from './helpers/in-thread.ts';
 
 /*
  * Each management fault of the reference breaks one documented behaviour. With the fault on, the
@@ -83,22 +83,8 @@ const failing = (r: RunResults) =>
     .sort();
 
 /** A run against a reference in this thread (it starts in milliseconds), optionally traced. */
-async function inThread(asOf: string, faultNames: string[], cases?: string[], traceFaults = false) {
-  const reference = await startReference({ asOf, faults: faultNames, traceFaults });
-  try {
-    const results = await runEdgecheck({
-      suites: AREAS,
-      seed: SEED,
-      cases,
-      asOf,
-      target: reference.target(),
-      ownedTarget: { faults: faultNames },
-    });
-    return { results, trace: reference.faultTrace };
-  } finally {
-    await reference.close();
-  }
-}
+const inThread = (asOf: string, faultNames: string[], cases?: string[], traceFaults = false) =>
+  tracedRunInThread({ suites: AREAS, seed: SEED, cases, asOf, faults: faultNames }, traceFaults);
 
 /** The whole suite with the fault on, against the embedded reference as `edgecheck run` starts it. */
 const wholeSuite = (asOf: string, fault: FaultDef) =>
@@ -222,12 +208,7 @@ describe('management faults are noticed by exactly the clauses they break', () =
           const { asOf, expected } = o;
           if (o.narrowed) {
             const narrowed = await o.narrowed;
-            const cited = new Set(
-              narrowed.clauses
-                .filter((c) => c.verdict !== 'untested' && c.verdict !== 'skipped')
-                .map((c) => c.id),
-            );
-            const uncited = expected.filter((id) => !cited.has(id));
+            const uncited = unjudged(narrowed, expected);
             if (uncited.length) {
               o.reason = `the cases that reach it do not judge ${uncited.join(', ')}`;
               o.full ??= queued(() => wholeSuite(asOf, fault));
@@ -241,10 +222,7 @@ describe('management faults are noticed by exactly the clauses they break', () =
           expect(full.exitCode).toBe(1);
           if (o.cases && !o.reason) {
             // A cross-check: the cases the trace left out judged every check as without the fault.
-            const before = judged((await bases.get(asOf)!).results);
-            const changed = [...judged(full)]
-              .filter(([id, checks]) => !o.cases!.has(id) && before.get(id)?.join('\n') !== checks.join('\n'))
-              .map(([id, checks]) => `${id}: ${checks.join(', ')}`);
+            const changed = changedOutside((await bases.get(asOf)!).results, full, o.cases);
             expect({ asOf, changedOutsideTheTrace: changed }).toEqual({ asOf, changedOutsideTheTrace: [] });
           }
         }

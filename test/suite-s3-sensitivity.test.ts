@@ -2,11 +2,10 @@ import pLimit from 'p-limit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS, type FaultDef } from '../reference/faults.ts';
-import { startReference } from '../reference/server.ts';
-import { runEdgecheck, today } from '../runner/api.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { type FaultReach, faultReach, judged, pick } from './helpers/fault-reach.ts';
+import { changedOutside, type FaultReach, faultReach, pick, unjudged } from './helpers/fault-reach.ts';
+import { tracedRunInThread } from './helpers/in-thread.ts';
 
 /*
  * Each S3 fault of the reference breaks one documented behaviour. With the fault on, the S3
@@ -69,24 +68,9 @@ const why = (r: RunResults) =>
     .filter((c) => c.verdict === 'fail' || c.verdict === 'error' || c.verdict === 'blocked')
     .map((c) => `${c.id}: ${c.verdict} ${(c.message ?? '').split('\n')[0].slice(0, 200)}`);
 
-/** A run against a reference in this thread (startReference), optionally tracing its faults. */
-async function inThread(faultNames: string[], cases?: string[], traceFaults = false) {
-  const asOf = today();
-  const reference = await startReference({ asOf, faults: faultNames, traceFaults });
-  try {
-    const results = await runEdgecheck({
-      suites: ['s3'],
-      seed: SEED,
-      cases,
-      asOf,
-      target: reference.target(),
-      ownedTarget: { faults: faultNames },
-    });
-    return { results, trace: reference.faultTrace };
-  } finally {
-    await reference.close();
-  }
-}
+/** A run against a reference in this thread, optionally tracing its faults. */
+const inThread = (faultNames: string[], cases?: string[], traceFaults = false) =>
+  tracedRunInThread({ suites: ['s3'], seed: SEED, cases, faults: faultNames }, traceFaults);
 
 /**
  * A run with the fault on. A narrowed run's reference runs in this thread, where it starts in
@@ -220,10 +204,9 @@ describe('the S3 suite against the reference', () => {
         const expected = { fault: fault.name, broken: [...fault.breaks].sort() };
         if (plan.narrowed) {
           const narrowed = await plan.narrowed;
-          const cited = new Set(narrowed.clauses.map((c) => c.id));
-          const uncited = fault.breaks.filter((id) => !cited.has(id));
+          const uncited = unjudged(narrowed, fault.breaks);
           if (uncited.length) {
-            plan.reason = `the cases that reach it do not cite ${uncited.join(', ')}`;
+            plan.reason = `the cases that reach it do not judge ${uncited.join(', ')}`;
             plan.full ??= run(() => withFault(fault));
           } else {
             expect({ fault: fault.name, broken: broken(narrowed) }).toEqual(expected);
@@ -234,12 +217,7 @@ describe('the S3 suite against the reference', () => {
         expect({ fault: fault.name, broken: broken(full) }).toEqual(expected);
         if (plan.cases && !plan.reason) {
           // A cross-check: the cases the trace left out judged every check as without the fault.
-          const before = judged(base.results);
-          const changed = [...judged(full)]
-            .filter(
-              ([id, checks]) => !plan.cases!.has(id) && before.get(id)?.join('\n') !== checks.join('\n'),
-            )
-            .map(([id, checks]) => `${id}: ${checks.join(', ')}`);
+          const changed = changedOutside(base.results, full, plan.cases);
           expect({ fault: fault.name, changedOutsideTheTrace: changed }).toEqual({
             fault: fault.name,
             changedOutsideTheTrace: [],

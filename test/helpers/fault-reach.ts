@@ -58,6 +58,22 @@ export function pick<T>(items: readonly T[], count: number, seed: number): T[] {
 }
 
 /** Each case's checks as it judged them. */
-export function judged(r: RunResults): Map<string, string[]> {
+function judged(r: RunResults): Map<string, string[]> {
   return new Map(r.cases.map((c) => [c.id, c.checks.map((k) => `${k.step}#${k.index}: ${k.verdict}`)]));
+}
+
+/** Of `clauses`, those a run did not judge (a narrowed run leaves the clauses it selected no check of untested). */
+export function unjudged(r: RunResults, clauses: readonly string[]): string[] {
+  const judgedIds = new Set(
+    r.clauses.filter((c) => c.verdict !== 'untested' && c.verdict !== 'skipped').map((c) => c.id),
+  );
+  return clauses.filter((id) => !judgedIds.has(id));
+}
+
+/** The cases outside `traced` whose checks `full` judged otherwise than `base` did: `id: checks`. */
+export function changedOutside(base: RunResults, full: RunResults, traced: Set<string>): string[] {
+  const before = judged(base);
+  return [...judged(full)]
+    .filter(([id, checks]) => !traced.has(id) && before.get(id)?.join('\n') !== checks.join('\n'))
+    .map(([id, checks]) => `${id}: ${checks.join(', ')}`);
 }
