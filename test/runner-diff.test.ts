@@ -4,7 +4,7 @@ import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
 import { dnsModel } from '../runner/diff/dns-model.ts';
 import { rulesetModel } from '../runner/diff/ruleset-model.ts';
-import { type DiffSide, runDiff } from '../runner/diff/run-diff.ts';
+import { type DiffModel, type DiffSide, runDiff } from '../runner/diff/run-diff.ts';
 import { s3Model } from '../runner/diff/s3-model.ts';
 
 /*
@@ -84,70 +84,58 @@ describe('edgecheck diff, reference against reference', () => {
   }
 });
 
-describe('edgecheck diff over DNS records, reference against reference', () => {
-  const dnsSide = async (name: string, faults: string[] = []): Promise<DiffSide> => {
-    const r = await startReference({ asOf: today(), faults });
-    references.push(r);
-    return { name, management: r.target().management };
-  };
+const managementSide = async (name: string, faults: string[] = []): Promise<DiffSide> => {
+  const r = await startReference({ asOf: today(), faults });
+  references.push(r);
+  return { name, management: r.target().management };
+};
 
-  it('finds no difference between the reference and another of itself in 200 sequences', async () => {
-    const report = await runDiff(
-      [await dnsSide('reference'), await dnsSide('again')],
-      { runId: 'toydns00001', seed: 5, runs: 200, maxLength: 6, maxDifferences: 1 },
-      dnsModel('toydns00001'),
-    );
-    expect(report.findings).toEqual([]);
-    expect(report.sequences).toBe(200);
-    expect(report.leftovers).toEqual([]);
-  }, 120_000);
-
-  for (const fault of ['relative-record-name', 'patch-replaces-record', 'dns-ttl-as-string']) {
-    it(`finds ${fault}, shrunk to at most 3 commands and labelled with a clause the fault breaks`, async () => {
-      const breaks = FAULTS.find((f) => f.name === fault)!.breaks;
+/** A management model's tests: nothing found against the reference itself, and each of `faults` found. */
+function managementModelTests<C, S>(
+  what: string,
+  id: string,
+  seed: number,
+  model: (runId: string) => DiffModel<C, S>,
+  faults: string[],
+): void {
+  describe(`edgecheck diff over ${what}, reference against reference`, () => {
+    it('finds no difference between the reference and another of itself in 200 sequences', async () => {
+      const runId = `${id}00001`;
       const report = await runDiff(
-        [await dnsSide('reference'), await dnsSide('faulty', [fault])],
-        { runId: 'toydns00002', seed: 5, runs: 200, maxLength: 6, maxDifferences: 2 },
-        dnsModel('toydns00002'),
+        [await managementSide('reference'), await managementSide('again')],
+        { runId, seed, runs: 200, maxLength: 6, maxDifferences: 1 },
+        model(runId),
       );
-      expect(report.findings.length).toBeGreaterThan(0);
-      expect(report.findings[0].sequence.length).toBeLessThanOrEqual(3);
-      expect(report.findings[0].clauses.filter((c) => breaks.includes(c))).not.toEqual([]);
+      expect(report.findings).toEqual([]);
+      expect(report.sequences).toBe(200);
       expect(report.leftovers).toEqual([]);
     }, 120_000);
-  }
-});
 
-describe('edgecheck diff over account rulesets, reference against reference', () => {
-  const rulesetSide = async (name: string, faults: string[] = []): Promise<DiffSide> => {
-    const r = await startReference({ asOf: today(), faults });
-    references.push(r);
-    return { name, management: r.target().management };
-  };
+    for (const fault of faults) {
+      it(`finds ${fault}, shrunk to at most 3 commands and labelled with a clause the fault breaks`, async () => {
+        const breaks = FAULTS.find((f) => f.name === fault)!.breaks;
+        const runId = `${id}00002`;
+        const report = await runDiff(
+          [await managementSide('reference'), await managementSide('faulty', [fault])],
+          { runId, seed, runs: 200, maxLength: 6, maxDifferences: 2 },
+          model(runId),
+        );
+        expect(report.findings.length).toBeGreaterThan(0);
+        expect(report.findings[0].sequence.length).toBeLessThanOrEqual(3);
+        expect(report.findings[0].clauses.filter((c) => breaks.includes(c))).not.toEqual([]);
+        expect(report.leftovers).toEqual([]);
+      }, 120_000);
+    }
+  });
+}
 
-  it('finds no difference between the reference and another of itself in 200 sequences', async () => {
-    const report = await runDiff(
-      [await rulesetSide('reference'), await rulesetSide('again')],
-      { runId: 'toyrs000001', seed: 7, runs: 200, maxLength: 6, maxDifferences: 1 },
-      rulesetModel('toyrs000001'),
-    );
-    expect(report.findings).toEqual([]);
-    expect(report.sequences).toBe(200);
-    expect(report.leftovers).toEqual([]);
-  }, 120_000);
-
-  for (const fault of ['put-appends-rules', 'rule-patch-ignored', 'ruleset-name-ignored']) {
-    it(`finds ${fault}, shrunk to at most 3 commands and labelled with a clause the fault breaks`, async () => {
-      const breaks = FAULTS.find((f) => f.name === fault)!.breaks;
-      const report = await runDiff(
-        [await rulesetSide('reference'), await rulesetSide('faulty', [fault])],
-        { runId: 'toyrs000002', seed: 7, runs: 200, maxLength: 6, maxDifferences: 2 },
-        rulesetModel('toyrs000002'),
-      );
-      expect(report.findings.length).toBeGreaterThan(0);
-      expect(report.findings[0].sequence.length).toBeLessThanOrEqual(3);
-      expect(report.findings[0].clauses.filter((c) => breaks.includes(c))).not.toEqual([]);
-      expect(report.leftovers).toEqual([]);
-    }, 120_000);
-  }
-});
+managementModelTests('DNS records', 'toydns', 5, dnsModel, [
+  'relative-record-name',
+  'patch-replaces-record',
+  'dns-ttl-as-string',
+]);
+managementModelTests('account rulesets', 'toyrs0', 7, rulesetModel, [
+  'put-appends-rules',
+  'rule-patch-ignored',
+  'ruleset-name-ignored',
+]);
