@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { FAULTS } from '../reference/faults.ts';
 import { s3Faults } from '../reference/s3/faults.ts';
+import { sendRaw } from '../suites/s3/properties/support/raw-socket.ts';
 import {
   type RawResponse,
   type RawS3,
@@ -617,26 +617,15 @@ const SCENARIOS: Record<string, Scenario> = {
   async expectContinue(s3, log) {
     await bucket(s3, 'cont');
     // Raw bytes: Node's client waits for 100 Continue itself, and the first status line is the answer here.
-    const { port } = new URL(s3.target.endpoint);
-    const first = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(
-          `PUT ${obj('cont', 'k')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello`,
-        );
-      });
-      socket.once('data', (d) => {
-        resolve(String(d).split('\r\n')[0]);
-        socket.destroy();
-      });
-      socket.once('error', reject);
-    });
-    log.push(first);
+    const url = new URL(s3.target.endpoint);
+    const head = `PUT ${obj('cont', 'k')} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n`;
+    log.push(`first status ${await sendRaw(url, head, 'hello')}`);
   },
 
   async teWithCl(s3, log) {
     await bucket(s3, 'tecl');
     // Raw bytes: no HTTP client sends both headers. The PUT is signed; only the framing is at fault.
-    const { port } = new URL(s3.target.endpoint);
+    const url = new URL(s3.target.endpoint);
     const signed = await s3.signedHeaders({
       method: 'PUT',
       path: obj('tecl', 'k'),
@@ -646,19 +635,8 @@ const SCENARIOS: Record<string, Scenario> = {
       .filter(([k]) => k !== 'content-length' && k !== 'host')
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
-    const first = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(
-          `PUT ${obj('tecl', 'k')} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${head}Content-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
-        );
-      });
-      socket.once('data', (d) => {
-        resolve(String(d).split('\r\n')[0]);
-        socket.destroy();
-      });
-      socket.once('error', reject);
-    });
-    log.push(first);
+    const request = `PUT ${obj('tecl', 'k')} HTTP/1.1\r\nHost: ${url.host}\r\n${head}Content-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+    log.push(`first status ${await sendRaw(url, request, '5\r\nhello\r\n0\r\n\r\n')}`);
     log.push(snap(await s3.send({ method: 'GET', path: obj('tecl', 'k') })));
   },
 
