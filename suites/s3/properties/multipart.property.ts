@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fc, generateBuffer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
+import { completeXml, md5 } from './support/multipart.ts';
 import { expectThat, ownAgent, s3Target, sendS3 } from './support/wire.ts';
 import { parseXml } from './support/xml.ts';
 
@@ -19,8 +20,6 @@ interface Part {
   md5: string;
   etag?: string;
 }
-
-const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 
 /** Multipart ETag: MD5 of the concatenated binary part MD5s, then -N. */
 function multipartEtag(parts: Part[]): string {
@@ -63,11 +62,6 @@ function complete(
   entries: { number: number; etag: string }[],
 ) {
   return ctx.http({ method: 'POST', bucket, key, query: { uploadId }, body: completeXml(entries) });
-}
-
-function completeXml(entries: { number: number; etag: string }[]): string {
-  const items = entries.map((e) => `<Part><PartNumber>${e.number}</PartNumber><ETag>${e.etag}</ETag></Part>`);
-  return `<CompleteMultipartUpload>${items.join('')}</CompleteMultipartUpload>`;
 }
 
 /** Sizes of n parts: n-1 of 5 MiB and a last one of `last` bytes (a single part may be small). */

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { fc, generateBuffer, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { utf8Compare } from './support/keys.ts';
+import { completeXml, md5 } from './support/multipart.ts';
 import { expectThat } from './support/wire.ts';
 import { parseListPage, parseXml } from './support/xml.ts';
 
@@ -87,7 +87,7 @@ const keyArbOf = (upperBmp: boolean) =>
     .map((a) => a.join(''))
     .filter((k) => k.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..'));
 
-export const roundTripKeyArb = keyArbOf(true);
+const roundTripKeyArb = keyArbOf(true);
 
 /**
  * Keys for the listing property: without U+E000 to U+FFFD, the one range where UTF-16 code unit
@@ -305,8 +305,6 @@ interface World {
   ns: string;
 }
 
-const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
-
 /** x-amz-copy-source: /bucket/key, each segment percent-encoded. */
 function copySource(bucket: string, key: string): string {
   return `/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -373,7 +371,7 @@ async function multipart(
     bucket: w.bucket,
     key: k,
     query,
-    body: `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${part.headers.etag}</ETag></Part></CompleteMultipartUpload>`,
+    body: completeXml([{ number: 1, etag: part.headers.etag }]),
   });
   if (done.status !== 200 || !parseXml(done.text()).CompleteMultipartUploadResult)
     ctx.unjudgeable(
