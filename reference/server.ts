@@ -91,13 +91,9 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     // The S3 endpoint, too, declines Transfer-Encoding with Content-Length itself (SPEC Authentication rule 3),
     // so that the request reaches its handler.
     servers.push(await listen(s3.s3, host, options.s3Port ?? 0, { insecureHTTPParser: true }));
-    // Expect: 100-continue (RFC 9110): a request whose headers carry no credentials gets its refusal,
-    // not an invitation to send its body; Node would otherwise answer 100 Continue for every one.
-    servers[1].on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
-      const signed = Boolean(req.headers.authorization) || /[?&]X-Amz-Signature=/i.test(req.url ?? '');
-      if (signed || faults.has('s3-continue-before-auth')) res.writeContinue();
-      s3.s3(req, res);
-    });
+    // Expect: 100-continue: the S3 handler invites the body itself once the credentials hold; Node
+    // would otherwise answer 100 Continue for every request.
+    servers[1].on('checkContinue', s3.s3);
     servers.push(await listen(s3.public, host, options.publicPort ?? 0));
   } catch (err) {
     await Promise.all(servers.map((s) => closeServer(s)));

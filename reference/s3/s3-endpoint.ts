@@ -54,10 +54,16 @@ async function handle(
       }
       return preflight(req, res, store.bucket(bucket), ctx);
     }
+    // Expect: 100-continue (RFC 9110): the body is invited once the credentials hold, so a request
+    // whose headers fail gets its refusal at once; under a fault, before they are checked.
+    const invite = /100-continue/i.test(String(req.headers.expect ?? ''));
+    const early = invite && ctx.faults.has('s3-continue-before-auth');
+    if (early) res.writeContinue();
     const { payloadHash, chunkSignature } = await authenticate(
       { method, rawPath, query, headers: req.headers },
       ctx,
     );
+    if (invite && !early) res.writeContinue();
     const call: S3Call = {
       req,
       res,
