@@ -80,17 +80,22 @@ const encodeQuery = (q: Record<string, string>) =>
 export class RawS3 {
   constructor(readonly target: S3Target) {}
 
-  /** The headers send() signs r with (header signing, unsigned payload), for requests written to a raw socket. */
-  async signedHeaders(r: Pick<RawRequest, 'method' | 'path' | 'headers'>): Promise<Record<string, string>> {
-    const base = new URL(this.target.endpoint);
-    const signer = new SignatureV4({
+  /** AWS's SigV4 signer for this target (a wrong secret for a bad signature). */
+  signer(region = 'auto', secret = this.target.secretAccessKey): SignatureV4 {
+    return new SignatureV4({
       service: 's3',
-      region: 'auto',
-      credentials: { accessKeyId: this.target.accessKeyId, secretAccessKey: this.target.secretAccessKey },
+      region,
+      credentials: { accessKeyId: this.target.accessKeyId, secretAccessKey: secret },
       sha256: Sha256,
       uriEscapePath: false,
       applyChecksum: false,
     });
+  }
+
+  /** The headers send() signs r with (header signing, unsigned payload), for requests written to a raw socket. */
+  async signedHeaders(r: Pick<RawRequest, 'method' | 'path' | 'headers'>): Promise<Record<string, string>> {
+    const base = new URL(this.target.endpoint);
+    const signer = this.signer();
     const request = new HttpRequest({
       method: r.method,
       protocol: 'http:',
@@ -109,17 +114,7 @@ export class RawS3 {
     let query: Record<string, string> = { ...(r.query ?? {}) };
     const sign = r.publicEntry ? 'none' : (r.sign ?? 'header');
     if (sign !== 'none') {
-      const signer = new SignatureV4({
-        service: 's3',
-        region: r.region ?? 'auto',
-        credentials: {
-          accessKeyId: this.target.accessKeyId,
-          secretAccessKey: sign === 'bad' ? 'not-the-secret' : this.target.secretAccessKey,
-        },
-        sha256: Sha256,
-        uriEscapePath: false,
-        applyChecksum: false,
-      });
+      const signer = this.signer(r.region, sign === 'bad' ? 'not-the-secret' : undefined);
       const payload =
         r.headers?.['x-amz-content-sha256'] ??
         (r.signedPayload
