@@ -95,22 +95,30 @@ function describeLimits(o: RunOptions): string | undefined {
  */
 export async function preloadSuites(options: Pick<RunOptions, 'suites' | 'suitesDir'>): Promise<void> {
   try {
-    const allAreas = listAreas(options.suitesDir);
-    const areas = options.suites?.length ? options.suites.filter((a) => allAreas.includes(a)) : allAreas;
+    const { areas, allAreas } = selectedAreas(options);
     await loadSuites(areas, allAreas, options.suitesDir);
   } catch {
     // The run reports it, with its place.
   }
 }
 
-/** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
-export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
+/** The areas a run selects, and all there are. Throws InputError for an unknown one. */
+function selectedAreas(options: Pick<RunOptions, 'suites' | 'suitesDir'>): {
+  areas: string[];
+  allAreas: string[];
+} {
   const allAreas = listAreas(options.suitesDir);
   const areas = options.suites?.length ? options.suites : allAreas;
   for (const a of areas) {
     if (!allAreas.includes(a))
       throw new InputError(`--suite ${a}`, `no such suite; known: ${allAreas.join(', ')}`);
   }
+  return { areas, allAreas };
+}
+
+/** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
+export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
+  const { areas, allAreas } = selectedAreas(options);
   const asOf = options.asOf ?? today();
   const profile = options.profile ?? 'quick';
   const loaded = await loadSuites(areas, allAreas, options.suitesDir);
