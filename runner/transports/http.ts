@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Agent, request, errors as undiciErrors } from 'undici';
+import { type Agent, errors as undiciErrors } from 'undici';
 import { generateStream } from '../data/generate.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, TargetError } from '../util/errors.ts';
 import { Deadline } from './deadline.ts';
-import { bufferBody, collectBody, emptyBody, flattenHeaders, StepResponse } from './response.ts';
+import { exchange } from './exchange.ts';
+import { StepResponse } from './response.ts';
 import type { Door, Reservation, Traffic } from './traffic.ts';
 
 const SMALL_BODY = 1024 * 1024;
@@ -122,28 +123,23 @@ async function sendOnce(
   const onCut = () => deadline.fire(cut?.reason);
   if (cut?.aborted) onCut();
   else cut?.addEventListener('abort', onCut, { once: true });
-  const signal = deadline;
   try {
-    const res = await request(req.url, {
-      method: req.method as any,
-      headers,
-      body: bodyStream(req.body, opts.onSent),
-      dispatcher: agent,
-      signal,
-    });
-    let body = emptyBody();
-    const length = Number(res.headers['content-length'] ?? Number.NaN);
-    if (length > SMALL_BODY) {
-      // A large announced body gets its transfer allowance; an endless one only the timeout.
-      limitMs += transferAllowance(length);
-      deadline.reset(started + limitMs - Date.now());
-    }
-    if (req.method === 'HEAD') await res.body.dump();
-    // A small body of known length is read in one go: cheaper than iterating the stream.
-    else if (length <= SMALL_BODY) body = bufferBody(Buffer.from(await res.body.arrayBuffer()));
-    // The management API's answers are JSON, parsed whole or not at all: nothing past the cap is read.
-    else body = await collectBody(res.body, { stopAtCap: door === 'management' });
-    return new StepResponse(res.statusCode, flattenHeaders(res.headers as any), body);
+    const res = await exchange(
+      agent,
+      { method: req.method, url: req.url, headers, body: bodyStream(req.body, opts.onSent) },
+      deadline,
+      {
+        // The management API's answers are JSON, parsed whole or not at all: nothing past the cap is read.
+        stopAtCap: door === 'management',
+        onLength: (length) => {
+          if (length <= SMALL_BODY) return;
+          // A large announced body gets its transfer allowance; an endless one only the timeout.
+          limitMs += transferAllowance(length);
+          deadline.reset(started + limitMs - Date.now());
+        },
+      },
+    );
+    return new StepResponse(res.status, res.headers, res.body);
   } catch (err) {
     if (opts.abort?.aborted)
       throw new TargetError(`request aborted: ${errorMessage(opts.abort.reason ?? err)}`);

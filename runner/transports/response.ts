@@ -58,48 +58,71 @@ class Collected implements CollectedBody {
 }
 
 /**
- * `stopAtCap`: for answers only ever parsed (the management API's JSON), reading ends at the cap
- * and the rest is never fetched; `cut` then says the size is only what was read.
+ * Takes a body chunk by chunk. `stopAtCap`: for answers only ever parsed (the management API's
+ * JSON), `push` says stop at the cap and the rest is never fetched; `cut` then says the size is
+ * only what was read. Otherwise a body past the cap is hashed as it comes and only a prefix kept.
  */
-export async function collectBody(
-  stream: AsyncIterable<Buffer | Uint8Array> | Readable,
-  { stopAtCap = false }: { stopAtCap?: boolean } = {},
-): Promise<CollectedBody> {
-  const kept: Buffer[] = [];
-  let size = 0;
-  let hashes: { sha: Hash; md5: Hash } | undefined;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+export class BodyCollector {
+  private kept: Buffer[] = [];
+  private size = 0;
+  private hashes?: { sha: Hash; md5: Hash };
+  private stopped?: CollectedBody;
+
+  constructor(private readonly stopAtCap = false) {}
+
+  /** Takes one chunk; false when reading should stop here (the cap, with `stopAtCap`). */
+  push(chunk: Buffer | Uint8Array): boolean {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    if (stopAtCap && size + buf.length > KEEP_BYTES) {
-      size += buf.length;
+    const { kept } = this;
+    if (this.stopAtCap && this.size + buf.length > KEEP_BYTES) {
+      this.size += buf.length;
       const prefix = Buffer.concat(kept).subarray(0, PREFIX_BYTES);
-      // Leaving the loop destroys the stream: the connection closes and nothing more is read.
-      return new Collected(size, Buffer.from(prefix), true, undefined, true);
+      this.stopped = new Collected(this.size, Buffer.from(prefix), true, undefined, true);
+      this.kept = [];
+      return false;
     }
-    if (!hashes && size + buf.length > KEEP_BYTES) {
-      hashes = { sha: createHash('sha256'), md5: createHash('md5') };
+    if (!this.hashes && this.size + buf.length > KEEP_BYTES) {
+      const hashes = { sha: createHash('sha256'), md5: createHash('md5') };
       for (const k of kept) {
         hashes.sha.update(k);
         hashes.md5.update(k);
       }
+      this.hashes = hashes;
       // Past the cap nothing can be parsed: only a prefix for messages stays, a copy, so that the
       // target's chunks are freed while it keeps sending.
       const prefix = Buffer.concat(kept.length ? kept : [buf]).subarray(0, PREFIX_BYTES);
       kept.splice(0, kept.length, Buffer.from(prefix));
     }
-    if (hashes) {
-      hashes.sha.update(buf);
-      hashes.md5.update(buf);
+    if (this.hashes) {
+      this.hashes.sha.update(buf);
+      this.hashes.md5.update(buf);
     } else kept.push(buf);
-    size += buf.length;
+    this.size += buf.length;
+    return true;
   }
-  const bytes = kept.length === 1 ? kept[0] : Buffer.concat(kept);
-  return new Collected(
-    size,
-    bytes,
-    size > bytes.length,
-    hashes && { sha256: hashes.sha.digest('hex'), md5: hashes.md5.digest('hex') },
-  );
+
+  /** The body as read: whole, or cut at the cap, or a prefix with the digests of all of it. */
+  done(): CollectedBody {
+    if (this.stopped) return this.stopped;
+    const { kept, size, hashes } = this;
+    const bytes = kept.length === 1 ? kept[0] : Buffer.concat(kept);
+    return new Collected(
+      size,
+      bytes,
+      size > bytes.length,
+      hashes && { sha256: hashes.sha.digest('hex'), md5: hashes.md5.digest('hex') },
+    );
+  }
+}
+
+/** Reads a stream through a BodyCollector; leaving early destroys it, so nothing more is fetched. */
+export async function collectBody(
+  stream: AsyncIterable<Buffer | Uint8Array> | Readable,
+  { stopAtCap = false }: { stopAtCap?: boolean } = {},
+): Promise<CollectedBody> {
+  const collector = new BodyCollector(stopAtCap);
+  for await (const chunk of stream as AsyncIterable<Buffer>) if (!collector.push(chunk)) break;
+  return collector.done();
 }
 
 /** A body already in memory (at most KEEP_BYTES). */
