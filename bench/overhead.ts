@@ -7,7 +7,8 @@ import { syntheticSuites } from './synthetic.ts';
 const TOKEN = 'bench-token';
 
 /**
- * Per-request time of raw undici and of a run's steps (each a request with a status and a JSON
+ * Per-request time of raw undici (`request()`, the stated method), of undici's bare dispatcher
+ * (what the engine sends through, so the engine's own work per step shows apart), and of a run's steps (each a request with a status and a JSON
  * check), both sequential on loopback. Rounds alternate and the best of each counts, so a
  * neighbour's burst of CPU does not land on one side only.
  */
@@ -16,7 +17,7 @@ export async function measureOverhead(
   rounds = 3,
   /** The engine measured: the sources (through tsx, as a checkout runs) or the build's (as the package runs). */
   engine: typeof runEdgecheck = runEdgecheck,
-): Promise<{ rawUs: number; runnerUs: number; ratio: number }> {
+): Promise<{ rawUs: number; dispatchUs: number; runnerUs: number; ratio: number }> {
   const server = await startEchoServer(0);
   const perCase = 20;
   const dir = syntheticSuites(Array.from({ length: requests / perCase }, () => perCase));
@@ -33,6 +34,25 @@ export async function measureOverhead(
     }
     return ((performance.now() - t) * 1000) / n;
   };
+  // undici's dispatcher with a handler that keeps the body's chunks: what the engine sends through.
+  const origin = server.url;
+  const dispatchOne = (path: string) =>
+    new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      agent.dispatch(
+        { origin, path, method: 'GET', headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' } },
+        {
+          onResponseData: (_c, chunk) => void chunks.push(chunk),
+          onResponseEnd: () => resolve(Buffer.concat(chunks)),
+          onResponseError: (_c, err) => reject(err),
+        },
+      );
+    });
+  const dispatched = async (n: number) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) JSON.parse((await dispatchOne(`/client/v4/echo/${i}`)).toString());
+    return ((performance.now() - t) * 1000) / n;
+  };
   const runner = async () => {
     const results = await engine({ suitesDir: dir, target, concurrency: 1 });
     if (results.summary.checks.pass !== requests)
@@ -42,14 +62,17 @@ export async function measureOverhead(
   };
   try {
     await raw(200);
+    await dispatched(200);
     await runner(); // warm-up: module loading, schema compilation, JIT
     let rawUs = Number.POSITIVE_INFINITY;
+    let dispatchUs = Number.POSITIVE_INFINITY;
     let runnerUs = Number.POSITIVE_INFINITY;
     for (let r = 0; r < rounds; r++) {
       rawUs = Math.min(rawUs, await raw(requests));
+      dispatchUs = Math.min(dispatchUs, await dispatched(requests));
       runnerUs = Math.min(runnerUs, await runner());
     }
-    return { rawUs, runnerUs, ratio: runnerUs / rawUs };
+    return { rawUs, dispatchUs, runnerUs, ratio: runnerUs / rawUs };
   } finally {
     await agent.close();
     await server.close();
