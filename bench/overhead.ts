@@ -40,7 +40,12 @@ export async function measureOverhead(
     new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       agent.dispatch(
-        { origin, path, method: 'GET', headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' } },
+        {
+          origin,
+          path,
+          method: 'GET',
+          headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' },
+        },
         {
           onResponseData: (_c, chunk) => void chunks.push(chunk),
           onResponseEnd: () => resolve(Buffer.concat(chunks)),
