@@ -47,6 +47,7 @@ export async function measureOverhead(
           headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' },
         },
         {
+          onRequestStart: () => {},
           onResponseData: (_c, chunk) => void chunks.push(chunk),
           onResponseEnd: () => resolve(Buffer.concat(chunks)),
           onResponseError: (_c, err) => reject(err),
