@@ -611,6 +611,7 @@ const SCENARIOS: Record<string, Scenario> = {
   async names(s3, log) {
     for (const name of ['UPPER-name', 'under_score', 'ok-name']) {
       log.push(snap(await s3.send({ method: 'PUT', path: obj(name) })));
+      log.push(snap(await s3.send({ method: 'HEAD', path: obj(name) })));
     }
   },
 

@@ -27,6 +27,9 @@ function validName(name: string, call: S3Call): boolean {
 
 export async function createBucket(call: S3Call): Promise<void> {
   if (!validName(call.bucket, call)) {
+    // Under a fault the name is judged only after the bucket is made: it is created, then refused.
+    if (!call.store.buckets.has(call.bucket) && call.ctx.faults.has('s3-bucket-name-checked-after-create'))
+      call.store.createBucket(call.bucket);
     throw new S3Error(400, 'InvalidBucketName', 'The specified bucket is not valid.', {
       BucketName: call.bucket,
     });

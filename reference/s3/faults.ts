@@ -40,6 +40,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.bucket.name-rules'],
   ],
   [
+    's3-bucket-name-checked-after-create',
+    'CreateBucket creates a bucket whose name is outside the rules, then refuses it with 400 InvalidBucketName',
+    ['s3.bucket.name-rules'],
+  ],
+  [
     's3-delete-missing-404',
     'DeleteObject of a key that does not exist answers 404 NoSuchKey',
     ['s3.object.delete-missing'],
