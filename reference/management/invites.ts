@@ -41,7 +41,8 @@ export function registerInvites(router: Router): void {
       throw ApiError.of(403, CODES.badAuth, 'not allowed to answer this invite');
     if (!req.ctx.faults.has('invite-status-not-saved')) invite.status = status;
     // A status outside the invitation states: what was done rather than the state it is in.
-    if (req.ctx.faults.has('invite-status-verb')) return { result: { ...invite, status: 'accept' } };
+    if (status === 'accepted' && req.ctx.faults.has('invite-status-verb'))
+      return { result: { ...invite, status: 'accept' } };
     return { result: { ...invite } };
   });
 }
