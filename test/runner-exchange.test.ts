@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Deadline } from '../runner/transports/deadline.ts';
+import { exchange, splitUrl } from '../runner/transports/exchange.ts';
 import { sendHttp } from '../runner/transports/http.ts';
 import { KEEP_BYTES } from '../runner/transports/response.ts';
 import { TargetError } from '../runner/util/errors.ts';
@@ -131,6 +134,37 @@ describe("the engine's undici exchange", () => {
       expect(waited).toBeLessThan(2500);
       expect(await stalled).toBeInstanceOf(TargetError);
     } finally {
+      await agent.close();
+    }
+  });
+
+  it('sends a URL as a URL object gives it: percent-encoded, dot segments resolved, default port dropped', () => {
+    expect(splitUrl('http://127.0.0.1:80/a b/../café?q="x"#frag')).toEqual({
+      origin: 'http://127.0.0.1',
+      path: '/caf%C3%A9?q=%22x%22',
+    });
+    expect(splitUrl('HTTP://u:p@Example.com/p?')).toEqual({ origin: 'http://example.com', path: '/p' });
+    expect(splitUrl('http://[::1]:9000')).toEqual({ origin: 'http://[::1]:9000', path: '/' });
+  });
+
+  it('ends a request body that undici never took, when the connection is refused', async () => {
+    const agent = new Agent();
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const body = Readable.from(['never', 'sent']);
+    const deadline = new Deadline(5000);
+    try {
+      const err = await exchange(
+        agent,
+        { method: 'PUT', url: `http://127.0.0.1:${port}/k`, headers: {}, body },
+        deadline,
+      ).catch((e: unknown) => e);
+      expect((err as { code?: string }).code).toBe('ECONNREFUSED');
+      expect(body.destroyed).toBe(true);
+    } finally {
+      deadline.clear();
       await agent.close();
     }
   });

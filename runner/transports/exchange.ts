@@ -17,17 +17,14 @@ export interface ExchangeRequest {
   body?: string | Buffer | Readable;
 }
 
-const ORIGIN = /^(https?:\/\/[^/?#]+)([^#]*)/i;
-
-/** The origin undici connects to and the path it sends, without building a URL object. */
+/**
+ * The origin undici connects to and the path it sends, as `request()` takes them from a URL:
+ * normalised (percent-encoding, dot segments, default port), so a URL from a config file is sent
+ * as a URL object would send it.
+ */
 export function splitUrl(url: string): { origin: string; path: string } {
-  const m = ORIGIN.exec(url);
-  if (!m) {
-    const u = new URL(url);
-    return { origin: u.origin, path: `${u.pathname}${u.search}` };
-  }
-  const rest = m[2];
-  return { origin: m[1], path: rest.startsWith('/') ? rest : `/${rest}` };
+  const u = new URL(url);
+  return { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
 }
 
 /**
@@ -47,7 +44,12 @@ export function exchange(
 ): Promise<Exchanged> {
   return new Promise((resolve, reject) => {
     const { origin, path } = splitUrl(req.url);
-    const handler = new ExchangeHandler(deadline, stopAtCap, onLength, resolve, reject);
+    const handler = new ExchangeHandler(deadline, stopAtCap, onLength, resolve, (err) => {
+      // A body stream undici never took (the connection failed first) is ended here, not left open.
+      if (req.body && typeof req.body === 'object' && 'destroy' in req.body && !req.body.destroyed)
+        req.body.destroy();
+      reject(err);
+    });
     agent.dispatch(
       { origin, path, method: req.method as Dispatcher.HttpMethod, headers: req.headers, body: req.body },
       handler,
@@ -98,8 +100,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.settled || !this.collector) return;
     if (!this.collector.push(chunk)) {
       this.finish();
-      // Past the cap nothing more is read: the connection closes.
-      controller.abort(new Error('body over the cap'));
+      // Past the cap nothing more is read: the connection closes. Not from inside undici's parser,
+      // which is still handling this chunk; what it hands over meanwhile is ignored.
+      queueMicrotask(() => controller.abort(new Error('body over the cap')));
     }
   }
 
