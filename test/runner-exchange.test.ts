@@ -62,36 +62,40 @@ afterAll(async () => {
 });
 
 const never = new AbortController().signal;
+
+/** Runs `use` with an agent of its own, closed whatever happens. */
+async function withAgent(use: (agent: Agent) => Promise<void>, options?: Agent.Options): Promise<void> {
+  const agent = new Agent(options);
+  try {
+    await use(agent);
+  } finally {
+    await agent.close();
+  }
+}
+
 const get = (agent: Agent, path: string, door: 'management' | 's3', timeoutMs = 5000) =>
   sendHttp(agent, { method: 'GET', url: `${base}${path}`, headers: {} }, { signal: never, timeoutMs, door });
 
 describe("the engine's undici exchange", () => {
   it('skips an informational answer (103 Early Hints) and keeps the final one', async () => {
-    const agent = new Agent();
-    try {
+    await withAgent(async (agent) => {
       const res = await get(agent, '/hints', 'management');
       expect(res.status).toBe(200);
       expect(res.json()).toEqual({ success: true });
       expect(res.headers.link).toBeUndefined();
-    } finally {
-      await agent.close();
-    }
+    });
   });
 
   it('gives header names in lower case and joins a repeated header with ", "', async () => {
-    const agent = new Agent();
-    try {
+    await withAgent(async (agent) => {
       const res = await get(agent, '/repeated', 'management');
       expect(res.headers['x-twice']).toBe('one, two');
       expect(res.text()).toBe('ok');
-    } finally {
-      await agent.close();
-    }
+    });
   });
 
   it('stops reading a management answer at the cap: the connection closes and the body says it was cut', async () => {
-    const agent = new Agent();
-    try {
+    await withAgent(async (agent) => {
       const started = Date.now();
       const res = await get(agent, '/endless', 'management', 20_000);
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -102,40 +106,35 @@ describe("the engine's undici exchange", () => {
       await endlessClosed;
       // The target stopped being read: it got no further than its socket buffers past the cap.
       expect(endlessSent).toBeLessThan(KEEP_BYTES + 16 * MIB);
-    } finally {
-      await agent.close();
-    }
+    });
   });
 
   it('reads an S3 answer past the cap whole: its size and digest are of every byte, and a prefix is kept', async () => {
-    const agent = new Agent();
-    try {
+    await withAgent(async (agent) => {
       const res = await get(agent, '/nine', 's3');
       expect(res.body.size).toBe(nineMib.length);
       expect(res.body.truncated).toBe(true);
       expect(res.body.sha256).toBe(createHash('sha256').update(nineMib).digest('hex'));
       expect(res.body.md5).toBe(createHash('md5').update(nineMib).digest('hex'));
       expect(res.body.bytes).toEqual(nineMib.subarray(0, res.body.bytes.length));
-    } finally {
-      await agent.close();
-    }
+    });
   });
 
   it('ends a request queued behind a stalled one when its own deadline passes, not when a connection frees', async () => {
-    const agent = new Agent({ connections: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
-    try {
-      const stalled = get(agent, '/stall', 'management', 4000).catch((err: unknown) => err);
-      const started = Date.now();
-      const queued = await get(agent, '/fine', 'management', 500).catch((err: unknown) => err);
-      const waited = Date.now() - started;
-      expect(queued).toBeInstanceOf(TargetError);
-      expect((queued as Error).message).toBe('no complete answer to GET /fine within 500 ms (--timeout)');
-      expect(waited).toBeGreaterThanOrEqual(490);
-      expect(waited).toBeLessThan(2500);
-      expect(await stalled).toBeInstanceOf(TargetError);
-    } finally {
-      await agent.close();
-    }
+    await withAgent(
+      async (agent) => {
+        const stalled = get(agent, '/stall', 'management', 4000).catch((err: unknown) => err);
+        const started = Date.now();
+        const queued = await get(agent, '/fine', 'management', 500).catch((err: unknown) => err);
+        const waited = Date.now() - started;
+        expect(queued).toBeInstanceOf(TargetError);
+        expect((queued as Error).message).toBe('no complete answer to GET /fine within 500 ms (--timeout)');
+        expect(waited).toBeGreaterThanOrEqual(490);
+        expect(waited).toBeLessThan(2500);
+        expect(await stalled).toBeInstanceOf(TargetError);
+      },
+      { connections: 1, headersTimeout: 60_000, bodyTimeout: 60_000 },
+    );
   });
 
   it('sends a URL as a URL object gives it: percent-encoded, dot segments resolved, default port dropped', () => {
@@ -148,24 +147,21 @@ describe("the engine's undici exchange", () => {
   });
 
   it('ends a request body that undici never took, when the connection is refused', async () => {
-    const agent = new Agent();
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const body = Readable.from(['never', 'sent']);
     const deadline = new Deadline(5000);
-    try {
+    await withAgent(async (agent) => {
       const err = await exchange(
         agent,
         { method: 'PUT', url: `http://127.0.0.1:${port}/k`, headers: {}, body },
         deadline,
       ).catch((e: unknown) => e);
+      deadline.clear();
       expect((err as { code?: string }).code).toBe('ECONNREFUSED');
       expect(body.destroyed).toBe(true);
-    } finally {
-      deadline.clear();
-      await agent.close();
-    }
+    });
   });
 });
