@@ -11,13 +11,12 @@ import { FAULTS } from '../reference/faults.ts';
 import { listAreas } from '../runner/load/clauses.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import type { Clause } from '../runner/model/clause.ts';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { SUITES_DIR } from '../runner/util/paths.ts';
 
 /** The suites whose README carries a table. */
 export const TABLE_AREAS = ['management', 'deprecations', 's3'] as const;
 
-export const readmeFile = (area: string) => path.join(ROOT, 'suites', area, 'README.md');
+export const readmeFile = (area: string) => path.join(SUITES_DIR, area, 'README.md');
 
 export const TABLE_HEADING = '## Clauses, checks and faults';
 export const TABLE_START = '<!-- clause-table:start -->';
