@@ -1,5 +1,5 @@
 /**
- * One request's deadline, in the shape undici accepts as a signal (an emitter of `abort`). An
+ * One request's deadline: a timer and the listeners that cut the exchange when it fires. An
  * AbortController with its EventTarget costs several microseconds per request, a measurable share
  * of a request on loopback; this costs a timer.
  */
@@ -34,18 +34,8 @@ export class Deadline {
     this.listeners = [];
   }
 
-  on(_event: 'abort', listener: () => void): this {
+  onFire(listener: () => void): this {
     this.listeners.push(listener);
-    return this;
-  }
-
-  once(event: 'abort', listener: () => void): this {
-    return this.on(event, listener);
-  }
-
-  removeListener(_event: 'abort', listener: () => void): this {
-    const i = this.listeners.indexOf(listener);
-    if (i >= 0) this.listeners.splice(i, 1);
     return this;
   }
 }

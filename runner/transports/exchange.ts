@@ -71,7 +71,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (err: unknown) => void,
   ) {
     if (deadline.aborted) this.fail(deadline.reason);
-    else deadline.on('abort', () => this.fail(deadline.reason));
+    else deadline.onFire(() => this.fail(deadline.reason));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -79,7 +79,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       controller.abort(this.abortReason());
       return;
     }
-    this.deadline.on('abort', () => controller.abort(this.abortReason()));
+    this.deadline.onFire(() => controller.abort(this.abortReason()));
   }
 
   onResponseStart(
