@@ -88,6 +88,8 @@ export function rulesetSequence(maxLength: number): fc.Arbitrary<RulesetCommand[
 /** What a side knows of a sequence's rulesets: their ids, and the ids of their rules in order. */
 export interface RulesetIds {
   rulesets: Map<Slot, string>;
+  /** Rulesets made by a second create of a slot: later commands keep the first; all are removed. */
+  extra: string[];
   rules: Map<Slot, string[]>;
 }
 

@@ -71,7 +71,13 @@ export function rulesetModel(runId: string): DiffModel<RulesetCommand, RulesetSt
     teardown: async () => undefined,
     state: (_side, n) => {
       const sequence = `ec-${runId}-r${n}`;
-      return { sequence, rulesets: new Map(), rules: new Map(), name: (slot) => `${sequence}-${slot}` };
+      return {
+        sequence,
+        rulesets: new Map(),
+        extra: [],
+        rules: new Map(),
+        name: (slot) => `${sequence}-${slot}`,
+      };
     },
     async perform(side, cmd, state, ask) {
       const req = rulesetRequest(cmd, side.management!.accountId!, state.name, state);
@@ -88,7 +94,7 @@ export function rulesetModel(runId: string): DiffModel<RulesetCommand, RulesetSt
         const id = (doc as { result?: { id?: unknown } } | undefined)?.result?.id;
         // A second create of a slot keeps the first for later commands; both are removed at the end.
         if (cmd.op === 'create' && typeof id === 'string') {
-          if (state.rulesets.has(cmd.slot)) state.rulesets.set(`${cmd.slot}#${id}` as Slot, id);
+          if (state.rulesets.has(cmd.slot)) state.extra.push(id);
           else state.rulesets.set(cmd.slot, id);
         }
         const rules = ruleIds(doc);
@@ -99,7 +105,7 @@ export function rulesetModel(runId: string): DiffModel<RulesetCommand, RulesetSt
     clear(side, state, ask) {
       // SPEC lists no removal of a ruleset: the service's DELETE is the one way; a side without it says so.
       const accountId = side.management!.accountId!;
-      const made = [...state.rulesets.values()].map((id) => ({
+      const made = [...state.rulesets.values(), ...state.extra].map((id) => ({
         what: `ruleset ${id}`,
         path: `/accounts/${accountId}/rulesets/${id}`,
       }));
