@@ -13,7 +13,7 @@ import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetError, TargetLacks } from '../util/errors.ts';
 import { type RunContext, teardownContext } from './context.ts';
 import { exchangeOf, sourceExcerpt } from './failure-detail.ts';
-import { describeStep, performStep } from './perform.ts';
+import { describeStep, performStep, type StepOwner } from './perform.ts';
 import { TeardownLedger } from './teardown.ts';
 
 interface PlannedCheck {
@@ -141,6 +141,8 @@ function unjudgeable(check: CheckDef, res: StepResponse): string | undefined {
 class CaseRun {
   readonly results: CheckResult[] = [];
   readonly ledger: TeardownLedger;
+  /** Who the steps' requests belong to: the case's id names them to the target, its slug its buckets. */
+  readonly owner: StepOwner;
   /** Why a capture has no value, for the message of a step that needs it. */
   readonly uncaptured = new Map<string, string>();
   /** Why the case stopped (or was skipped), for the case's reason. */
@@ -150,12 +152,13 @@ class CaseRun {
 
   constructor(
     readonly c: CaseDef,
-    readonly slug: string,
+    slug: string,
     readonly ctx: RunContext,
     readonly planned: Map<StepDef, PlannedCheck[]>,
     readonly scope: Scope,
   ) {
     this.ledger = new TeardownLedger(c.id, ctx.outstanding);
+    this.owner = { id: c.id, slug };
   }
 
   record(p: PlannedCheck, verdict: Verdict, extra: Partial<CheckResult> = {}): void {
@@ -232,7 +235,7 @@ class CaseRun {
 
   /** Registers the step's own teardown, run at the end of the case whatever happens. */
   addTeardown(td: StepDef, label: string): void {
-    const { ctx, slug, ledger } = this;
+    const { ctx, owner, ledger } = this;
     // The scope as it is now: a later capture of the same name must not redirect this teardown.
     const tdScope = { ...this.scope };
     const described = describeStep(td, tdScope, ctx, this.c.id);
@@ -240,13 +243,7 @@ class CaseRun {
       what: `${described.what} (teardown of ${label})`,
       undo: described.undo,
       run: async (signal) => {
-        const r = await performStep(
-          td,
-          tdScope,
-          teardownContext(ctx, signal),
-          { id: this.c.id, slug },
-          ledger,
-        );
+        const r = await performStep(td, tdScope, teardownContext(ctx, signal), owner, ledger);
         if (!r.ok) {
           throw new Error(
             `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
@@ -317,7 +314,7 @@ class CaseRun {
       if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
       let performed: Performed;
       try {
-        performed = await performStep(step, this.scope, ctx, { id: this.c.id, slug: this.slug }, this.ledger);
+        performed = await performStep(step, this.scope, ctx, this.owner, this.ledger);
       } catch (err) {
         this.stepThrew(err, step, given, label, later());
         return;
