@@ -82,6 +82,8 @@ export async function runProperty(
   // Requests use the run's context until teardown, which gets its own signal for each action.
   let ctx: RunContext = { ...runCtx, reservation };
   let named: S3Client | undefined;
+  // The property names itself in every request it sends, as a case does.
+  const ua = userAgent(p.id);
   const send = async (out: OutgoingRequest, door: Door): Promise<WireResponse> => {
     const res = await sendHttp(ctx.agent, out, sendOptions(ctx, door));
     // A throttled or unavailable answer is not the target's considered one: the property cannot judge it.
@@ -101,19 +103,19 @@ export async function runProperty(
       get signal() {
         return ctx.signal;
       },
-      userAgent: userAgent(p.id),
+      userAgent: ua,
       get s3() {
-        named ??= namingClient(ctx.s3(), userAgent(p.id));
+        named ??= namingClient(ctx.s3(), ua);
         return named;
       },
       api: async (req) => {
         if (!ctx.target.management) throw new TargetLacks('the target has no management API configured');
-        return send(buildApiRequest(ctx.target.management, req as ApiRequest, userAgent(p.id)), 'management');
+        return send(buildApiRequest(ctx.target.management, req as ApiRequest, ua), 'management');
       },
       http: async (req) => {
         if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
         const out = await buildS3Request(ctx.target.s3, { ...req, body: req.body as any });
-        out.headers['user-agent'] ??= userAgent(p.id);
+        out.headers['user-agent'] ??= ua;
         return send(out, 's3');
       },
       binding: async (call) => {
