@@ -6,7 +6,13 @@ import { writeOutput } from '../reporters/output.ts';
 import { today } from '../runner/api.ts';
 import { dnsModel } from '../runner/diff/dns-model.ts';
 import { rulesetModel } from '../runner/diff/ruleset-model.ts';
-import { type DiffReport, type DiffSide, type KnownDifference, runDiff } from '../runner/diff/run-diff.ts';
+import {
+  type DiffModel,
+  type DiffReport,
+  type DiffSide,
+  type KnownDifference,
+  runDiff,
+} from '../runner/diff/run-diff.ts';
 import { s3Model } from '../runner/diff/s3-model.ts';
 import { newRunId } from '../runner/execute/run-id.ts';
 import { redactText } from '../runner/redact.ts';
@@ -49,6 +55,12 @@ Exit code: 0 when no difference outside the baseline is found; 1 when one is; 2 
 /** The models, in the order a run searches them. */
 const AREAS = ['s3', 'dns', 'rulesets'] as const;
 type Area = (typeof AREAS)[number];
+/** The model of each area, named by the run's id (its resources carry it). */
+const MODELS: Record<Area, (runId: string) => DiffModel<any, any>> = {
+  s3: s3Model,
+  dns: dnsModel,
+  rulesets: rulesetModel,
+};
 
 const OPTIONS = {
   area: { type: 'string', multiple: true },
@@ -132,7 +144,7 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
           ...new Set(
             v.area.flatMap((a): Area[] => {
               if (a === 'management') return ['dns', 'rulesets'];
-              if (a === 's3' || a === 'dns' || a === 'rulesets') return [a];
+              if ((AREAS as readonly string[]).includes(a)) return [a as Area];
               throw new InputError(`--area ${a}`, 'use s3, dns, rulesets or management');
             }),
           ),
@@ -150,12 +162,7 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
     const reports: DiffReport[] = [];
     for (const a of areas) {
       try {
-        const report =
-          a === 's3'
-            ? await runDiff(sides, options, s3Model(options.runId))
-            : a === 'dns'
-              ? await runDiff(sides, options, dnsModel(options.runId))
-              : await runDiff(sides, options, rulesetModel(options.runId));
+        const report = await runDiff(sides, options, MODELS[a](options.runId));
         // A replay is of one model's sequence: the finding says which.
         reports.push({ ...report, findings: report.findings.map((f) => ({ ...f, area: a })) });
       } catch (err) {
