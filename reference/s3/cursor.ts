@@ -1,4 +1,4 @@
-import { S3Error } from './errors.ts';
+import { invalidArgument, S3Error } from './errors.ts';
 
 /** SPEC behaviour 13: continuation tokens issued before this date are rejected. */
 export const OLDEST_TOKEN_DATE = '2022-07-01';
@@ -14,7 +14,7 @@ export function encodeCursor(after: string, asOf: string): string {
   return Buffer.from(JSON.stringify({ a: after, i: asOf })).toString('base64url');
 }
 
-const invalid = () => new S3Error(400, 'InvalidArgument', 'The continuation token provided is incorrect.');
+const invalid = () => invalidArgument('The continuation token provided is incorrect.');
 
 /** Decodes a continuation token; a bad one is a client error with a clear message, never InternalError. */
 export function decodeCursor(

@@ -25,5 +25,6 @@ export const malformedXml = (
   why = 'The XML you provided was not well-formed or did not validate against our published schema.',
 ) => new S3Error(400, 'MalformedXML', why);
 export const invalidArgument = (message: string) => new S3Error(400, 'InvalidArgument', message);
+export const accessDenied = (message = 'Access Denied') => new S3Error(403, 'AccessDenied', message);
 export const preconditionFailed = () =>
   new S3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold.');

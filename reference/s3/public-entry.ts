@@ -3,7 +3,7 @@ import type { ReferenceContext } from '../context.ts';
 import type { Handler } from '../handler.ts';
 import { addressedBucket, parseAddress } from './address.ts';
 import { corsHeaders, preflight } from './cors.ts';
-import { noSuchKey, S3Error } from './errors.ts';
+import { accessDenied, noSuchKey, S3Error } from './errors.ts';
 import { asHandler, sendError } from './respond.ts';
 import { serveObject } from './serve-object.ts';
 import type { S3Store } from './store.ts';
@@ -36,7 +36,7 @@ async function handle(
     if (method === 'OPTIONS') {
       if (!req.headers.origin) {
         if (ctx.faults.has('s3-public-options-401')) throw new S3Error(401, 'Unauthorized', 'Unauthorized.');
-        if (ctx.faults.has('s3-public-options-403')) throw new S3Error(403, 'AccessDenied', 'Access Denied');
+        if (ctx.faults.has('s3-public-options-403')) throw accessDenied();
         throw new S3Error(400, 'BadRequest', 'An OPTIONS request needs an Origin header.');
       }
       if (ctx.faults.has('s3-preflight-public-no-cors')) return void res.writeHead(200).end();

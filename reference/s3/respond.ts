@@ -3,7 +3,7 @@ import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import { bucketOwner, caseOfUserAgent, requestContext } from '../fault-trace.ts';
 import type { Handler } from '../handler.ts';
-import { S3Error } from './errors.ts';
+import { accessDenied, S3Error } from './errors.ts';
 import { renderXml, S3_XMLNS } from './xml.ts';
 
 export type Headers = Record<string, string | number | string[]>;
@@ -90,8 +90,7 @@ export function sendError(
 /** Faults that answer a known condition with the wrong status or code. */
 function faultyError(e: S3Error, ctx: ReferenceContext): S3Error {
   const f = ctx.faults;
-  if (e.code === 'NoSuchBucket' && f.has('s3-missing-bucket-403'))
-    return new S3Error(403, 'AccessDenied', 'Access Denied');
+  if (e.code === 'NoSuchBucket' && f.has('s3-missing-bucket-403')) return accessDenied();
   if (e.code === 'NoSuchKey' && f.has('s3-no-such-key-generic'))
     return new S3Error(404, 'NotFound', 'Not Found');
   // An object-level lookup that reports the missing bucket as a missing key.

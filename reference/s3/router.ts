@@ -3,7 +3,7 @@ import type { S3Call } from './call.ts';
 import { copyObject } from './copy.ts';
 import * as cors from './cors.ts';
 import { deleteObjects } from './delete-objects.ts';
-import { notImplemented, S3Error } from './errors.ts';
+import { accessDenied, invalidArgument, notImplemented, S3Error } from './errors.ts';
 import { listMultipartUploads } from './list-uploads.ts';
 import { ignoredParam, listBuckets, listObjects } from './listing.ts';
 import * as mp from './multipart.ts';
@@ -110,7 +110,7 @@ export async function dispatch(call: S3Call): Promise<void> {
       call.query.has('X-Amz-Signature') &&
       (call.ctx.faults.has('s3-presign-list-rejected') || call.ctx.faults.has('s3-presign-service-rejected'))
     ) {
-      throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
+      throw accessDenied('Presigned URLs are not accepted for listings.');
     }
     if (call.method === 'GET') return listBuckets(call);
     throw unsupported(call, `${call.method} on the service`);
@@ -147,7 +147,7 @@ function faultyRejections(call: S3Call, sub: string): void {
     (call.query.has('x-purpose') || call.req.headers['x-purpose'] !== undefined) &&
     f.has('s3-x-purpose-rejected')
   ) {
-    throw new S3Error(400, 'InvalidArgument', 'Unknown parameter x-purpose.');
+    throw invalidArgument('Unknown parameter x-purpose.');
   }
   if (bucketOnly && call.method === 'GET' && STAND_INS.has(sub) && f.has('s3-standin-not-implemented')) {
     if (sub !== 'lifecycle' || !call.store.buckets.get(call.bucket)?.lifecycle)
@@ -172,7 +172,7 @@ function faultyRejections(call: S3Call, sub: string): void {
     );
   }
   if (call.query.has('X-Amz-Signature') && !bucketOnly && sub === '' && f.has('s3-presign-object-rejected')) {
-    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for objects.');
+    throw accessDenied('Presigned URLs are not accepted for objects.');
   }
   // Under a fault, x-purpose in the query is one more parameter the operation does not know.
   if (call.query.has('x-purpose') && f.has('s3-x-purpose-query-not-implemented'))
@@ -180,18 +180,18 @@ function faultyRejections(call: S3Call, sub: string): void {
   // Under a fault, presigned URLs are taken for objects only, not for a bucket's listing.
   if (call.query.has('X-Amz-Signature') && call.method === 'GET' && bucketOnly && sub === '') {
     if (f.has('s3-presign-list-rejected'))
-      throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for listings.');
+      throw accessDenied('Presigned URLs are not accepted for listings.');
     if (f.has('s3-presign-bucket-rejected'))
-      throw new S3Error(403, 'AccessDenied', 'Presigned URLs are not accepted for buckets.');
+      throw accessDenied('Presigned URLs are not accepted for buckets.');
   }
   // Under a fault, presigned URLs are taken for reads only (a download-link feature).
   if (call.query.has('X-Amz-Signature') && call.method === 'PUT' && f.has('s3-presign-put-rejected'))
-    throw new S3Error(403, 'AccessDenied', 'Presigned URLs are accepted for GET only.');
+    throw accessDenied('Presigned URLs are accepted for GET only.');
   // Under a fault, x-id is checked against the operation the request selects, as a strict router would.
   const xId = call.query.get('x-id');
   const plain = xId === null ? undefined : plainOperation(call, sub);
   if (plain !== undefined && xId !== plain && f.has('s3-x-id-mismatch-rejected'))
-    throw new S3Error(400, 'InvalidArgument', `x-id ${xId} does not name this operation.`);
+    throw invalidArgument(`x-id ${xId} does not name this operation.`);
   if (
     sub === 'uploadId' &&
     call.method === 'PUT' &&

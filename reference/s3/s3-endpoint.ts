@@ -5,7 +5,7 @@ import { addressedBucket, parseAddress, virtualHostBucket } from './address.ts';
 import { BINDINGS_PATH, serveBinding } from './bindings.ts';
 import type { S3Call } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
-import { S3Error } from './errors.ts';
+import { accessDenied, S3Error } from './errors.ts';
 import { asHandler, sendError } from './respond.ts';
 import { dispatch } from './router.ts';
 import { authenticate } from './sigv4.ts';
@@ -50,7 +50,7 @@ async function handle(
         throw new S3Error(400, 'BadRequest', 'Insufficient information. Origin request header needed.');
       }
       if (ctx.faults.has('s3-preflight-s3-forbidden')) {
-        throw new S3Error(403, 'AccessDenied', 'CORS preflight is not served here.');
+        throw accessDenied('CORS preflight is not served here.');
       }
       return preflight(req, res, store.bucket(bucket), ctx);
     }

@@ -2,7 +2,7 @@ import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { ReferenceContext } from '../context.ts';
-import { S3Error } from './errors.ts';
+import { accessDenied, S3Error } from './errors.ts';
 
 /** What the signature says about the body that follows. */
 export interface Authenticated {
@@ -55,7 +55,6 @@ const REGIONS = new Set(['auto', '', 'us-east-1']);
 const MAX_SKEW_MS = 15 * 60 * 1000;
 const MAX_EXPIRES_S = 7 * 24 * 3600;
 
-const accessDenied = (message: string) => new S3Error(403, 'AccessDenied', message);
 const mismatch = (ctx: ReferenceContext, provided: string) =>
   // Under a fault, the generic refusal Amazon S3 gives for most authorization failures.
   ctx.faults.has('s3-signature-mismatch-access-denied')
