@@ -38,5 +38,6 @@ export const CODES = {
 
 export const badRequest = (message: string): ApiError => ApiError.of(400, CODES.badRequest, message);
 export const notFound = (what: string): ApiError => ApiError.of(404, CODES.notFound, `${what} not found`);
+export const noRoute = (): ApiError => ApiError.of(404, CODES.noRoute, 'No route for that URI');
 export const methodNotAllowed = (method: string): ApiError =>
   ApiError.of(405, CODES.methodNotAllowed, `Method ${method} not available for that URI`);

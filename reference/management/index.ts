@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import { caseOfUserAgent, requestContext } from '../fault-trace.ts';
 import type { Handler } from '../handler.ts';
-import { ApiError, CODES, type ErrorObject } from './api-error.ts';
+import { ApiError, CODES, type ErrorObject, noRoute } from './api-error.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
 import { registerCertificatePacks } from './certificate-packs.ts';
@@ -83,7 +83,7 @@ async function serve(
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname.replace(/\/+$/, '');
     if (path !== PREFIX && !path.startsWith(`${PREFIX}/`)) {
-      throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+      throw noRoute();
     }
     const { handler, params } = router.match(method, path.slice(PREFIX.length) || '/');
     authenticate(ctx, req.headers);
@@ -116,8 +116,8 @@ async function serve(
 }
 
 function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiError): void {
-  const noRoute = err.errors.some((e) => e.code === CODES.noRoute || e.code === CODES.methodNotAllowed);
-  if (noRoute && ctx.faults.has('no-route-html')) {
+  const unrouted = err.errors.some((e) => e.code === CODES.noRoute || e.code === CODES.methodNotAllowed);
+  if (unrouted && ctx.faults.has('no-route-html')) {
     res.writeHead(err.status, { 'content-type': 'text/html' });
     res.end('<html><body><h1>404 Not Found</h1></body></html>');
     return;

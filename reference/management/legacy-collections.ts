@@ -1,4 +1,4 @@
-import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
+import { badRequest, noRoute, notFound } from './api-error.ts';
 import { newId, nowIso } from './ids.ts';
 import { type ListSpec, paginate } from './pagination.ts';
 import { guardRetired, type Retirement } from './retirement.ts';
@@ -135,8 +135,7 @@ export function registerLegacy(
 ): void {
   for (const route of routes) {
     router.on(route.methods, route.pattern, (req) => {
-      if (missingFault && req.ctx.faults.has(missingFault))
-        throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+      if (missingFault && req.ctx.faults.has(missingFault)) throw noRoute();
       if (retirement) guardRetired(req.ctx, retirement);
       const out = handle(req, route, routes);
       return reshape ? { ...out, result: reshape(req, out.result) } : out;

@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, badRequest, CODES, methodNotAllowed } from './api-error.ts';
+import { ApiError, badRequest, CODES, methodNotAllowed, noRoute } from './api-error.ts';
 import type { ApiRequest, ApiResult, Router } from './router.ts';
 import { CHANGES, since } from './schedule.ts';
 import { objectBody, requireAccount } from './scope.ts';
@@ -85,8 +85,7 @@ function parse(ctx: ReferenceContext, body: Json, base?: Config): Config | strin
 const BUCKET = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 
 function bucketOf(req: ApiRequest): string {
-  if (req.ctx.faults.has('no-migration-routes'))
-    throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+  if (req.ctx.faults.has('no-migration-routes')) throw noRoute();
   if (req.params.account_id !== undefined) requireAccount(req);
   const bucket = req.params.bucket;
   if (!BUCKET.test(bucket)) throw badRequest(`bucket name '${bucket}' is invalid`);

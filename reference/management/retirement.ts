@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, CODES } from './api-error.ts';
+import { ApiError, CODES, noRoute } from './api-error.ts';
 import { since } from './schedule.ts';
 
 /** One row of SPEC's Versioning table that retires endpoints. */
@@ -24,8 +24,7 @@ export function unservedFaultName(subject: string): string {
  * naming the replacement. SPEC leaves the status open; 410 Gone says what happened.
  */
 export function guardRetired(ctx: ReferenceContext, r: Retirement): void {
-  if (ctx.faults.has(unservedFaultName(r.subject)))
-    throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+  if (ctx.faults.has(unservedFaultName(r.subject))) throw noRoute();
   const retired = since(ctx, r.eol)
     ? !ctx.faults.has(serveFaultName(r.subject))
     : ctx.faults.has('retire-early');

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, CODES, methodNotAllowed } from './api-error.ts';
+import { methodNotAllowed, noRoute } from './api-error.ts';
 import type { ResultInfo } from './pagination.ts';
 import type { State } from './store.ts';
 
@@ -59,7 +59,7 @@ export class Router {
     if (pathKnown) {
       throw methodNotAllowed(method);
     }
-    throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+    throw noRoute();
   }
 }
 

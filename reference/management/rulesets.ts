@@ -1,5 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
-import { ApiError, badRequest, CODES, notFound } from './api-error.ts';
+import { ApiError, badRequest, CODES, noRoute, notFound } from './api-error.ts';
 import { newId, nowIso } from './ids.ts';
 import { type ListSpec, paginate } from './pagination.ts';
 import type { ApiRequest, ApiResult, Router } from './router.ts';
@@ -31,7 +31,7 @@ const KINDS: Record<Scope, Set<string>> = {
 
 function owner(req: ApiRequest, scope: Scope): string {
   if (scope === 'accounts' && req.ctx.faults.has('no-account-rulesets')) {
-    throw ApiError.of(404, CODES.noRoute, 'No route for that URI');
+    throw noRoute();
   }
   return scope === 'zones' ? requireZone(req).id : requireAccount(req);
 }
