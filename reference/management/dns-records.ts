@@ -2,7 +2,7 @@ import type { ReferenceContext } from '../context.ts';
 import { ApiError, CODES, notFound } from './api-error.ts';
 import { type StoredRecord, toResponse } from './dns-record-shape.ts';
 import { fullName, type RecordFields, validateRecord } from './dns-record-validation.ts';
-import { newId, nowIso } from './ids.ts';
+import { epochSeconds, newId, nowIso } from './ids.ts';
 import { type ListSpec, paginate } from './pagination.ts';
 import type { ApiRequest, Router } from './router.ts';
 import { EOL, since } from './schedule.ts';
@@ -101,8 +101,7 @@ export function registerDnsRecords(router: Router): void {
     // The detail view leaves out type, or answers created_on as Unix seconds, where the list and writes
     // answer the full record.
     if (req.ctx.faults.has('dns-get-drops-type')) delete out.type;
-    if (req.ctx.faults.has('dns-get-created-on-epoch'))
-      out.created_on = Math.floor(Date.parse(String(out.created_on)) / 1000);
+    if (req.ctx.faults.has('dns-get-created-on-epoch')) out.created_on = epochSeconds(String(out.created_on));
     return { result: out };
   });
 

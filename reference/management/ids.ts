@@ -8,3 +8,8 @@ export function newId(): string {
 export function nowIso(): string {
   return new Date().toISOString();
 }
+
+/** An ISO timestamp as whole seconds since the epoch (what faults that send the wrong type answer). */
+export function epochSeconds(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000);
+}

@@ -1,4 +1,5 @@
 import type { ReferenceContext } from '../context.ts';
+import { epochSeconds } from './ids.ts';
 import type { Json } from './shapes.ts';
 
 export interface Rule {
@@ -45,8 +46,7 @@ export function rulesetResponse(ctx: ReferenceContext, rs: Ruleset, withRules = 
       const rule: Json = { ...r };
       // A rule's version as a number, or its last_updated as Unix seconds.
       if (ctx.faults.has('rule-version-number')) rule.version = Number(r.version);
-      if (ctx.faults.has('rule-last-updated-epoch'))
-        rule.last_updated = Math.floor(Date.parse(r.last_updated) / 1000);
+      if (ctx.faults.has('rule-last-updated-epoch')) rule.last_updated = epochSeconds(r.last_updated);
       return rule;
     });
   }
