@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
 import { caseOfUserAgent, requestContext } from '../fault-trace.ts';
-import type { Handler } from '../handler.ts';
+import { framedTwice, type Handler } from '../handler.ts';
 import { ApiError, CODES, type ErrorObject, noRoute } from './api-error.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
@@ -58,7 +58,7 @@ async function serve(
 ): Promise<void> {
   try {
     // SPEC Security 3 / Versioning: from 2023-07-01 a request with both headers is declined.
-    if (req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] !== undefined) {
+    if (framedTwice(req)) {
       const declined = since(ctx, EOL.transferEncodingWithLength)
         ? !ctx.faults.has('accept-te-with-cl')
         : ctx.faults.has('decline-te-with-cl-early');

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { ReferenceContext } from '../context.ts';
-import type { Handler } from '../handler.ts';
+import { framedTwice, type Handler } from '../handler.ts';
 import { addressedBucket, parseAddress, virtualHostBucket } from './address.ts';
 import { BINDINGS_PATH, serveBinding } from './bindings.ts';
 import type { S3Call } from './call.ts';
@@ -79,9 +79,7 @@ async function handle(
     };
     // SPEC Authentication rule 3: Transfer-Encoding with Content-Length is declined (the server's parser lets
     // such requests through to be answered here, framed by Transfer-Encoding).
-    const teCl =
-      req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] !== undefined;
-    if (teCl && !ctx.faults.has('s3-te-cl-served')) {
+    if (framedTwice(req) && !ctx.faults.has('s3-te-cl-served')) {
       // Under a fault, the request is carried out first and declined afterwards.
       if (ctx.faults.has('s3-te-cl-declined-after-write'))
         await dispatch({ ...call, res: new http.ServerResponse(req) }).catch(() => undefined);
