@@ -65,8 +65,8 @@ const procedure: PropertyDef = {
         // SPEC does not show the job answered; where it shows logpull_options, the fields asked for are there.
         const options = job.result?.logpull_options;
         if (typeof options === 'string') {
-          const listed = (new URLSearchParams(options).get('fields') ?? '').split(',').map((f) => f.trim());
-          const lost = ['Cookies', 'RequestHeaders', 'ResponseHeaders'].filter((f) => !listed.includes(f));
+          const fields = (new URLSearchParams(options).get('fields') ?? '').split(',').map((f) => f.trim());
+          const lost = ['Cookies', 'RequestHeaders', 'ResponseHeaders'].filter((f) => !fields.includes(f));
           if (lost.length) violation(`step 4: the job answered lists fields without ${lost.join(', ')}`);
         }
         const jobId = job.result?.id;
