@@ -12,19 +12,20 @@ export function requestId(): string {
   return randomBytes(8).toString('hex').toUpperCase();
 }
 
-/** Every S3 answer that has a document is XML with Content-Type application/xml (SPEC behaviour 16). */
+/**
+ * Every S3 answer that has a document is XML with Content-Type application/xml (SPEC behaviour 16),
+ * unless the caller's headers name another (a fault's).
+ */
 export function sendXml(
   res: http.ServerResponse,
   status: number,
   doc: Record<string, unknown>,
   headers: Headers = {},
   ctx?: ReferenceContext,
-  /** A faulty Content-Type the caller has chosen. */
-  faultyType?: string,
 ): void {
   const body = renderXml(doc);
   const contentType =
-    faultyType ?? (ctx?.faults.has('s3-xml-text-content-type') ? 'text/xml' : 'application/xml');
+    headers['content-type'] ?? (ctx?.faults.has('s3-xml-text-content-type') ? 'text/xml' : 'application/xml');
   res.writeHead(status, {
     ...headers,
     'content-type': contentType,
@@ -83,8 +84,10 @@ export function sendError(
     ? { Error: { '@xmlns': S3_XMLNS, ...inner } }
     : { Error: inner };
   // Under a fault, error documents go out with the web framework's default type for error pages.
-  const html = ctx.faults.has('s3-xml-error-html-content-type') ? 'text/html; charset=utf-8' : undefined;
-  sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid }, ctx, html);
+  const html: Headers = ctx.faults.has('s3-xml-error-html-content-type')
+    ? { 'content-type': 'text/html; charset=utf-8' }
+    : {};
+  sendXml(res, e.status, doc, { ...e.headers, 'x-amz-request-id': rid, ...html }, ctx);
 }
 
 /** Faults that answer a known condition with the wrong status or code. */
