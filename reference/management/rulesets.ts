@@ -219,11 +219,12 @@ export function registerRulesets(router: Router): void {
       const rs = find(req, scope);
       const rule = buildRule(req.ctx, rs.phase, objectBody(req), rs.rules.length);
       // The new rule put first, or written twice (once before and once after the checks).
-      if (req.ctx.faults.has('rule-create-prepends'))
-        return commit(req.ctx, req.state, rs, [rule, ...rs.rules]);
-      if (req.ctx.faults.has('rule-create-twice'))
-        return commit(req.ctx, req.state, rs, [...rs.rules, rule, { ...rule }]);
-      return commit(req.ctx, req.state, rs, [...rs.rules, rule]);
+      const rules = req.ctx.faults.has('rule-create-prepends')
+        ? [rule, ...rs.rules]
+        : req.ctx.faults.has('rule-create-twice')
+          ? [...rs.rules, rule, { ...rule }]
+          : [...rs.rules, rule];
+      return commit(req.ctx, req.state, rs, rules);
     });
 
     router.on('PATCH', `${base}/:ruleset_id/rules/:rule_id`, (req) => {
