@@ -37,12 +37,10 @@ export function buildRule(
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     throw badRequest(`${where}.action_parameters must be an object`);
   }
-  // Under the faults a PATCH of one rule skips the checks that creation makes.
-  const patchSkips = (fault: string) => previous !== undefined && ctx.faults.has(fault);
-  checkSecurityRestrictions(ctx, where, body.expression, params as Json | undefined, patchSkips);
+  // Under the faults a PATCH of one rule (a previous rule) skips the checks that creation makes.
+  checkSecurityRestrictions(ctx, where, body.expression, params as Json | undefined, previous !== undefined);
   if (phase === LOG_FIELDS_PHASE || body.action === 'log_custom_field') {
     // Under the fault the expression is checked when the ruleset is created, not when PUT replaces its rules.
-    const unchecked = () => replacing && ctx.faults.has('lcf-expression-checked-on-create-only');
     checkLogCustomField(
       ctx,
       where,
@@ -50,7 +48,7 @@ export function buildRule(
       body.action,
       body.expression,
       params as Json | undefined,
-      unchecked,
+      replacing,
     );
   }
   const id = previous?.id ?? newId();
@@ -93,13 +91,14 @@ function checkSecurityRestrictions(
   where: string,
   expression: string,
   params: Json | undefined,
-  patchSkips: (fault: string) => boolean,
+  /** A PATCH of one rule, which faults let skip these checks. */
+  patching: boolean,
 ): void {
   if (!since(ctx, EOL.securityLevel) && !ctx.faults.has('restrict-security-level-early')) return;
   if (
     /\bcf\.threat_score\b/.test(expression) &&
     !ctx.faults.has('accept-threat-score-expression') &&
-    !patchSkips('accept-threat-score-on-patch')
+    !(patching && ctx.faults.has('accept-threat-score-on-patch'))
   ) {
     throw badRequest(`${where}.expression: the field cf.threat_score is no longer supported`);
   }
@@ -108,7 +107,7 @@ function checkSecurityRestrictions(
     level !== undefined &&
     !ALLOWED_SECURITY_LEVELS.has(String(level)) &&
     !ctx.faults.has('accept-rule-security-level') &&
-    !patchSkips('accept-rule-security-level-on-patch')
+    !(patching && ctx.faults.has('accept-rule-security-level-on-patch'))
   ) {
     throw badRequest(`${where}.action_parameters.security_level: only 'off' and 'under_attack' are accepted`);
   }
@@ -122,7 +121,8 @@ function checkLogCustomField(
   action: string,
   expression: string,
   params: Json | undefined,
-  expressionUnchecked: () => boolean,
+  /** PUT replacing the ruleset's rules, where a fault leaves the expression unchecked. */
+  replacing: boolean,
 ): void {
   if (phase === LOG_FIELDS_PHASE && action !== 'log_custom_field') {
     throw badRequest(`${where}.action must be 'log_custom_field' in phase ${LOG_FIELDS_PHASE}`);
@@ -130,7 +130,7 @@ function checkLogCustomField(
   if (
     expression.trim() !== 'true' &&
     !ctx.faults.has('accept-custom-field-expression') &&
-    !expressionUnchecked()
+    !(replacing && ctx.faults.has('lcf-expression-checked-on-create-only'))
   ) {
     throw badRequest(`${where}.expression must be 'true' for log_custom_field rules`);
   }
