@@ -3,16 +3,16 @@ import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { renderHtml } from '../reporters/html.ts';
 import type { CheckResult, RunResults } from '../runner/model/results.ts';
+import { launchBrowser } from './helpers/browser.ts';
 import { PROJECT_ROOT, runBinAsync } from './helpers/cli.ts';
 import { caseResult, clause, NASTY, runResults, sampleResults } from './helpers/results-fixture.ts';
 
-/** Debian's Chromium (.ci/run installs it); EDGECHECK_NO_BROWSER=1 skips the browser tests, nothing else does. */
-const CHROMIUM = '/usr/bin/chromium';
+/** EDGECHECK_NO_BROWSER=1 skips the browser tests, nothing else does (helpers/browser.ts finds one). */
 const NO_BROWSER = process.env.EDGECHECK_NO_BROWSER === '1';
 /** Screenshots of the report (ignored by git); docs/html-report.png is a copy of one. */
 const OUTPUT = join(PROJECT_ROOT, 'test-output');
@@ -44,12 +44,6 @@ describe.skipIf(NO_BROWSER)('the HTML report of a real run, in headless Chromium
   const errors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `no Chromium at ${CHROMIUM}: install it (apt-get install chromium; .ci/run does) ` +
-          'or set EDGECHECK_NO_BROWSER=1 to skip the browser tests on purpose',
-      );
-    }
     dir = await mkdtemp(join(tmpdir(), 'edgecheck-html-'));
     file = join(dir, 'report.html');
     const json = join(dir, 'results.json');
@@ -67,7 +61,7 @@ describe.skipIf(NO_BROWSER)('the HTML report of a real run, in headless Chromium
     expect(run.code, run.stderr).toBe(1);
     html = await readFile(file, 'utf8');
     results = JSON.parse(await readFile(json, 'utf8'));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (r) => requests.push(r.url()));
     page.on('console', (m) => {
