@@ -1,11 +1,18 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { NotRunReporter } from './test/helpers/not-run-reporter.ts';
+
+/** Where tests note what they could not run here; the last reporter prints it after the summary. */
+const NOT_RUN_LOG = join(tmpdir(), `edgecheck-not-run-${process.pid}.jsonl`);
 
 export default defineConfig({
   // As bin/suite-hooks.mjs does for the CLI: suites kept outside the project import this kit too.
   resolve: { alias: { 'edgecheck/kit': fileURLToPath(new URL('./runner/kit.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', new NotRunReporter(NOT_RUN_LOG)],
     // Servers, child processes and whole suite runs: seconds, not milliseconds.
     testTimeout: 120_000,
     hookTimeout: 60_000,
@@ -27,6 +34,7 @@ export default defineConfig({
       NO_COLOR: '1',
       // Runs under test must not append to the summary of the CI step that runs the tests.
       GITHUB_STEP_SUMMARY: '',
+      EDGECHECK_NOT_RUN_LOG: NOT_RUN_LOG,
     },
   },
 });

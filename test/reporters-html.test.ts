@@ -10,10 +10,18 @@ import { renderHtml } from '../reporters/html.ts';
 import type { CheckResult, RunResults } from '../runner/model/results.ts';
 import { launchBrowser } from './helpers/browser.ts';
 import { PROJECT_ROOT, runBinAsync } from './helpers/cli.ts';
+import { recordNotRun } from './helpers/not-run.ts';
 import { caseResult, clause, NASTY, runResults, sampleResults } from './helpers/results-fixture.ts';
 
 /** EDGECHECK_NO_BROWSER=1 skips the browser tests, nothing else does (helpers/browser.ts finds one). */
 const NO_BROWSER = process.env.EDGECHECK_NO_BROWSER === '1';
+if (NO_BROWSER) {
+  recordNotRun({
+    what: 'the HTML report in a browser (test/reporters-html.test.ts)',
+    why: 'EDGECHECK_NO_BROWSER=1',
+    remedy: 'unset EDGECHECK_NO_BROWSER',
+  });
+}
 /** Screenshots of the report (ignored by git); docs/html-report.png is a copy of one. */
 const OUTPUT = join(PROJECT_ROOT, 'test-output');
 /** Fails mgmt.auth.legacy: the refused request carries the reference's legacy key, a secret. */

@@ -1,0 +1,36 @@
+import { appendFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * What a test could not run on this machine, kept for the line `npm test` ends with
+ * (test/helpers/not-run-reporter.ts reads the file vitest.config.ts names in EDGECHECK_NOT_RUN_LOG).
+ */
+export interface NotRun {
+  /** What did not run, e.g. "awscli against the reference (test/reference-s3-cli.test.ts)". */
+  what: string;
+  /** Why, e.g. "no aws on PATH". */
+  why: string;
+  /** How to run it, e.g. "apt-get install awscli". */
+  remedy: string;
+}
+
+export function recordNotRun(entry: NotRun): void {
+  const log = process.env.EDGECHECK_NOT_RUN_LOG;
+  if (log) appendFileSync(log, `${JSON.stringify(entry)}\n`);
+}
+
+/** The command's path: a path as given, a bare name looked up on PATH; undefined when absent. */
+export function findTool(cmd: string): string | undefined {
+  if (cmd.includes('/')) return existsSync(cmd) ? cmd : undefined;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && existsSync(path.join(dir, cmd))) return path.join(dir, cmd);
+  }
+  return undefined;
+}
+
+/** True when `cmd` is there; otherwise records what does not run and how to install it. */
+export function haveTool(cmd: string, what: string, install: string): boolean {
+  if (findTool(cmd)) return true;
+  recordNotRun({ what, why: `no ${cmd} on PATH`, remedy: install });
+  return false;
+}
