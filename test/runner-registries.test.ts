@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { FEATURE_NAMES, FEATURES } from '../runner/model/features.ts';
 import { schemas } from '../runner/schema/registry.ts';
 import { editDistance, nearestName } from '../runner/util/nearest.ts';
 import { PROJECT_ROOT, runMain } from './helpers/cli.ts';
+import { recordNotRun } from './helpers/not-run.ts';
 
 /**
  * Features (runner/model/features.ts) and SPEC sections (suites/<area>/sections.yaml) are closed
@@ -209,8 +210,30 @@ describe('sections: suites/<area>/sections.yaml is the closed list of what claus
   });
 });
 
+/**
+ * The spec is not part of the repository: where it lies beside the clone (CI has it at
+ * ../shared/spec/SPEC.md) or EDGECHECK_SPEC names it, every section is held to its heading.
+ */
+const SPEC_FILE = process.env.EDGECHECK_SPEC || path.join(PROJECT_ROOT, '..', 'shared', 'spec', 'SPEC.md');
+const HAVE_SPEC = existsSync(SPEC_FILE);
+if (!HAVE_SPEC) {
+  recordNotRun({
+    what: 'sections held to the SPEC.md headings (test/runner-registries.test.ts)',
+    why: `no ${SPEC_FILE}`,
+    remedy: 'EDGECHECK_SPEC=path/to/SPEC.md npm test',
+  });
+}
+
 describe("the project's sections", () => {
-  const SPEC = readFileSync(path.join(PROJECT_ROOT, '..', 'shared', 'spec', 'SPEC.md'), 'utf8').split('\n');
+  it('every section a clause names exists (the suites load without a problem)', async () => {
+    const areas = listAreas();
+    const loaded = await loadSuites(areas, areas);
+    expect(loaded.problems.filter((p) => p.level === 'error')).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAVE_SPEC)("the project's sections against SPEC.md", () => {
+  const SPEC = HAVE_SPEC ? readFileSync(SPEC_FILE, 'utf8').split('\n') : [];
   const headings = SPEC.flatMap((line, n) => {
     const m = /^(#+) (.*)$/.exec(line);
     return m ? [{ level: m[1].length, text: m[2], line: n }] : [];
@@ -221,11 +244,6 @@ describe("the project's sections", () => {
     return SPEC.slice(h.line + 1, next?.line ?? SPEC.length).map((l) => l.replaceAll('`', ''));
   };
   const areas = listAreas();
-
-  it('every section a clause names exists (the suites load without a problem)', async () => {
-    const loaded = await loadSuites(areas, areas);
-    expect(loaded.problems.filter((p) => p.level === 'error')).toEqual([]);
-  });
 
   for (const area of areas) {
     it(`${area}: each section sits under a SPEC.md heading its title names, in SPEC order`, () => {
