@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""An independent judge of S3 clauses: no edgecheck code, only AWS's own signer (botocore),
+boto3 and plain HTTP (http.client).
+
+Each probe (probes_*.py beside this file) decides one clause of suites/s3/clauses.yaml on a live
+S3 endpoint and prints the requests and answers it decided on. edgecheck's baselines
+(baselines/*.yaml) are held to it: a departure a baseline lists must be one a probe shows here.
+
+    python3 test/truth/truth.py --endpoint http://127.0.0.1:5055 --region us-east-1 \
+        --key testing --secret testing [--json] [CLAUSE_ID ...]
+
+Outcomes: `holds` (the target does what the clause says), `departs` (it does not, and the
+transcript shows where), `unjudgeable` (an earlier request failed, so the clause cannot be
+decided: the transcript says which). Exit 0 once every named probe ran; 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import importlib
+import json
+import pathlib
+import secrets
+import sys
+import traceback
+import urllib.parse
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Callable
+
+from botocore.auth import S3SigV4Auth, SigV4QueryAuth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+PROBES: dict[str, Callable[["Target"], "Outcome"]] = {}
+HERE = pathlib.Path(__file__).resolve().parent
+BODY_SHOWN = 600
+
+
+def probe(clause: str):
+    """Registers the decorated function as the judge of `clause`."""
+
+    def register(fn):
+        if clause in PROBES:
+            raise SystemExit(f"truth.py: two probes for {clause}")
+        PROBES[clause] = fn
+        return fn
+
+    return register
+
+
+@dataclass
+class Outcome:
+    outcome: str  # holds | departs | unjudgeable
+    reason: str
+
+
+def holds(reason: str) -> Outcome:
+    return Outcome("holds", reason)
+
+
+def departs(reason: str) -> Outcome:
+    return Outcome("departs", reason)
+
+
+def unjudgeable(reason: str) -> Outcome:
+    return Outcome("unjudgeable", reason)
+
+
+def judge(ok: bool, reason: str) -> Outcome:
+    """holds when ok, else departs; the reason says what was seen either way."""
+    return holds(reason) if ok else departs(reason)
+
+
+class Unjudgeable(Exception):
+    """Raised by a probe's setup step that the target refused: the clause cannot be decided."""
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+    def xml(self) -> ET.Element | None:
+        try:
+            return ET.fromstring(self.body)
+        except ET.ParseError:
+            return None
+
+    def text(self, *path: str) -> str | None:
+        """The text of the first element at the local-name path below the root, namespaces ignored."""
+        root = self.xml()
+        if root is None:
+            return None
+        node = root
+        for name in path:
+            node = next((c for c in node if local(c.tag) == name), None)
+            if node is None:
+                return None
+        return node.text or ""
+
+    def all(self, *path: str) -> list[ET.Element]:
+        """Every element at the local-name path below the root (the last name may repeat)."""
+        root = self.xml()
+        if root is None:
+            return []
+        nodes = [root]
+        for name in path:
+            nodes = [c for n in nodes for c in n if local(c.tag) == name]
+        return nodes
+
+    @property
+    def root(self) -> str | None:
+        root = self.xml()
+        return None if root is None else local(root.tag)
+
+    @property
+    def code(self) -> str | None:
+        """The S3 error code of an error body."""
+        return self.text("Code") if self.root == "Error" else None
+
+
+def local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def child_text(node: ET.Element, name: str) -> str | None:
+    c = next((c for c in node if local(c.tag) == name), None)
+    return None if c is None else (c.text or "")
+
+
+@dataclass
+class Target:
+    endpoint: str
+    region: str
+    key: str
+    secret: str
+    transcript: list[str] = field(default_factory=list)
+    made: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    timeout: float = 15.0
+
+    @property
+    def host(self) -> str:
+        return urllib.parse.urlsplit(self.endpoint).netloc
+
+    def note(self, line: str) -> None:
+        self.transcript.append(line)
+
+    def _show(self, method: str, target: str, headers: dict[str, str], body: bytes, ans: Answer) -> None:
+        shown = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "x-amz-security-token")}
+        if "Authorization" in headers or "authorization" in headers:
+            shown["authorization"] = "<SigV4, redacted>"
+        self.note(f"> {method} {redact_query(target)}")
+        for k, v in shown.items():
+            if k.lower() not in ("x-amz-content-sha256", "x-amz-date", "host", "user-agent"):
+                self.note(f">   {k}: {v}")
+        if body:
+            self.note(f">   body {len(body)} bytes: {excerpt(body)}")
+        self.note(f"< {ans.status}")
+        for k, v in ans.headers.items():
+            if k not in ("date", "server", "connection", "x-amzn-requestid", "x-amz-request-id", "x-amz-id-2"):
+                self.note(f"<   {k}: {v}")
+        if ans.body:
+            self.note(f"<   body {len(ans.body)} bytes: {excerpt(ans.body)}")
+
+    def request(
+        self,
+        method: str,
+        bucket: str | None = None,
+        key: str | None = None,
+        query: dict[str, str] | list[tuple[str, str]] | None = None,
+        headers: dict[str, str] | None = None,
+        body: bytes = b"",
+        sign: bool = True,
+        region: str | None = None,
+        credentials: tuple[str, str] | None = None,
+        raw_headers: dict[str, str] | None = None,
+    ) -> Answer:
+        """One request, path-style, signed by botocore's SigV4 (unless sign is False)."""
+        path = "/"
+        if bucket:
+            path += bucket
+            if key is not None:
+                path += "/" + urllib.parse.quote(key, safe="/~")
+        pairs = list(query.items()) if isinstance(query, dict) else list(query or [])
+        qs = urllib.parse.urlencode(pairs, quote_via=urllib.parse.quote, safe="~")
+        url = self.endpoint.rstrip("/") + path + (f"?{qs}" if qs else "")
+        hdrs = dict(headers or {})
+        if sign:
+            req = AWSRequest(method=method, url=url, data=body, headers=hdrs)
+            req.headers["x-amz-content-sha256"] = hashlib.sha256(body).hexdigest()
+            key_id, secret = credentials or (self.key, self.secret)
+            S3SigV4Auth(Credentials(key_id, secret), "s3", region if region is not None else self.region).add_auth(req)
+            hdrs = dict(req.headers.items())
+        hdrs.update(raw_headers or {})
+        return self.send(method, path + (f"?{qs}" if qs else ""), hdrs, body)
+
+    def presign(self, method: str, bucket: str | None, key: str | None = None, expires: int = 300,
+                query: dict[str, str] | None = None) -> str:
+        """A presigned URL from botocore's query signer."""
+        path = "/" + (bucket or "")
+        if key is not None:
+            path += "/" + urllib.parse.quote(key, safe="/~")
+        qs = urllib.parse.urlencode(list((query or {}).items()), quote_via=urllib.parse.quote, safe="~")
+        url = self.endpoint.rstrip("/") + path + (f"?{qs}" if qs else "")
+        req = AWSRequest(method=method, url=url)
+        SigV4QueryAuth(Credentials(self.key, self.secret), "s3", self.region, expires=expires).add_auth(req)
+        return req.url
+
+    def get_url(self, url: str, method: str = "GET", headers: dict[str, str] | None = None) -> Answer:
+        parts = urllib.parse.urlsplit(url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        return self.send(method, target, dict(headers or {}), b"")
+
+    def send(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
+        parts = urllib.parse.urlsplit(self.endpoint)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
+        try:
+            conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
+            names = {k.lower() for k in headers}
+            if "host" not in names:
+                conn.putheader("Host", parts.netloc)
+            for k, v in headers.items():
+                conn.putheader(k, v)
+            if body and "content-length" not in names and "transfer-encoding" not in names:
+                conn.putheader("Content-Length", str(len(body)))
+            elif not body and method in ("PUT", "POST") and "content-length" not in names:
+                conn.putheader("Content-Length", "0")
+            conn.endheaders(body or None)
+            res = conn.getresponse()
+            data = res.read() if method != "HEAD" else b""
+            ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data)
+        finally:
+            conn.close()
+        self._show(method, target, headers, body, ans)
+        return ans
+
+    # Setup helpers: what the probe creates, cleaned up after it.
+
+    def new_bucket(self, tag: str = "b") -> str:
+        name = f"truth-{secrets.token_hex(4)}-{tag}"[:63]
+        a = self.request("PUT", name)
+        if a.status != 200:
+            raise Unjudgeable(f"CreateBucket {name} answered {a.status} {a.code or ''}".strip())
+        self.made.append(("bucket", name, None))
+        return name
+
+    def put(self, bucket: str, key: str, body: bytes = b"hello", headers: dict[str, str] | None = None) -> Answer:
+        a = self.request("PUT", bucket, key, headers=headers, body=body)
+        if a.status != 200:
+            raise Unjudgeable(f"PutObject {bucket}/{key} answered {a.status} {a.code or ''}".strip())
+        return a
+
+    def cleanup(self) -> None:
+        """Empties and deletes every bucket the probe made; quietly, outside the transcript."""
+        saved = self.transcript
+        self.transcript = []
+        try:
+            for kind, name, _ in reversed(self.made):
+                if kind != "bucket":
+                    continue
+                try:
+                    ups = self.request("GET", name, query={"uploads": ""})
+                    for u in ups.all("Upload"):
+                        self.request("DELETE", name, child_text(u, "Key"),
+                                     query={"uploadId": child_text(u, "UploadId") or ""})
+                    listing = self.request("GET", name)
+                    for c in listing.all("Contents"):
+                        self.request("DELETE", name, child_text(c, "Key"))
+                    self.request("DELETE", name)
+                except Exception:  # noqa: BLE001 - a probe's leftovers never change its outcome
+                    pass
+        finally:
+            self.transcript = saved
+            self.made = []
+
+
+def redact_query(target: str) -> str:
+    if "X-Amz-Signature=" not in target and "Signature=" not in target:
+        return target
+    path, _, qs = target.partition("?")
+    pairs = urllib.parse.parse_qsl(qs, keep_blank_values=True)
+    shown = [(k, "<redacted>" if "signature" in k.lower() or "credential" in k.lower() else v) for k, v in pairs]
+    return path + "?" + urllib.parse.urlencode(shown, safe="<>/")
+
+
+def excerpt(body: bytes) -> str:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"<binary, sha256 {hashlib.sha256(body).hexdigest()[:16]}...>"
+    text = text.replace("\n", " ")
+    return text if len(text) <= BODY_SHOWN else text[:BODY_SHOWN] + "..."
+
+
+def load_probes() -> None:
+    for f in sorted(HERE.glob("probes_*.py")):
+        importlib.import_module(f.stem)
+
+
+def run_one(target: Target, clause: str) -> dict:
+    target.transcript = []
+    try:
+        out = PROBES[clause](target)
+    except Unjudgeable as e:
+        out = unjudgeable(str(e))
+    except Exception as e:  # noqa: BLE001 - a probe that breaks says so, it never passes
+        out = Outcome("broken", f"{type(e).__name__}: {e} at {traceback.extract_tb(e.__traceback__)[-1].lineno}")
+    finally:
+        target.cleanup()
+    return {"clause": clause, "outcome": out.outcome, "reason": out.reason, "transcript": target.transcript}
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--endpoint", required=True)
+    ap.add_argument("--region", default="us-east-1")
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--secret", required=True)
+    ap.add_argument("--json", action="store_true", help="one JSON object per line")
+    ap.add_argument("--list", action="store_true", help="list the clauses a probe decides")
+    ap.add_argument("clauses", nargs="*")
+    args = ap.parse_args(argv)
+    load_probes()
+    if args.list:
+        print("\n".join(sorted(PROBES)))
+        return 0
+    unknown = [c for c in args.clauses if c not in PROBES]
+    if unknown:
+        print(f"truth.py: no probe for {', '.join(unknown)} (see --list)", file=sys.stderr)
+        return 2
+    target = Target(args.endpoint, args.region, args.key, args.secret)
+    for clause in args.clauses or sorted(PROBES):
+        r = run_one(target, clause)
+        if args.json:
+            print(json.dumps(r), flush=True)
+        else:
+            print(f"{r['clause']}: {r['outcome']}: {r['reason']}")
+            for line in r["transcript"]:
+                print(f"    {line}")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    # Run as the module `truth` that the probe files import, so that they register in one table.
+    sys.path.insert(0, str(HERE))
+    import truth
+
+    sys.exit(truth.main(sys.argv[1:]))
