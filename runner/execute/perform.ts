@@ -163,7 +163,22 @@ export interface Described {
   undo?: () => string;
   /** For a delete: reads the thing back and throws unless it is gone. */
   confirm?: (ctx: RunContext) => Promise<void>;
+  /**
+   * For a removal that answered 404: reads the thing back, true when it is not there. A thing the
+   * case completed or deleted itself (an upload completed, an object the case removed) is gone, not
+   * left behind; a read that finds it means the 404 was wrong.
+   */
+  absent?: (ctx: RunContext) => Promise<boolean>;
 }
+
+/** The read that finds what an S3 removal removes: answering 404, it proves the thing gone. */
+const S3_READ_BACK: Record<string, { command: string; keys: string[] }> = {
+  AbortMultipartUpload: { command: 'ListParts', keys: ['Bucket', 'Key', 'UploadId'] },
+  DeleteObject: { command: 'HeadObject', keys: ['Bucket', 'Key'] },
+  DeleteBucket: { command: 'HeadBucket', keys: ['Bucket'] },
+};
+
+const isNotFound = (status: number) => status === 404 || status === 410;
 
 /** A teardown step in words and as a command, and how to confirm that a delete took. */
 export function describeStep(step: StepDef, scope: Scope, ctx: RunContext, caseId: string): Described {
@@ -174,31 +189,54 @@ export function describeStep(step: StepDef, scope: Scope, ctx: RunContext, caseI
         if (!mgmt) break;
         const api = resolve(step.api, scope) as ApiRequest;
         const req = buildApiRequest(mgmt, api, userAgent(caseId));
+        if (api.method.toUpperCase() !== 'DELETE') {
+          return { what: `${api.method} ${api.path}`, undo: () => curlFor(req, 'management') };
+        }
+        const readBack = () =>
+          buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }, userAgent(caseId));
         return {
           what: `${api.method} ${api.path}`,
           undo: () => curlFor(req, 'management'),
-          confirm:
-            api.method.toUpperCase() === 'DELETE'
-              ? (tctx) =>
-                  confirmGone(
-                    tctx,
-                    buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }, userAgent(caseId)),
-                  )
-              : undefined,
+          confirm: (tctx) => confirmGone(tctx, readBack()),
+          absent: async (tctx) =>
+            isNotFound((await sendHttp(tctx.agent, readBack(), sendOptions(tctx, 'management'))).status),
         };
       }
       case 'http': {
-        if (!ctx.target.s3) break;
+        const s3 = ctx.target.s3;
+        if (!s3) break;
         const http = resolve(step.http, scope) as HttpRequest;
-        return { what: `${http.method} ${http.bucket ?? ''}/${http.key ?? ''}` };
+        const what = `${http.method} ${http.bucket ?? ''}/${http.key ?? ''}`;
+        if (http.method.toUpperCase() !== 'DELETE') return { what };
+        // GET of what a DELETE names: the object, the bucket's listing, or the upload's parts.
+        const readBack = { ...http, method: 'GET', body: undefined };
+        return {
+          what,
+          absent: async (tctx) => {
+            const req = await buildS3Request(s3, readBack);
+            req.headers['user-agent'] ??= userAgent(caseId);
+            return isNotFound((await sendHttp(tctx.agent, req, sendOptions(tctx, 's3'))).status);
+          },
+        };
       }
       case 's3': {
         if (!ctx.target.s3) break;
         const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
         const endpoint = ctx.target.s3.endpoint;
+        const read = S3_READ_BACK[step.s3];
         return {
           what: `${step.s3} ${JSON.stringify(input)}`,
           undo: () => awsCliFor(step.s3!, input, endpoint),
+          absent: read
+            ? async (tctx) => {
+                const readInput = Object.fromEntries(read.keys.map((k) => [k, input[k]]));
+                const r = await sendS3Command(tctx.s3(), read.command, readInput, {
+                  ...sendOptions(tctx, 's3'),
+                  userAgent: userAgent(caseId),
+                });
+                return isNotFound(r.status);
+              }
+            : undefined,
         };
       }
       // A raw request or a bucket has no command of its own to repeat it by hand: the origin says it.

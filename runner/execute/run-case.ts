@@ -243,13 +243,22 @@ class CaseRun {
       what: `${described.what} (teardown of ${label})`,
       undo: described.undo,
       run: async (signal) => {
-        const r = await performStep(td, tdScope, teardownContext(ctx, signal), owner, ledger);
+        const tctx = teardownContext(ctx, signal);
+        const r = await performStep(td, tdScope, tctx, owner, ledger);
+        // Already gone (an upload the case completed, an object it deleted): nothing is left.
+        if (
+          !r.ok &&
+          (r.response.status === 404 || r.response.status === 410) &&
+          (await described.absent?.(tctx))
+        ) {
+          return;
+        }
         if (!r.ok) {
           throw new Error(
             `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
           );
         }
-        await described.confirm?.(teardownContext(ctx, signal));
+        await described.confirm?.(tctx);
       },
     });
   }
