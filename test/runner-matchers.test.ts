@@ -238,6 +238,20 @@ describe('XML paths', () => {
   it('XML that is not well-formed is a TargetError, not a failure', () => {
     expect(() => parseXml('<a><b></a>')).toThrow(TargetError);
   });
+  it('a ...Result root is also read under its ...Response name, as the AWS SDKs read it; no other name', () => {
+    const moto = parseXml(
+      '<CompleteMultipartUploadResponse xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Key>k</Key>' +
+        '<ETag>"e-2"</ETag></CompleteMultipartUploadResponse>',
+    );
+    expect(getXmlPath(moto, '/CompleteMultipartUploadResult/ETag')).toBe('"e-2"');
+    expect(getXmlPath(moto, '/CompleteMultipartUploadResponse/Key')).toBe('k');
+    expect(getXmlPath(moto, '/Error/Code')).toBe(ABSENT);
+    const error = parseXml('<Error><Code>NoSuchKey</Code></Error>');
+    expect(getXmlPath(error, '/CopyObjectResult/ETag')).toBe(ABSENT);
+    expect(getXmlPath(error, '/Error/Code')).toBe('NoSuchKey');
+    const listing = parseXml('<ListBucketResult><Name>b</Name></ListBucketResult>');
+    expect(getXmlPath(listing, '/VersioningConfiguration')).toBe(ABSENT);
+  });
 });
 
 /** Runs evaluateCheck; 'pass', or the failure message, or `error: ...` for a TargetError. */

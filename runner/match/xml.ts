@@ -29,7 +29,24 @@ export function parseXml(text: string): unknown {
  */
 export function getXmlPath(doc: unknown, path: string): unknown {
   const segments = path.split('/').filter((s) => s !== '');
-  return walk(doc, segments);
+  return walk(asRoot(doc, segments[0]), segments);
+}
+
+/**
+ * A path that names a `...Result` root also reads a `...Response` root of the same name, and back:
+ * the AWS SDKs read a success answer's children and never its root's name, so
+ * `CompleteMultipartUploadResponse` parses as `CompleteMultipartUploadResult` does, and no clause
+ * states the suffix. Any other name is judged as written (a ListBucketResult is no VersioningConfiguration).
+ */
+function asRoot(doc: unknown, first: string | undefined): unknown {
+  if (!first || !doc || typeof doc !== 'object' || first in doc) return doc;
+  const twin = /Result$/.test(first)
+    ? first.replace(/Result$/, 'Response')
+    : /Response$/.test(first)
+      ? first.replace(/Response$/, 'Result')
+      : undefined;
+  if (!twin || !(twin in doc)) return doc;
+  return { [first]: (doc as Record<string, unknown>)[twin] };
 }
 
 function walk(cur: unknown, segments: string[]): unknown {
