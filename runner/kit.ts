@@ -10,9 +10,6 @@
 export { default as fc } from 'fast-check';
 // S3 answers are XML; properties parse them with the parser the runner uses.
 export { XMLParser } from 'fast-xml-parser';
-// Raw S3 requests a property varies itself (addressing, region, headers, signing date), sent over
-// a connection pool of its own on which every name under .localhost is loopback (RFC 6761).
-export { Agent, request } from 'undici';
 // Bodies from the runner's seekable generator (any range of a seed's bytes, reproducibly), and
 // the JSON Schemas of schemas/ by file name.
 export { generateBuffer } from './data/generate.ts';
@@ -21,6 +18,7 @@ export type { BindingCall, HttpRequest } from './model/case.ts';
 export type { PropertyContext, PropertyDef, WireResponse } from './model/property.ts';
 export type { S3Target, Target } from './model/target.ts';
 export { schemas } from './schema/registry.ts';
-export { lookupLocalhost } from './transports/agent.ts';
+// Raw S3 requests a property varies itself (addressing, region, headers, signing date), built here
+// and sent through ctx.send, paced and retried as the run's own requests are.
 export { buildS3Request } from './transports/s3-raw.ts';
 export { signerFor } from './transports/sigv4.ts';

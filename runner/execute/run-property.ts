@@ -105,7 +105,7 @@ export async function runProperty(
       },
       userAgent: ua,
       get s3() {
-        named ??= namingClient(ctx.s3(), ua);
+        named ??= namingClient(ctx.s3(), ua, ctx.traffic, ctx.signal);
         return named;
       },
       api: async (req) => {
@@ -118,6 +118,7 @@ export async function runProperty(
         out.headers['user-agent'] ??= ua;
         return send(out, 's3');
       },
+      send: async (out) => send({ ...out, headers: { 'user-agent': ua, ...out.headers } }, 's3'),
       binding: async (call) => {
         if (!ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');
         return send(buildBindingRequest(ctx.target.bindings, call), 's3');

@@ -68,6 +68,17 @@ export interface PropertyContext {
     body?: Buffer | string;
   }): Promise<WireResponse>;
   /**
+   * A request the property built itself (its own signer, region, addressing, date or presigned
+   * URL), sent as every other request of the run is: paced, retried when throttled, bounded in time
+   * and body size. A throttled or unavailable answer that outlasts the retries throws (verdict error).
+   */
+  send(req: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body?: Buffer | string;
+  }): Promise<WireResponse>;
+  /**
    * One R2 binding call through the target's bindings probe (suites/s3/bindings-probe/), paced and
    * budgeted as S3 requests are; the answer is JSON, {result} or {error: {name, message}}.
    */

@@ -11,7 +11,7 @@ import { errorMessage, InputError, TargetError } from '../util/errors.ts';
 import { lookupLocalhost } from './agent.ts';
 import { markUnavailable, transferAllowance } from './http.ts';
 import { collectBody, emptyBody, flattenHeaders, KEEP_BYTES, StepResponse } from './response.ts';
-import type { Reservation, Traffic } from './traffic.ts';
+import { type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
 
 /** Commands whose answer body is the object itself: streamed and hashed, never parsed whole. */
 const STREAMING_OUTPUT = new Set(['GetObject', 'GetObjectTorrent', 'SelectObjectContent']);
@@ -147,17 +147,55 @@ function nameCommand(command: { middlewareStack: { add: (...a: any[]) => void } 
 }
 
 /**
- * The client, each of whose commands names `userAgent` (a property's commands, sent through the
- * run's one client).
+ * The client a property sends through: each command names `userAgent`, and a throttled or
+ * unavailable answer is tried again as the run's Traffic allows, as the runner's own steps are
+ * (sendS3Command). One that outlasts the retries throws TargetError: it is not the target's
+ * considered answer, so no property may judge it.
  */
-export function namingClient(client: S3.S3Client, userAgent: string): S3.S3Client {
+export function namingClient(
+  client: S3.S3Client,
+  userAgent: string,
+  traffic?: Traffic,
+  signal?: AbortSignal,
+): S3.S3Client {
   return new Proxy(client, {
     get(target, key) {
       const value = Reflect.get(target, key);
       if (key !== 'send') return typeof value === 'function' ? value.bind(target) : value;
-      return (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
+      return async (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
         nameCommand(command, userAgent);
-        return (target.send as (...a: unknown[]) => unknown)(command, ...rest);
+        let method = 'GET';
+        command.middlewareStack.add(
+          (next: (args: unknown) => Promise<unknown>) => async (args: { request?: { method?: string } }) => {
+            method = args.request?.method ?? method;
+            return next(args);
+          },
+          { step: 'finalizeRequest', priority: 'low', name: 'edgecheckMethod' },
+        );
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await (target.send as (...a: unknown[]) => Promise<unknown>)(command, ...rest);
+          } catch (err) {
+            const e = err as {
+              $metadata?: { httpStatusCode?: number };
+              $response?: { headers?: Record<string, string> };
+            };
+            const status = e.$metadata?.httpStatusCode ?? 0;
+            if (!traffic || !UNAVAILABLE.has(status)) throw err;
+            const headers = e.$response?.headers ?? {};
+            const delay = traffic.retryDelay(method, { status, headers }, attempt);
+            if (delay === undefined) {
+              const after = headers['retry-after'];
+              throw new TargetError(
+                `target unavailable: HTTP ${status} after ${attempt + 1} ${attempt ? 'tries' : 'try'}${after ? ` (Retry-After: ${after})` : ''}`,
+              );
+            }
+            traffic.counts.retried += 1;
+            await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => {
+              throw new TargetError('aborted while waiting to retry');
+            });
+          }
+        }
       };
     },
   });

@@ -3,7 +3,7 @@ import { rawBucket } from './support/bucket.ts';
 import { utf8Compare } from './support/keys.ts';
 import { completeXml, md5 } from './support/multipart.ts';
 import { expectThat } from './support/wire.ts';
-import { parseListPage, parseXml } from './support/xml.ts';
+import { parseListPage, xmlResult } from './support/xml.ts';
 
 /*
  * Round trips: objects written with any key, user metadata, content headers and size, through
@@ -350,7 +350,7 @@ async function multipart(
     query: { uploads: '' },
     headers: requestHeaders(op.attrs),
   });
-  const uploadId = parseXml(created.text()).InitiateMultipartUploadResult?.UploadId;
+  const uploadId = xmlResult(created.text(), 'InitiateMultipartUploadResult')?.UploadId;
   if (created.status !== 200 || !uploadId)
     ctx.unjudgeable(
       `CreateMultipartUpload of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${created.status}`,
@@ -373,7 +373,7 @@ async function multipart(
     query,
     body: completeXml([{ number: 1, etag: part.headers.etag }]),
   });
-  if (done.status !== 200 || !parseXml(done.text()).CompleteMultipartUploadResult)
+  if (done.status !== 200 || !xmlResult(done.text(), 'CompleteMultipartUploadResult'))
     ctx.unjudgeable(
       `CompleteMultipartUpload of ${show(key)} answered ${done.status}: ${done.text().slice(0, 160)}`,
     );
@@ -395,7 +395,7 @@ async function copy(
     Object.assign(headers, requestHeaders(op.replace), { 'x-amz-metadata-directive': 'REPLACE' });
   else if (op.explicitCopy) headers['x-amz-metadata-directive'] = 'COPY';
   const res = await ctx.http({ method: 'PUT', bucket: w.bucket, key: w.ns + key, headers });
-  const result = res.status === 200 ? parseXml(res.text()).CopyObjectResult : undefined;
+  const result = res.status === 200 ? xmlResult(res.text(), 'CopyObjectResult') : undefined;
   if (!result)
     ctx.unjudgeable(
       `CopyObject ${show(from)} -> ${show(key)} answered ${res.status}: ${res.text().slice(0, 160)}`,

@@ -2,8 +2,8 @@ import { buildS3Request, fc, type PropertyDef, type S3Target, signerFor } from '
 import { rawBucket } from './support/bucket.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
 import { sendRaw } from './support/raw-socket.ts';
-import { expectThat, ownAgent, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
-import { parseXml } from './support/xml.ts';
+import { expectThat, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
+import { xmlResult } from './support/xml.ts';
 
 /** The target addressed virtual-hosted; a loopback IP becomes `localhost` so `<bucket>.localhost` resolves. */
 function virtualTarget(t: S3Target): S3Target {
@@ -25,7 +25,6 @@ const properties: PropertyDef[] = [
     features: ['virtual-hosted'],
     async run(ctx) {
       const t = s3Target(ctx);
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'vh');
       const runs = Math.min(ctx.fc.numRuns, 6);
       await fc.assert(
@@ -34,19 +33,19 @@ const properties: PropertyDef[] = [
             ? [virtualTarget(t), pathTarget(t)]
             : [pathTarget(t), virtualTarget(t)];
           const body = `vh:${key}`;
-          const put = await sendS3(ctx, agent, writer, { method: 'PUT', bucket, key, body });
+          const put = await sendS3(ctx, writer, { method: 'PUT', bucket, key, body });
           expectThat(
             put.status === 200,
             `PUT ${JSON.stringify(key)} ${writeVirtual ? 'virtual-hosted' : 'path-style'}`,
             put,
           );
-          const get = await sendS3(ctx, agent, reader, { method: 'GET', bucket, key });
+          const get = await sendS3(ctx, reader, { method: 'GET', bucket, key });
           expectThat(
             get.status === 200 && get.text === body,
             `GET ${JSON.stringify(key)} ${writeVirtual ? 'path-style' : 'virtual-hosted'}`,
             get,
           );
-          const list = await sendS3(ctx, agent, virtualTarget(t), {
+          const list = await sendS3(ctx, virtualTarget(t), {
             method: 'GET',
             bucket,
             query: { 'list-type': '2', prefix: key },
@@ -66,12 +65,11 @@ const properties: PropertyDef[] = [
     title: 'Requests signed for region auto are accepted',
     clauses: ['s3.region.auto'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'region');
       const t = { ...s3Target(ctx), region: 'auto' };
-      const put = await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'auto.txt', body: 'auto' });
+      const put = await sendS3(ctx, t, { method: 'PUT', bucket, key: 'auto.txt', body: 'auto' });
       expectThat(put.status === 200, 'PUT signed for region auto', put);
-      const get = await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 'auto.txt' });
+      const get = await sendS3(ctx, t, { method: 'GET', bucket, key: 'auto.txt' });
       expectThat(get.status === 200 && get.text === 'auto', 'GET signed for region auto', get);
     },
   },
@@ -80,23 +78,22 @@ const properties: PropertyDef[] = [
     title: 'Requests signed for us-east-1 or an empty region are accepted as auto',
     clauses: ['s3.region.aliases'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'region');
       for (const region of ['us-east-1', '']) {
         const t = { ...s3Target(ctx), region };
         const key = `r-${region || 'empty'}.txt`;
         const body = `signed for ${JSON.stringify(region)}`;
-        const put = await sendS3(ctx, agent, t, { method: 'PUT', bucket, key, body });
+        const put = await sendS3(ctx, t, { method: 'PUT', bucket, key, body });
         expectThat(put.status === 200, `PUT signed for region ${JSON.stringify(region)}`, put);
         // Accepted means served as auto would serve it: the object reads back, the listing names it.
-        const get = await sendS3(ctx, agent, t, { method: 'GET', bucket, key });
+        const get = await sendS3(ctx, t, { method: 'GET', bucket, key });
         expectThat(
           get.status === 200 && get.text === body,
           `GET signed for region ${JSON.stringify(region)} returns the object`,
           get,
         );
-        const list = await sendS3(ctx, agent, t, { method: 'GET', bucket, query: { 'list-type': '2' } });
-        const keys = [parseXml(list.text).ListBucketResult?.Contents ?? []]
+        const list = await sendS3(ctx, t, { method: 'GET', bucket, query: { 'list-type': '2' } });
+        const keys = [xmlResult(list.text, 'ListBucketResult')?.Contents ?? []]
           .flat()
           .map((c: { Key?: unknown }) => String(c?.Key));
         expectThat(
@@ -112,7 +109,6 @@ const properties: PropertyDef[] = [
     title: 'PutObject without Content-Type infers it from the body',
     clauses: ['s3.put.content-type-inferred'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'ctype');
       const t = s3Target(ctx);
       const out = await buildS3Request(t, { method: 'PUT', bucket, key: 'pixel', body: PNG as any });
@@ -120,9 +116,9 @@ const properties: PropertyDef[] = [
         !Object.keys(out.headers).some((h) => h.toLowerCase() === 'content-type'),
         'the request would carry a Content-Type',
       );
-      const put = await sendOutgoing(agent, out, ctx.signal);
+      const put = await sendOutgoing(ctx, out);
       expectThat(put.status === 200, 'PUT of PNG bytes without Content-Type', put);
-      const get = await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 'pixel' });
+      const get = await sendS3(ctx, t, { method: 'GET', bucket, key: 'pixel' });
       const type = get.headers['content-type'] ?? '';
       expectThat(
         type.startsWith('image/png'),
@@ -135,10 +131,9 @@ const properties: PropertyDef[] = [
     title: 'A request with Accept-Encoding among its SignedHeaders is accepted',
     clauses: ['s3.presign.accept-encoding-signed'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'ae');
       const t = s3Target(ctx);
-      await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'ae.txt', body: 'accept-encoding' });
+      await sendS3(ctx, t, { method: 'PUT', bucket, key: 'ae.txt', body: 'accept-encoding' });
       for (const value of ['identity', 'gzip, deflate, br']) {
         const out = await buildS3Request(t, {
           method: 'GET',
@@ -149,7 +144,7 @@ const properties: PropertyDef[] = [
         const signedHeaders = /SignedHeaders=([^,]+)/.exec(out.headers.authorization ?? '')?.[1] ?? '';
         if (!signedHeaders.split(';').includes('accept-encoding'))
           ctx.unjudgeable('the signer left accept-encoding out of SignedHeaders');
-        const res = await sendOutgoing(agent, out, ctx.signal);
+        const res = await sendOutgoing(ctx, out);
         // Accepted means served: the object's bytes, unless the target chose to compress them.
         const served =
           res.text === 'accept-encoding' || /gzip|br|deflate/i.test(res.headers['content-encoding'] ?? '');
@@ -167,10 +162,9 @@ const properties: PropertyDef[] = [
       'A presigned URL is refused with 403 once its own X-Amz-Expires has passed, and served before (Amazon S3)',
     clauses: ['s3.presign.expired'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'exp');
       const t = s3Target(ctx);
-      await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 'old.txt', body: 'old' });
+      await sendS3(ctx, t, { method: 'PUT', bucket, key: 'old.txt', body: 'old' });
       const url = new URL(`${t.endpoint.replace(/\/+$/, '')}/${bucket}/old.txt`);
       const signer = signerFor(t);
       const signingDate = new Date(Date.now() - 2 * 3600_000);
@@ -194,7 +188,7 @@ const properties: PropertyDef[] = [
       };
       const get = async (expiresIn: number, signedAt: Date) => {
         const signed = await signer.presign(request(), { expiresIn, signingDate: signedAt });
-        return sendOutgoing(agent, { method: 'GET', url: toUrl(signed.query), headers: {} }, ctx.signal);
+        return sendOutgoing(ctx, { method: 'GET', url: toUrl(signed.query), headers: {} });
       };
       const ok = await get(300, fresh);
       if (ok.status !== 200) ctx.unjudgeable(`a fresh presigned URL was refused (status ${ok.status})`);
@@ -221,17 +215,16 @@ const properties: PropertyDef[] = [
     title: 'No answer, successful or not, carries the secret access key',
     clauses: ['s3.auth.secret-not-echoed'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const bucket = await rawBucket(ctx, 'secret');
       const t = s3Target(ctx);
       const secret = t.secretAccessKey;
       const answers = [
-        await sendS3(ctx, agent, t, { method: 'PUT', bucket, key: 's.txt', body: 'x' }),
-        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 's.txt' }),
-        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 'absent.txt' }),
-        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 's.txt', sign: 'bad-signature' }),
-        await sendS3(ctx, agent, t, { method: 'GET', bucket, key: 's.txt', sign: 'presign', expires: 60 }),
-        await sendS3(ctx, agent, t, { method: 'GET', bucket, query: { 'list-type': '2' } }),
+        await sendS3(ctx, t, { method: 'PUT', bucket, key: 's.txt', body: 'x' }),
+        await sendS3(ctx, t, { method: 'GET', bucket, key: 's.txt' }),
+        await sendS3(ctx, t, { method: 'GET', bucket, key: 'absent.txt' }),
+        await sendS3(ctx, t, { method: 'GET', bucket, key: 's.txt', sign: 'bad-signature' }),
+        await sendS3(ctx, t, { method: 'GET', bucket, key: 's.txt', sign: 'presign', expires: 60 }),
+        await sendS3(ctx, t, { method: 'GET', bucket, query: { 'list-type': '2' } }),
       ];
       for (const [i, a] of answers.entries()) {
         const everything = `${JSON.stringify(a.headers)}\n${a.text}`;
@@ -283,13 +276,12 @@ const properties: PropertyDef[] = [
     title: 'ListBuckets honours cf-max-keys and cf-start-after like the URL parameters',
     clauses: ['s3.list.buckets-cf-headers'],
     async run(ctx) {
-      const agent = ownAgent(ctx);
       const t = s3Target(ctx);
       const mine = [await rawBucket(ctx, 'lb'), await rawBucket(ctx, 'lb'), await rawBucket(ctx, 'lb')].sort(
         utf8Compare,
       );
       const names = (text: string): string[] => {
-        const doc = parseXml(text).ListAllMyBucketsResult;
+        const doc = xmlResult(text, 'ListAllMyBucketsResult');
         const list = doc?.Buckets?.Bucket ?? [];
         return list.map((b: { Name: string }) => String(b.Name));
       };
@@ -298,7 +290,7 @@ const properties: PropertyDef[] = [
           via === 'query'
             ? { query: { 'start-after': mine[0], 'max-keys': '1' } }
             : { headers: { 'cf-start-after': mine[0], 'cf-max-keys': '1' } };
-        const res = await sendS3(ctx, agent, t, { method: 'GET', path: '/', ...args });
+        const res = await sendS3(ctx, t, { method: 'GET', path: '/', ...args });
         expectThat(res.status === 200, `ListBuckets with start-after and max-keys 1 by ${via}`, res);
         const got = names(res.text);
         // Other buckets may come and go meanwhile; the first one after mine[0] is at most mine[1].

@@ -1,5 +1,5 @@
 import type { PropertyContext } from 'edgecheck/kit';
-import { parseXml } from './xml.ts';
+import { xmlResult } from './xml.ts';
 
 /**
  * A bucket made and emptied with plain requests: no XML bodies and no signed payloads, so that a
@@ -21,13 +21,16 @@ async function destroy(ctx: PropertyContext, bucket: string): Promise<void> {
     if (token) query['continuation-token'] = token;
     const listed = await ctx.http({ method: 'GET', bucket, query });
     if (listed.status === 404) return;
-    const page = parseXml(listed.text()).ListBucketResult ?? {};
+    const page = xmlResult(listed.text(), 'ListBucketResult') ?? {};
     for (const c of page.Contents ?? []) await ctx.http({ method: 'DELETE', bucket, key: String(c.Key) });
     token = String(page.IsTruncated) === 'true' ? String(page.NextContinuationToken ?? '') : undefined;
     if (!token) break;
   }
-  const uploads = parseXml((await ctx.http({ method: 'GET', bucket, query: { uploads: '' } })).text());
-  for (const u of uploads.ListMultipartUploadsResult?.Upload ?? []) {
+  const uploads = xmlResult(
+    (await ctx.http({ method: 'GET', bucket, query: { uploads: '' } })).text(),
+    'ListMultipartUploadsResult',
+  );
+  for (const u of uploads?.Upload ?? []) {
     await ctx.http({ method: 'DELETE', bucket, key: String(u.Key), query: { uploadId: String(u.UploadId) } });
   }
   const res = await ctx.http({ method: 'DELETE', bucket });

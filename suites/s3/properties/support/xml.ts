@@ -12,6 +12,24 @@ export function parseXml(text: string): Record<string, any> {
   return parser.parse(text) as Record<string, any>;
 }
 
+/**
+ * The content of a success answer's root element `name`, or of its `...Response` twin: the AWS
+ * SDKs read the children and never the root's name (`CompleteMultipartUploadResponse` parses as
+ * `CompleteMultipartUploadResult` does), and no clause states the suffix. Undefined for any other
+ * root (an Error, another operation's answer) or a body that is not XML.
+ */
+export function xmlResult(text: string, name: string): Record<string, any> | undefined {
+  let doc: Record<string, any>;
+  try {
+    doc = parseXml(text);
+  } catch {
+    return undefined;
+  }
+  const content = doc[name] ?? doc[name.replace(/Result$/, 'Response')];
+  if (content === undefined) return undefined;
+  return content && typeof content === 'object' ? content : {};
+}
+
 export interface ListPage {
   keys: string[];
   prefixes: string[];
@@ -27,7 +45,7 @@ const text = (v: unknown): string | undefined => (v === undefined || v === null 
 
 /** A ListObjects / ListObjectsV2 answer, as the fields the listing rules speak of. */
 export function parseListPage(body: string): ListPage {
-  const doc = parseXml(body).ListBucketResult;
+  const doc = xmlResult(body, 'ListBucketResult');
   if (!doc || typeof doc !== 'object') throw new Error(`not a ListBucketResult: ${body.slice(0, 120)}`);
   const num = (v: unknown) => (v === undefined ? undefined : Number(v));
   return {
