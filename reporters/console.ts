@@ -299,6 +299,7 @@ export class ConsoleReporter implements Reporter {
     }
     if (results.leftovers?.length) lines.push('', ...this.leftovers(results.leftovers));
     if (results.baseline) lines.push('', ...this.baseline(results.baseline));
+    for (const line of results.advice ?? []) lines.push('', `${this.p.bold('Note:')} ${line}`);
     lines.push('', this.p.bold('Totals'));
     if (complete) lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
     lines.push(`  cases    ${this.totals(results.summary.cases)}`);

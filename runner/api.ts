@@ -14,6 +14,7 @@ import { loadSuites } from './load/suite.ts';
 import type { CaseResult, Reporter, RunResults } from './model/results.ts';
 import type { Target } from './model/target.ts';
 import { registerSecret } from './redact.ts';
+import { adviceFor } from './results/advice.ts';
 import { clauseResults, summarize } from './results/aggregate.ts';
 import { compareBaseline, loadBaseline } from './results/baseline.ts';
 import { createAgent } from './transports/agent.ts';
@@ -276,6 +277,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       baseline: diff,
       requests: { ...traffic.counts },
       leftovers,
+      advice: adviceFor(target, cases),
       interrupted,
       stoppedBy: interrupted ? errorMessage(controller.signal.reason) : undefined,
       exitCode,

@@ -17,6 +17,8 @@ export { generateBuffer } from './data/generate.ts';
 export type { BindingCall, HttpRequest } from './model/case.ts';
 export type { PropertyContext, PropertyDef, WireResponse } from './model/property.ts';
 export type { S3Target, Target } from './model/target.ts';
+// How a refused CreateBucket is worded, so that the run's advice finds it wherever it happened.
+export { bucketRefused } from './results/advice.ts';
 export { schemas } from './schema/registry.ts';
 // Raw S3 requests a property varies itself (addressing, region, headers, signing date), built here
 // and sent through ctx.send, paced and retried as the run's own requests are.

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { Agent } from 'undici';
 import type { S3Target } from '../model/target.ts';
+import { bucketRefused } from '../results/advice.ts';
 import { type SendOptions, sendHttp } from '../transports/http.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { TargetBlocked, TargetError } from '../util/errors.ts';
@@ -36,7 +37,7 @@ export async function createBucket(
   if (res.status >= 300) {
     const code = /<Code>([^<]*)<\/Code>/.exec(res.text())?.[1];
     // A refusal is a considered answer: what needs the bucket is blocked, not unjudged.
-    throw new TargetBlocked(`creating bucket ${name}: status ${res.status}${code ? ` ${code}` : ''}`);
+    throw new TargetBlocked(bucketRefused(name, res.status, code));
   }
 }
 

@@ -181,6 +181,8 @@ export interface RunResults {
   requests?: RequestCounts;
   /** Everything teardown could not remove or put back, over all cases. */
   leftovers: (Leftover & { caseId: string })[];
+  /** What a person needs to read the run beyond its verdicts, one line each (a refused region, say). */
+  advice?: string[];
   /** The run was stopped (SIGINT, SIGTERM, or its --max-duration) before every case ran. */
   interrupted: boolean;
   /** What stopped it. */

@@ -36,7 +36,7 @@ function worlds(ctx: PropertyContext): (keys: string[]) => Promise<World> {
       keys.map(async (key) => {
         const res = await ctx.http({ method: 'PUT', bucket: world.bucket, key: world.ns + key, body: '' });
         if (res.status !== 200)
-          ctx.unjudgeable(`could not store key ${JSON.stringify(key)}: status ${res.status}`);
+          ctx.blocked(`could not store key ${JSON.stringify(key)}: status ${res.status}`);
       }),
     );
     return world;

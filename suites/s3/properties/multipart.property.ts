@@ -40,14 +40,13 @@ async function uploadParts(
 ): Promise<{ uploadId: string; parts: Part[] }> {
   const created = await ctx.http({ method: 'POST', bucket, key, query: { uploads: '' } });
   const uploadId = xmlResult(created.text(), 'InitiateMultipartUploadResult')?.UploadId;
-  if (created.status !== 200 || !uploadId)
-    ctx.unjudgeable(`CreateMultipartUpload answered ${created.status}`);
+  if (created.status !== 200 || !uploadId) ctx.blocked(`CreateMultipartUpload answered ${created.status}`);
   const parts: Part[] = [];
   for (const [i, size] of sizes.entries()) {
     const body = generateBuffer(seed + i, 0, size);
     const query = { partNumber: String(i + 1), uploadId: String(uploadId) };
     const res = await ctx.http({ method: 'PUT', bucket, key, query, body });
-    if (res.status !== 200) ctx.unjudgeable(`UploadPart ${i + 1} of ${size} bytes answered ${res.status}`);
+    if (res.status !== 200) ctx.blocked(`UploadPart ${i + 1} of ${size} bytes answered ${res.status}`);
     parts.push({ number: i + 1, size, seed: seed + i, md5: md5(body), etag: res.headers.etag });
   }
   return { uploadId: String(uploadId), parts };

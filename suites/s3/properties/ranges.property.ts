@@ -13,8 +13,7 @@ function objectStore(ctx: PropertyContext) {
     let key = uploaded.get(size);
     if (!key) {
       key = ctx.http({ method: 'PUT', bucket: b, key: `obj-${size}`, body: bytes }).then((res) => {
-        if (res.status !== 200)
-          ctx.unjudgeable(`could not store a ${size}-byte object: status ${res.status}`);
+        if (res.status !== 200) ctx.blocked(`could not store a ${size}-byte object: status ${res.status}`);
         return `obj-${size}`;
       });
       uploaded.set(size, key);

@@ -327,8 +327,9 @@ async function put(
     headers: requestHeaders(op.attrs),
     body: bytes,
   });
+  // A refused write is a setup this property cannot go on without: blocked, as a case's would be.
   if (res.status !== 200)
-    ctx.unjudgeable(
+    ctx.blocked(
       `PutObject of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${res.status}: ${res.text().slice(0, 160)}`,
     );
   model.objects.set(key, { ...op.attrs, bytes, how: 'PutObject', etag: res.headers.etag });
@@ -351,7 +352,12 @@ async function multipart(
     headers: requestHeaders(op.attrs),
   });
   const uploadId = xmlResult(created.text(), 'InitiateMultipartUploadResult')?.UploadId;
-  if (created.status !== 200 || !uploadId)
+  if (created.status !== 200) {
+    ctx.blocked(
+      `CreateMultipartUpload of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${created.status}`,
+    );
+  }
+  if (!uploadId)
     ctx.unjudgeable(
       `CreateMultipartUpload of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${created.status}`,
     );
@@ -373,7 +379,11 @@ async function multipart(
     query,
     body: completeXml([{ number: 1, etag: part.headers.etag }]),
   });
-  if (done.status !== 200 || !xmlResult(done.text(), 'CompleteMultipartUploadResult'))
+  if (done.status !== 200)
+    ctx.blocked(
+      `CompleteMultipartUpload of ${show(key)} answered ${done.status}: ${done.text().slice(0, 160)}`,
+    );
+  if (!xmlResult(done.text(), 'CompleteMultipartUploadResult'))
     ctx.unjudgeable(
       `CompleteMultipartUpload of ${show(key)} answered ${done.status}: ${done.text().slice(0, 160)}`,
     );
@@ -395,7 +405,11 @@ async function copy(
     Object.assign(headers, requestHeaders(op.replace), { 'x-amz-metadata-directive': 'REPLACE' });
   else if (op.explicitCopy) headers['x-amz-metadata-directive'] = 'COPY';
   const res = await ctx.http({ method: 'PUT', bucket: w.bucket, key: w.ns + key, headers });
-  const result = res.status === 200 ? xmlResult(res.text(), 'CopyObjectResult') : undefined;
+  if (res.status !== 200)
+    ctx.blocked(
+      `CopyObject ${show(from)} -> ${show(key)} answered ${res.status}: ${res.text().slice(0, 160)}`,
+    );
+  const result = xmlResult(res.text(), 'CopyObjectResult');
   if (!result)
     ctx.unjudgeable(
       `CopyObject ${show(from)} -> ${show(key)} answered ${res.status}: ${res.text().slice(0, 160)}`,

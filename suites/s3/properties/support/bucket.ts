@@ -1,4 +1,4 @@
-import type { PropertyContext } from 'edgecheck/kit';
+import { bucketRefused, type PropertyContext, type WireResponse } from 'edgecheck/kit';
 import { xmlResult } from './xml.ts';
 
 /**
@@ -8,14 +8,20 @@ import { xmlResult } from './xml.ts';
 export async function rawBucket(ctx: PropertyContext, label: string): Promise<string> {
   const name = ctx.bucketName(label);
   // Registered first: a PUT cut short by an interrupt may still have made the bucket.
-  ctx.defer(() => destroy(ctx, name), `bucket ${name}`);
+  ctx.defer(() => destroyBucket(ctx, name), `bucket ${name}`);
   const res = await ctx.http({ method: 'PUT', bucket: name });
-  if (res.status !== 200) ctx.unjudgeable(`could not create bucket ${name}: status ${res.status}`);
+  // A refusal is the target's considered answer: what needs the bucket is blocked, as a case is.
+  if (res.status !== 200) ctx.blocked(bucketRefused(name, res.status, errorCode(res)));
   return name;
 }
 
+/** The S3 error code of an answer, if it has one. */
+export function errorCode(res: WireResponse): string | undefined {
+  return /<Code>([^<]*)<\/Code>/.exec(res.text())?.[1];
+}
+
 /** Empties and deletes the bucket; throws unless it is gone, so the run lists what is left. */
-async function destroy(ctx: PropertyContext, bucket: string): Promise<void> {
+export async function destroyBucket(ctx: PropertyContext, bucket: string): Promise<void> {
   for (let token: string | undefined, n = 0; n < 1000; n++) {
     const query: Record<string, string> = { 'list-type': '2' };
     if (token) query['continuation-token'] = token;
