@@ -1,0 +1,100 @@
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An S3 endpoint that behaves as implementations nobody here wrote do, in front of the reference:
+ * every request is passed through unchanged except where a chosen habit answers instead. Each habit
+ * is one that moto (or a busy service) shows, so a test can hold a verdict class to it without
+ * needing moto itself.
+ */
+export interface ForeignHabits {
+  /** CreateBucket signed for region `auto` answers 400 IllegalLocationConstraintException (moto). */
+  refuseAutoCreate?: boolean;
+  /** AbortMultipartUpload of an upload already completed answers 404 NoSuchUpload (moto, S3). */
+  completedAbort404?: boolean;
+  /** AbortMultipartUpload answers 404 NoSuchUpload and aborts nothing (a broken target). */
+  abortAlways404?: boolean;
+  /** Every n-th request answers `throttleStatus` (default 503) with `Retry-After: 0` instead (a busy service). */
+  throttleEvery?: number;
+  throttleStatus?: 429 | 503;
+}
+
+export interface ForeignProxy {
+  url: string;
+  /** How often each habit answered instead of the reference. */
+  counts: { refusedAutoCreate: number; abort404: number; throttled: number; forwarded: number };
+  close(): Promise<void>;
+}
+
+const xmlError = (res: ServerResponse, status: number, code: string, message: string) => {
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+  res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+};
+
+/** The region of a SigV4 Authorization header's credential scope. */
+const signedRegion = (req: IncomingMessage) =>
+  /Credential=[^/]+\/\d{8}\/([^/]*)\/s3\//.exec(String(req.headers.authorization ?? ''))?.[1];
+
+export async function startForeignProxy(upstream: string, habits: ForeignHabits): Promise<ForeignProxy> {
+  const up = new URL(upstream);
+  const completed = new Set<string>();
+  const counts = { refusedAutoCreate: 0, abort404: 0, throttled: 0, forwarded: 0 };
+  let seen = 0;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const parts = url.pathname.split('/').filter(Boolean);
+    const uploadId = url.searchParams.get('uploadId');
+    seen += 1;
+    if (habits.throttleEvery && seen % habits.throttleEvery === 0) {
+      counts.throttled += 1;
+      req.resume();
+      res.writeHead(habits.throttleStatus ?? 503, { 'retry-after': '0', 'content-length': 0 });
+      res.end();
+      return;
+    }
+    if (habits.refuseAutoCreate && req.method === 'PUT' && parts.length === 1 && url.search === '') {
+      if (signedRegion(req) === 'auto') {
+        counts.refusedAutoCreate += 1;
+        req.resume();
+        xmlError(
+          res,
+          400,
+          'IllegalLocationConstraintException',
+          'The unspecified location constraint is incompatible for the region specific endpoint this request was sent to.',
+        );
+        return;
+      }
+    }
+    if (req.method === 'DELETE' && uploadId) {
+      if (habits.abortAlways404 || (habits.completedAbort404 && completed.has(uploadId))) {
+        counts.abort404 += 1;
+        req.resume();
+        xmlError(res, 404, 'NoSuchUpload', 'The specified multipart upload does not exist.');
+        return;
+      }
+    }
+    counts.forwarded += 1;
+    const out = httpRequest(
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        if (req.method === 'POST' && uploadId && answer.statusCode === 200) completed.add(uploadId);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

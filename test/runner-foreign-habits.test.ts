@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReferenceHandle, startReference } from '../reference/server.ts';
+import { runEdgecheck, today } from '../runner/api.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import type { Target } from '../runner/model/target.ts';
+import { type ForeignHabits, type ForeignProxy, startForeignProxy } from './helpers/foreign-proxy.ts';
+
+/*
+ * Verdict classes that implementations nobody here wrote exposed, each held to a target with that
+ * implementation's habit (moto's, or a busy service's) in front of the reference, which is right
+ * about everything else: a habit the spec allows changes no verdict, and one it forbids fails the
+ * clause it breaks, with the exchange that shows it.
+ */
+
+let reference: ReferenceHandle;
+const proxies: ForeignProxy[] = [];
+
+beforeAll(async () => {
+  reference = await startReference({ asOf: today() });
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  await reference?.close();
+});
+
+async function runThrough(
+  habits: ForeignHabits,
+  select: { clauses?: string[]; cases?: string[] },
+  region = 'auto',
+): Promise<{ proxy: ForeignProxy; results: RunResults }> {
+  const proxy = await startForeignProxy(reference.urls.s3, habits);
+  proxies.push(proxy);
+  const s3 = reference.target().s3!;
+  const target: Target = { name: 'foreign', features: [], s3: { ...s3, endpoint: proxy.url, region } };
+  const results = await runEdgecheck({ suites: ['s3'], target, seed: 20261125, ...select });
+  return { proxy, results };
+}
+
+const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+
+describe('teardown: what the run completed or deleted is gone, not left behind', () => {
+  const MULTIPART = [
+    's3.mpu.*',
+    's3.checksum.multipart-*',
+    's3.copy.upload-part-copy',
+    's3.object.multipart-headers',
+  ];
+
+  it('an abort of a completed upload answering 404 NoSuchUpload leaves nothing listed', async () => {
+    const { proxy, results } = await runThrough({ completedAbort404: true }, { clauses: MULTIPART });
+    expect(proxy.counts.abort404).toBeGreaterThan(0);
+    expect(results.leftovers).toEqual([]);
+    expect(results.clauses.filter((c) => c.verdict !== 'pass' && c.verdict !== 'untested')).toEqual([]);
+    expect(results.exitCode).toBe(0);
+  }, 60_000);
+
+  it('an abort answering 404 for an upload that is still there is listed: the read-back finds it', async () => {
+    // The upload stays open to the end; the bucket's teardown aborts it through the 404.
+    const { proxy, results } = await runThrough({ abortAlways404: true }, { cases: ['s3.mpu.list-parts'] });
+    expect(proxy.counts.abort404).toBeGreaterThan(0);
+    expect(results.leftovers.map((l) => l.what)).toEqual([expect.stringMatching(/^bucket ec-/)]);
+    expect(results.exitCode).toBe(1);
+  }, 60_000);
+});
+
+describe('setup refused: blocked, except for the clause the refusal disproves', () => {
+  let proxy: ForeignProxy;
+  let results: RunResults;
+  beforeAll(async () => {
+    ({ proxy, results } = await runThrough(
+      { refuseAutoCreate: true },
+      { clauses: ['s3.region.*', 's3.list.*', 's3.cond.*'] },
+    ));
+  }, 60_000);
+
+  it('s3.region.auto fails, citing the refused CreateBucket', () => {
+    expect(proxy.counts.refusedAutoCreate).toBeGreaterThan(0);
+    const auto = results.cases.flatMap((c) => c.checks).filter((k) => k.clauses.includes('s3.region.auto'));
+    expect(auto.map((k) => k.verdict)).toContain('fail');
+    const failed = auto.find((k) => k.verdict === 'fail')!;
+    expect(failed.message).toMatch(
+      /CreateBucket signed for region "auto".*IllegalLocationConstraintException/,
+    );
+  });
+
+  it('nothing else is failed or errored for want of a bucket: it is blocked', () => {
+    // The region clauses are about CreateBucket itself: a refused one is their evidence.
+    const judged = results.cases
+      .flatMap((c) => c.checks)
+      .filter((k) => !k.clauses.some((id) => id.startsWith('s3.region.')));
+    const unjust = judged
+      .filter((k) => k.verdict === 'fail' || k.verdict === 'error')
+      .map((k) => `${k.caseId}: ${k.message}`);
+    expect(unjust).toEqual([]);
+    expect(judged.filter((k) => k.verdict === 'blocked').length).toBeGreaterThan(10);
+  });
+
+  it('the run says in one line that the target refuses region auto and that --region checks the rest', () => {
+    expect(results.advice).toHaveLength(1);
+    expect(results.advice![0]).toMatch(
+      /refuses CreateBucket signed for region auto .*IllegalLocationConstraintException.*--region/,
+    );
+  });
+
+  it('signed for the region such a target takes, the same clauses pass but s3.region.auto', async () => {
+    const again = await runThrough(
+      { refuseAutoCreate: true },
+      { clauses: ['s3.region.*', 's3.list.*', 's3.cond.*'] },
+      'us-east-1',
+    );
+    const bad = again.results.clauses
+      .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
+      .map((c) => c.id);
+    expect(bad).toEqual(['s3.region.auto']);
+    expect(again.results.advice ?? []).toEqual([]);
+  }, 60_000);
+});
+
+describe('a throttled answer is never judged as the target’s: every request of every suite is retried', () => {
+  const clauses = [
+    's3.region.*',
+    's3.addressing.*',
+    's3.list.*',
+    's3.cond.*',
+    's3.presign.*',
+    's3.mpu.*',
+    's3.get.*',
+  ];
+  let clean: RunResults;
+  beforeAll(async () => {
+    ({ results: clean } = await runThrough({}, { clauses }));
+  }, 60_000);
+
+  it('a 429 with Retry-After: 0 on every fifth request changes no verdict', async () => {
+    const busy = await runThrough({ throttleEvery: 5, throttleStatus: 429 }, { clauses });
+    expect(busy.proxy.counts.throttled).toBeGreaterThan(20);
+    expect(busy.results.requests?.retried).toBeGreaterThan(0);
+    expect(verdicts(busy.results)).toEqual(verdicts(clean));
+  }, 120_000);
+
+  it('a 503 on every fifth request fails nothing: a POST it cuts, which is not retried, is an error', async () => {
+    const busy = await runThrough({ throttleEvery: 5, throttleStatus: 503 }, { clauses });
+    expect(busy.proxy.counts.throttled).toBeGreaterThan(20);
+    const changed = Object.entries(verdicts(busy.results)).filter(([id, v]) => v !== verdicts(clean)[id]);
+    expect(changed.filter(([, v]) => v === 'fail')).toEqual([]);
+    expect(changed.every(([, v]) => v === 'error' || v === 'blocked')).toBe(true);
+  }, 120_000);
+});
