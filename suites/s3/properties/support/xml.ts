@@ -1,7 +1,9 @@
-import { XMLParser } from 'edgecheck/kit';
+import { decodeXmlEntities, XMLParser } from 'edgecheck/kit';
 
 // Keys may begin or end with spaces, so text is never trimmed; list elements are always arrays.
 const parser = new XMLParser({
+  processEntities: false,
+  tagValueProcessor: (_name, value) => decodeXmlEntities(value),
   ignoreAttributes: true,
   parseTagValue: false,
   trimValues: false,
