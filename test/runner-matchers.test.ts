@@ -238,6 +238,13 @@ describe('XML paths', () => {
   it('XML that is not well-formed is a TargetError, not a failure', () => {
     expect(() => parseXml('<a><b></a>')).toThrow(TargetError);
   });
+  it('character references and XML entities are decoded once, as an XML parser must', () => {
+    const doc = parseXml(
+      '<ListBucketResult><Key>it&#x27;s &#39;&amp;#39; &lt;&#x1F600;&gt;</Key><O a="&quot;x&#34;"/></ListBucketResult>',
+    );
+    expect(getXmlPath(doc, '/ListBucketResult/Key')).toBe("it's '&#39; <\u{1F600}>");
+    expect(getXmlPath(doc, '/ListBucketResult/O/@a')).toBe('"x"');
+  });
   it('a ...Result root is also read under its ...Response name, as the AWS SDKs read it; no other name', () => {
     const moto = parseXml(
       '<CompleteMultipartUploadResponse xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Key>k</Key>' +
