@@ -42,6 +42,9 @@ embedded:FAULT,FAULT with faults on); NAME= may be left out.
   --runs N               sequences tried per search for a new difference (default 100)
   --length N             the most commands in a sequence (default 6)
   --max-differences N    stop after this many distinct differences (default 10)
+  --headers named|all    compare a header's value only where a clause names it (default
+                         named: any other header by presence); all: every header's value.
+                         Request ids and dates, under any header name, are never compared
   --baseline FILE        known differences (YAML: differences: [{signature, reason}]): shown as
                          known, and not counted against the exit code
   --replay SEED:PATH     replay one shrunk sequence, as a finding prints it
@@ -56,7 +59,7 @@ Exit code: 0 when no difference outside the baseline is found; 1 when one is; 2 
 const AREAS = ['s3', 'dns', 'rulesets'] as const;
 type Area = (typeof AREAS)[number];
 /** The model of each area, named by the run's id (its resources carry it). */
-const MODELS: Record<Area, (runId: string) => DiffModel<any, any>> = {
+const MODELS: Record<Area, (runId: string, headers: 'named' | 'all') => DiffModel<any, any>> = {
   s3: s3Model,
   dns: dnsModel,
   rulesets: rulesetModel,
@@ -68,6 +71,7 @@ const OPTIONS = {
   runs: { type: 'string' },
   length: { type: 'string' },
   'max-differences': { type: 'string' },
+  headers: { type: 'string' },
   baseline: { type: 'string' },
   replay: { type: 'string' },
   json: { type: 'string' },
@@ -116,6 +120,9 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
   if (v.replay && !replay)
     throw new InputError(`--replay ${v.replay}`, 'write SEED:PATH as a finding prints it');
   const asOf = date('--as-of', v['as-of']) ?? today();
+  const headers = v.headers ?? 'named';
+  if (headers !== 'named' && headers !== 'all')
+    throw new InputError(`--headers ${headers}`, 'write --headers named or --headers all');
   const options = {
     runId: newRunId(),
     seed: int('--seed', v.seed, 0, 2 ** 31 - 1) ?? Math.floor(Math.random() * 2 ** 31),
@@ -162,7 +169,7 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
     const reports: DiffReport[] = [];
     for (const a of areas) {
       try {
-        const report = await runDiff(sides, options, MODELS[a](options.runId));
+        const report = await runDiff(sides, options, MODELS[a](options.runId, headers));
         // A replay is of one model's sequence: the finding says which.
         reports.push({ ...report, findings: report.findings.map((f) => ({ ...f, area: a })) });
       } catch (err) {

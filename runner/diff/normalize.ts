@@ -15,16 +15,13 @@ export interface Normalized {
   body: string[];
 }
 
-/** Headers that differ between correct implementations, or between two answers of one. */
+/** Headers of the connection and of the server's own make, not of the answer. */
 const IGNORED_HEADERS = new Set([
   'date',
   'connection',
   'keep-alive',
   'transfer-encoding',
   'server',
-  'x-amz-request-id',
-  'x-amz-id-2',
-  'cf-ray',
   'vary',
   'access-control-allow-origin',
   'x-amz-version-id',
@@ -45,17 +42,46 @@ const OPAQUE_HEADERS = new Set([
 const OPAQUE_ELEMENTS =
   /(^|\/)(ETag|LastModified|UploadId|NextContinuationToken|ContinuationToken|Initiated|Size)$/;
 const DROPPED_ELEMENTS =
-  /(^|\/)(RequestId|HostId|Message|Resource|Owner|StorageClass|Location|ActualObjectSize|RangeRequested)(\/|$)/;
+  /(^|\/)(RequestId|HostId|Message|Resource|Owner|StorageClass|Location|ActualObjectSize|RangeRequested)(\/|$)|^\/Error\/(?!Code$|@xmlns$)/;
 
-export function normalize(res: StepResponse, method = 'GET'): Normalized {
+/**
+ * A `...Response` root read as its `...Result` twin, as the AWS SDKs read both (they never look at
+ * the root's name): a vendor's choice of suffix is no difference.
+ */
+function resultRoot(doc: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k.replace(/Response$/, 'Result'), v]));
+}
+
+/**
+ * A vendor's request or trace id, whatever the vendor calls it (`x-amz-request-id`,
+ * `x-amzn-requestid`, `cf-ray`, `x-request-id`, `x-amz-id-2`): every answer has its own.
+ */
+const ID_HEADER = /(request|trace|correlation|span)-?id|(^|-)(id-\d+|ray)$/i;
+/** A date or time, in any header: when it was answered, or when the target stored something. */
+const DATE_VALUE =
+  /^(\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)$/;
+
+/** How headers are compared: `named`, by value where a clause names the header and else by presence; `all`, by value. */
+export interface HeaderComparison {
+  mode: 'named' | 'all';
+  /** The headers some clause states a value of (lower case). */
+  named: ReadonlySet<string>;
+}
+
+export function normalize(
+  res: StepResponse,
+  method = 'GET',
+  compare: HeaderComparison = { mode: 'all', named: new Set() },
+): Normalized {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers)) {
-    if (IGNORED_HEADERS.has(name)) continue;
-    headers[name] = OPAQUE_HEADERS.has(name) ? '(present)' : value.replace(/\s*,\s*/g, ',');
+    if (IGNORED_HEADERS.has(name) || ID_HEADER.test(name) || DATE_VALUE.test(value.trim())) continue;
+    const byValue = !OPAQUE_HEADERS.has(name) && (compare.mode === 'all' || compare.named.has(name));
+    headers[name] = byValue ? value.replace(/\s*,\s*/g, ',') : '(present)';
   }
   const text = res.text();
-  // The type of an empty body says nothing, but for HEAD, where it is the object's.
-  if (!text.length && method !== 'HEAD') delete headers['content-type'];
+  // The type of an empty body says nothing, but for a HEAD that found the object, where it is the object's.
+  if (!text.length && !(method === 'HEAD' && res.status < 300)) delete headers['content-type'];
   let body: string[] = [];
   let errorCode: string | undefined;
   if (/^\s*(<\?xml[^>]*>\s*)?<[A-Za-z]/.test(text)) {
@@ -63,7 +89,7 @@ export function normalize(res: StepResponse, method = 'GET'): Normalized {
       const doc = parseXml(text) as Record<string, unknown>;
       const error = doc.Error as Record<string, unknown> | undefined;
       if (error && typeof error === 'object') errorCode = String(error.Code ?? '');
-      body = flatten(doc, '');
+      body = flatten(resultRoot(doc), '');
     } catch {
       body = [`(unparsed XML of ${text.length} bytes)`];
     }

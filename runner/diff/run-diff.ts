@@ -200,8 +200,10 @@ export async function runDiff<C, S>(
             answers[0][step] ?? missing(),
             answers[1][step] ?? missing(),
           ];
-          for (const difference of differences(pair[0], pair[1])) {
-            const clauses = model.clauses(cmd, difference);
+          const ranked = differences(pair[0], pair[1])
+            .map((difference) => ({ difference, clauses: model.clauses(cmd, difference) }))
+            .sort((x, y) => rank(x.difference, x.clauses) - rank(y.difference, y.clauses));
+          for (const { difference, clauses } of ranked) {
             const signature = model.signature(cmd, difference);
             const shown = { at: i, difference, clauses, signature, answers: pair };
             if (known.has(signature)) knownSeen.push(shown);
@@ -256,7 +258,10 @@ export async function runDiff<C, S>(
       await model.setup(side, send);
       prepared.push(side);
     }
-    for (let round = 0; round < options.maxDifferences; round++) {
+    // A search that finds nothing new (a shrunk sequence that no longer shows its difference)
+    // costs no slot of --max-differences; the searches themselves are bounded all the same.
+    const newFound = () => findings.length;
+    for (let round = 0; newFound() < options.maxDifferences && round < options.maxDifferences * 3; round++) {
       const seed = options.replay?.seed ?? options.seed + round;
       currentSeed = seed;
       const details = await fc.check(property, {
@@ -278,6 +283,8 @@ export async function runDiff<C, S>(
       if (options.replay) break;
     }
     findings.push(...knownAt.values());
+    // What a user acts on first: a clause's departure, then a status, a body, a header.
+    findings.sort((x, y) => rank(x.difference, x.clauses) - rank(y.difference, y.clauses));
     const seen = new Set(findings.map((f) => f.signature));
     return {
       sides: [sides[0].name, sides[1].name],
@@ -298,17 +305,31 @@ export async function runDiff<C, S>(
   }
 }
 
+/**
+ * How much a difference says, least first: one a clause decides, then a status, an error code or a
+ * body (what the operation answered), then a header's value, then a header present on one side only.
+ */
+function rank(d: Difference, clauses: string[]): number {
+  if (clauses.length) return 0;
+  if (d.aspect === 'status' || d.aspect === 'error-code' || d.aspect === 'body') return 1;
+  return d.a === '(absent)' || d.b === '(absent)' ? 3 : 2;
+}
+
 function missing(): Normalized {
   return { status: 0, headers: {}, body: ['(not sent: an earlier request of the command failed)'] };
 }
 
 /**
  * What tells one difference from another: the command, where it differs and, for a status, the two
- * statuses; for a body, the elements that differ (their values aside). The same departure seen
+ * statuses; for a body, the elements that differ (their values aside); a header present on one
+ * side only, whatever the command. The same departure seen
  * through other commands' options is then one finding.
  */
 export function signatureOf(cmd: { op: string }, d: Difference): string {
   if (d.aspect === 'status') return `${cmd.op} status ${d.a} / ${d.b}`;
+  // A header one side sends and the other never does is one difference, whichever command shows it.
+  if (d.aspect.startsWith('header:') && (d.a === '(absent)' || d.b === '(absent)'))
+    return `${d.aspect} on one side only`;
   if (d.aspect !== 'body') return `${cmd.op} ${d.aspect}`;
   const paths = new Set(
     `${d.a}; ${d.b}`

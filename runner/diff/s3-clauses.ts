@@ -2,6 +2,21 @@ import type { Difference } from './normalize.ts';
 import type { S3Command } from './s3-commands.ts';
 
 /**
+ * The response headers whose value an S3 clause states: compared by value in differential mode.
+ * Any other header is compared by presence only (a vendor's own, or one SPEC leaves open).
+ */
+export const CLAUSE_HEADERS: ReadonlySet<string> = new Set([
+  'content-range',
+  'content-type',
+  'content-encoding',
+  'x-amz-bucket-region',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'x-amz-checksum-sha256',
+  'x-amz-checksum-sha1',
+]);
+
+/**
  * The clauses that decide how a command must be answered, where one does: a difference in the
  * answer to that command is a departure from one of them by one of the two targets. Where none
  * does, the difference is labelled "no clause": a candidate for a new clause.

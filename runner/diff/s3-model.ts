@@ -1,8 +1,8 @@
 import { TargetError } from '../util/errors.ts';
-import { normalize } from './normalize.ts';
+import { type HeaderComparison, normalize } from './normalize.ts';
 import type { DiffModel } from './run-diff.ts';
 import { signatureOf } from './run-diff.ts';
-import { clausesFor } from './s3-clauses.ts';
+import { CLAUSE_HEADERS, clausesFor } from './s3-clauses.ts';
 import { describeCommand, type Etags, KEYS, requestsFor, type S3Command, s3Command } from './s3-commands.ts';
 
 interface S3State {
@@ -13,9 +13,13 @@ interface S3State {
 
 const etagIn = (xml: string) => /<ETag>([^<]+)<\/ETag>/.exec(xml)?.[1]?.replace(/&quot;/g, '"');
 
-/** Objects and uploads in one bucket the run creates on each side, a key prefix per sequence. */
-export function s3Model(runId: string): DiffModel<S3Command, S3State> {
+/**
+ * Objects and uploads in one bucket the run creates on each side, a key prefix per sequence.
+ * Headers no clause names are compared by presence only, unless `headers` is `all`.
+ */
+export function s3Model(runId: string, headers: 'named' | 'all' = 'named'): DiffModel<S3Command, S3State> {
   const bucket = `ec-${runId}-diff`;
+  const compare: HeaderComparison = { mode: headers, named: CLAUSE_HEADERS };
   return {
     command: s3Command,
     describe: describeCommand,
@@ -71,7 +75,7 @@ export function s3Model(runId: string): DiffModel<S3Command, S3State> {
           }
         }
       }
-      return out.map((r) => normalize(r, method));
+      return out.map((r) => normalize(r, method, compare));
     },
     async clear(side, state, ask) {
       const left: string[] = [];
