@@ -30,7 +30,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Callable
 
-from botocore.auth import S3SigV4Auth, SigV4QueryAuth
+from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
@@ -210,7 +210,7 @@ class Target:
         qs = urllib.parse.urlencode(list((query or {}).items()), quote_via=urllib.parse.quote, safe="~")
         url = self.endpoint.rstrip("/") + path + (f"?{qs}" if qs else "")
         req = AWSRequest(method=method, url=url)
-        SigV4QueryAuth(Credentials(self.key, self.secret), "s3", self.region, expires=expires).add_auth(req)
+        S3SigV4QueryAuth(Credentials(self.key, self.secret), "s3", self.region, expires=expires).add_auth(req)
         return req.url
 
     def get_url(self, url: str, method: str = "GET", headers: dict[str, str] | None = None) -> Answer:

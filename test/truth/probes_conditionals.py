@@ -1,0 +1,168 @@
+"""Conditional requests (S3 behaviour 9): If-Match / If-None-Match with ETag lists, weak ETags and
+the wildcard on GET, HEAD and PUT; and, as Amazon S3 documents them, 304/412 on reads, the order of
+If-Match before If-None-Match, and CopyObject's x-amz-copy-source-if-(none-)match."""
+
+from __future__ import annotations
+
+from truth import Target, Unjudgeable, departs, holds, probe, unjudgeable
+
+BODY = b"conditional-body"
+OTHER = '"00000000000000000000000000000000"'
+OTHER2 = '"11111111111111111111111111111111"'
+
+
+class Tally:
+    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
+
+    def __init__(self) -> None:
+        self.ok: list[str] = []
+        self.bad: list[str] = []
+        self.undecided: list[str] = []
+
+    def check(self, ok: bool, seen: str) -> bool:
+        (self.ok if ok else self.bad).append(seen)
+        return ok
+
+    def skip(self, why: str) -> None:
+        self.undecided.append(why)
+
+    def outcome(self):
+        if self.bad:
+            return departs("; ".join(self.bad))
+        if self.undecided:
+            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
+        return holds("; ".join(self.ok))
+
+
+def st(a) -> str:
+    return f"{a.status}{' ' + a.code if a.code else ''}"
+
+
+def with_object(t: Target) -> tuple[str, str]:
+    b = t.new_bucket()
+    etag = t.put(b, "obj", BODY).header("etag")
+    if not etag or not etag.startswith('"'):
+        raise Unjudgeable(f"PutObject answered ETag {etag!r}, not a quoted ETag to build conditions from")
+    return b, etag
+
+
+def expected(method: str, header: str, matches: bool) -> int:
+    """Amazon S3 / RFC 9110: If-Match miss 412; If-None-Match hit 304 on reads, 412 on writes."""
+    if header == "if-match":
+        return 200 if matches else 412
+    if not matches:
+        return 200
+    return 412 if method == "PUT" else 304
+
+
+def show(value: str, etag: str) -> str:
+    """A header value with the object's ETag shown as <etag> and the made-up ones as <other>."""
+    return value.replace(etag, "<etag>").replace(OTHER, "<other>").replace(OTHER2, "<other2>")
+
+
+def conditional(t: Target, tally: Tally, b: str, etag: str, method: str, header: str, value: str,
+                matches: bool, key: str = "obj") -> None:
+    # A PUT writes the same bytes, so the object's ETag stays what the conditions are built from.
+    a = t.request(method, b, key, headers={header: value}, body=BODY if method == "PUT" else b"")
+    want = expected(method, header, matches)
+    body_ok = method != "GET" or a.status != 200 or a.body == BODY
+    tally.check(a.status == want and body_ok,
+                f"{method} {header}: {show(value, etag)} -> {a.status}{'' if body_ok else ' with other bytes'} (want {want})")
+
+
+@probe("s3.cond.etag-list")
+def _(t: Target):
+    b, e = with_object(t)
+    tally = Tally()
+    hits = {"GET": f"{OTHER}, {e}", "HEAD": f"{e},{OTHER}", "PUT": f"{OTHER} , {e} , {OTHER2}"}
+    misses = {"GET": f"{OTHER}, {OTHER2}", "HEAD": f"{OTHER},{OTHER2}", "PUT": f'{OTHER} , {OTHER2} , W/"2"'}
+    for method in ("GET", "HEAD", "PUT"):
+        for header in ("if-match", "if-none-match"):
+            conditional(t, tally, b, e, method, header, hits[method], True)
+            conditional(t, tally, b, e, method, header, misses[method], False)
+    return tally.outcome()
+
+
+@probe("s3.cond.weak-etag")
+def _(t: Target):
+    b, e = with_object(t)
+    tally = Tally()
+    for method in ("GET", "HEAD", "PUT"):
+        conditional(t, tally, b, e, method, "if-none-match", f"W/{e}", True)
+        conditional(t, tally, b, e, method, "if-none-match", f"W/{OTHER}", False)
+    conditional(t, tally, b, e, "GET", "if-none-match", f"W/{OTHER}, W/{e}", True)
+    conditional(t, tally, b, e, "HEAD", "if-none-match", f"{OTHER}, W/{e}", True)
+    return tally.outcome()
+
+
+@probe("s3.cond.wildcard")
+def _(t: Target):
+    b, e = with_object(t)
+    tally = Tally()
+    # The valid twin of the refused write: If-None-Match * on a key that does not exist goes ahead.
+    twin = t.request("PUT", b, "fresh", headers={"if-none-match": "*"}, body=BODY)
+    if twin.status != 200:
+        tally.skip(f"PUT of a new key with if-none-match: * was refused too ({st(twin)})")
+    for method in ("GET", "HEAD", "PUT"):
+        conditional(t, tally, b, e, method, "if-match", "*", True)
+        if method != "PUT" or twin.status == 200:
+            conditional(t, tally, b, e, method, "if-none-match", "*", True)
+    return tally.outcome()
+
+
+@probe("s3.cond.get-not-modified")
+def _(t: Target):
+    b, e = with_object(t)
+    tally = Tally()
+    for method in ("GET", "HEAD"):
+        # The valid twins: the same headers with the other ETag are served.
+        twins_ok = True
+        for header, value in (("if-none-match", OTHER), ("if-match", e)):
+            a = t.request(method, b, "obj", headers={header: value})
+            if a.status != 200:
+                twins_ok = False
+                tally.skip(f"{method} with {header}: {value} was refused ({a.status})")
+        if not twins_ok:
+            continue
+        conditional(t, tally, b, e, method, "if-none-match", e, True)
+        conditional(t, tally, b, e, method, "if-match", OTHER, False)
+    return tally.outcome()
+
+
+@probe("s3.cond.precedence")
+def _(t: Target):
+    b, e = with_object(t)
+    tally = Tally()
+    for im, inm, want in ((e, OTHER, 200), (OTHER, e, 412), (OTHER, OTHER2, 412), (e, e, 304)):
+        a = t.request("GET", b, "obj", headers={"if-match": im, "if-none-match": inm})
+        tally.check(a.status == want,
+                    f"GET if-match {'hit' if im == e else 'miss'} + if-none-match {'hit' if inm == e else 'miss'} "
+                    f"-> {a.status} (want {want})")
+    return tally.outcome()
+
+
+@probe("s3.cond.copy-source")
+def _(t: Target):
+    b, e = with_object(t)
+    tally = Tally()
+    cases = [
+        ("x-amz-copy-source-if-match", e, 200),
+        ("x-amz-copy-source-if-match", OTHER, 412),
+        ("x-amz-copy-source-if-none-match", OTHER, 200),
+        ("x-amz-copy-source-if-none-match", e, 412),
+    ]
+    # The copies whose condition holds come first: the clause owes them (a copy that goes ahead), and
+    # without them a 412 could be a refusal of every conditional copy.
+    twins_ok = True
+    for n, (header, value, want) in enumerate(cases):
+        dest = f"copy-{n}"
+        a = t.request("PUT", b, dest, headers={"x-amz-copy-source": f"/{b}/obj", header: value})
+        seen = f"CopyObject with {header}: {'its ETag' if value == e else 'another ETag'} -> {st(a)}"
+        if want == 200:
+            twins_ok = tally.check(a.status == 200 and a.root != "Error", f"{seen} (want 200)") and twins_ok
+        elif not twins_ok and a.status == 412:
+            tally.skip(f"{seen}, but the copies whose condition holds were refused as well")
+        else:
+            h = t.request("HEAD", b, dest)
+            tally.check(a.status == 412 and h.status == 404, f"{seen} (want 412), HEAD {dest} then {h.status}")
+    return tally.outcome()
