@@ -8,6 +8,7 @@ import { Outstanding } from '../runner/execute/teardown.ts';
 import { FEATURE_NAMES } from '../runner/model/features.ts';
 import type { Reporter } from '../runner/model/results.ts';
 import { redactText } from '../runner/redact.ts';
+import { processExitCode } from '../runner/results/exit-code.ts';
 import { parseRateCap, type RateCap } from '../runner/transports/traffic.ts';
 import { writableDir } from '../runner/util/dirs.ts';
 import { InputError } from '../runner/util/errors.ts';
@@ -375,8 +376,7 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
     const results = target
       ? await runEdgecheck({ ...options, target: bindings ? withBindings(target, bindings) : target })
       : await runAgainstEmbedded({ ...options, reference: { faults: v.fault, bindings } });
-    // A signal that arrives once every case has run changes nothing: the exit code is the report's.
-    const code = results.interrupted && interrupted ? 130 : results.exitCode;
+    const code = processExitCode(results, interrupted);
     // Until the process ends, a late signal exits with that code rather than killing a finished run.
     finished = () => process.exit(code);
     return code;

@@ -8,6 +8,7 @@ import { type RunOptions, runEdgecheck } from '../runner/api.ts';
 import { type ConfigFile, readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
 import type { Reporter, RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
+import { severalTargetsExitCode } from '../runner/results/exit-code.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { runAgainstEmbedded } from './embedded.ts';
 
@@ -155,7 +156,8 @@ export async function runSeveral(options: SeveralOptions, out: NodeJS.WritableSt
     const m = /^\s*html\s*=(.+)$/.exec(spec);
     if (m) await writeOutput(compareHtml(docs), m[1].trim());
   }
-  if (exitFrom !== undefined) return results[targets.findIndex((t) => t.name === exitFrom)].exitCode;
-  if (results.some((r) => r.interrupted)) return 130;
-  return results.some((r) => r.exitCode !== 0) ? 1 : 0;
+  return severalTargetsExitCode(
+    results,
+    exitFrom === undefined ? undefined : targets.findIndex((t) => t.name === exitFrom),
+  );
 }

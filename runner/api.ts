@@ -17,6 +17,7 @@ import { registerSecret } from './redact.ts';
 import { adviceFor } from './results/advice.ts';
 import { clauseResults, summarize } from './results/aggregate.ts';
 import { compareBaseline, loadBaseline } from './results/baseline.ts';
+import { exitCodeOf } from './results/exit-code.ts';
 import { createAgent } from './transports/agent.ts';
 import { createS3Client } from './transports/s3-sdk.ts';
 import { type RateCap, Traffic } from './transports/traffic.ts';
@@ -247,13 +248,15 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     const cases = await Promise.all(jobs);
     const clauses = clauseResults(work.clauses, cases, asOf, target.features);
     const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;
-    const bad = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
     const leftovers = cases.flatMap((c) => (c.leftovers ?? []).map((l) => ({ caseId: c.id, ...l })));
     const interrupted = controller.signal.aborted;
-    const bySignal = Boolean(options.signal?.aborted);
-    const verdictCode = diff ? (diff.newFailures.length || diff.fixed.length ? 1 : 0) : bad ? 1 : 0;
-    // Something left on the target, or a run cut by its deadline, fails whatever the verdicts.
-    const exitCode = bySignal ? 130 : leftovers.length || interrupted ? 1 : verdictCode;
+    const exitCode = exitCodeOf({
+      bySignal: Boolean(options.signal?.aborted),
+      interrupted,
+      leftovers: leftovers.length,
+      failing: clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error'),
+      baseline: diff,
+    });
     results = {
       edgecheck: VERSION,
       runId,

@@ -9,6 +9,7 @@ import type {
 } from '../model/results.ts';
 import { InputError } from '../util/errors.ts';
 import { clauseResults, summarize } from './aggregate.ts';
+import { exitCodeOf } from './exit-code.ts';
 
 /** Documents that cannot be joined into one run; the message is one line. */
 export class MergeInputError extends InputError {
@@ -184,10 +185,13 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
   const baseline = mergeBaseline(docs, clauses);
   const leftovers = docs.flatMap((d) => d.results.leftovers);
   const interrupted = docs.some((d) => d.results.interrupted);
-  const bySignal = docs.some((d) => d.results.exitCode === 130);
-  const bad = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
-  const verdictCode = baseline ? (baseline.newFailures.length || baseline.fixed.length ? 1 : 0) : bad ? 1 : 0;
-  const exitCode = bySignal ? 130 : leftovers.length || interrupted ? 1 : verdictCode;
+  const exitCode = exitCodeOf({
+    bySignal: docs.some((d) => d.results.exitCode === 130),
+    interrupted,
+    leftovers: leftovers.length,
+    failing: clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error'),
+    baseline,
+  });
   const starts = docs.map((d) => Date.parse(d.results.startedAt));
   const ends = docs.map((d, i) => starts[i] + d.results.durationMs);
   const runs: MergedRun[] = docs.map((d) => ({
