@@ -70,10 +70,18 @@ export async function destroyBucket(s3: S3Client, name: string, signal?: AbortSi
   let keyMarker: string | undefined;
   let uploadMarker: string | undefined;
   do {
-    const page = await s3.send(
-      new ListMultipartUploadsCommand({ Bucket: name, KeyMarker: keyMarker, UploadIdMarker: uploadMarker }),
-      opts,
-    );
+    // A target without ListMultipartUploads (501) cannot say what is open: DeleteBucket, and the
+    // HeadBucket after it, then tell whether anything kept the bucket.
+    const page = await s3
+      .send(
+        new ListMultipartUploadsCommand({ Bucket: name, KeyMarker: keyMarker, UploadIdMarker: uploadMarker }),
+        opts,
+      )
+      .catch((err: { $metadata?: { httpStatusCode?: number } }) => {
+        if (err.$metadata?.httpStatusCode === 501) return undefined;
+        throw err;
+      });
+    if (!page) break;
     for (const u of page.Uploads ?? []) {
       await s3.send(
         new AbortMultipartUploadCommand({ Bucket: name, Key: u.Key!, UploadId: u.UploadId! }),
