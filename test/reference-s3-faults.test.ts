@@ -159,6 +159,8 @@ const SCENARIOS: Record<string, Scenario> = {
         await s3.send({ method: 'PUT', path: obj('cfg'), query: { encryption: '' }, body: sse('aws:kms') }),
       ),
     );
+    // The refused value is not applied: the bucket still reports AES256.
+    log.push(snap(await s3.send({ method: 'GET', path: obj('cfg'), query: { encryption: '' } })));
     log.push(snap(await s3.send({ method: 'DELETE', path: obj('cfg'), query: { encryption: '' } })));
     const lifecycle =
       '<?xml version="1.0" encoding="UTF-8"?><LifecycleConfiguration><Rule><ID>r1</ID><Status>Enabled</Status><Filter><Prefix>logs/</Prefix></Filter><Expiration><Days>7</Days></Expiration></Rule></LifecycleConfiguration>';
@@ -182,6 +184,19 @@ const SCENARIOS: Record<string, Scenario> = {
   async unsupported(s3, log) {
     await bucket(s3, 'uns');
     await put(s3, 'uns', 'k', 'value');
+    // Unsupported reads and writes: never answered as GetObject, ListObjects or CreateBucket would answer.
+    log.push(snap(await s3.send({ method: 'GET', path: obj('uns', 'k'), query: { torrent: '' } })));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('uns'), query: { accelerate: '' } })));
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('uns'),
+          query: { versioning: '' },
+          body: '<VersioningConfiguration><Status>Suspended</Status></VersioningConfiguration>',
+        }),
+      ),
+    );
     log.push(
       snap(await s3.send({ method: 'GET', path: obj('uns'), query: { policy: '' } }), ['content-type']),
     );
@@ -250,6 +265,12 @@ const SCENARIOS: Record<string, Scenario> = {
     // Both conditions: If-Match first (RFC 9110).
     log.push(snap(await get({ 'if-match': '"nope"', 'if-none-match': etag })));
     log.push(snap(await get({ 'if-match': etag, 'if-none-match': etag })));
+    // CreateMultipartUpload over the object: a failing condition is 412, one that holds is served.
+    const create = (headers: Record<string, string>) =>
+      s3.send({ method: 'POST', path: obj('cond', 'k'), query: { uploads: '' }, headers });
+    log.push(snap(await create({ 'if-none-match': '*' })));
+    log.push(snap(await create({ 'if-match': '"nope"' })));
+    log.push((await create({ 'if-match': etag })).status);
   },
 
   async copy(s3, log) {
@@ -303,6 +324,17 @@ const SCENARIOS: Record<string, Scenario> = {
           path: obj('copies', 'assembled'),
           query: { partNumber: '2', uploadId: up.uploadId },
           headers: { 'x-amz-copy-source': '/copies/src', 'x-amz-copy-source-range': 'bytes=0-100' },
+        }),
+      ),
+    );
+    // So is one whose last byte is just past the source's last (offset 12 of 12 bytes).
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('copies', 'assembled'),
+          query: { partNumber: '3', uploadId: up.uploadId },
+          headers: { 'x-amz-copy-source': '/copies/src', 'x-amz-copy-source-range': 'bytes=10-12' },
         }),
       ),
     );
@@ -404,6 +436,9 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await done('dir/two parts', m.uploadId, unquoted)));
     // Completing a completed upload again answers as the first Complete did.
     log.push(snap(await done('dir/two parts', m.uploadId, unquoted)));
+    // A part ETag with a stray leading quote.
+    const stray = await multipart(s3, 'mpu', 'stray', [1]);
+    log.push(snap(await done('stray', stray.uploadId, [[1, stray.etags[0].replace(/"$/, '')]])));
     const zero = await multipart(s3, 'mpu', 'zero', [0]);
     log.push(zero.etags);
     await put(s3, 'mpu', 'exists', 'x');
@@ -415,6 +450,20 @@ const SCENARIOS: Record<string, Scenario> = {
     const abort = () =>
       s3.send({ method: 'DELETE', path: obj('mpu', 'zero'), query: { uploadId: zero.uploadId } });
     log.push(snap(await abort()), snap(await abort()));
+    // The aborted upload is gone: ListParts, UploadPart and Complete of it are each NoSuchUpload.
+    const aborted = { uploadId: zero.uploadId };
+    log.push(snap(await s3.send({ method: 'GET', path: obj('mpu', 'zero'), query: aborted })));
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('mpu', 'zero'),
+          query: { partNumber: '2', ...aborted },
+          body: 'late',
+        }),
+      ),
+    );
+    log.push(snap(await done('zero', zero.uploadId, [[1, zero.etags[0]]])));
     log.push(
       snap(
         await s3.send({ method: 'DELETE', path: obj('mpu', 'zero'), query: { uploadId: 'never-issued' } }),
@@ -458,7 +507,7 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await list({ 'max-keys': '5' })));
     log.push(snap(await list({ 'list-type': '2', 'max-keys': '5' })));
     log.push(snap(await list({ 'list-type': '2', 'continuation-token': 'not-a-token' })));
-    // An empty token continues nothing: the listing starts at the beginning.
+    // An empty token is no token the server issued: refused, as Amazon S3 refuses it.
     log.push(snap(await list({ 'list-type': '2', 'continuation-token': '' })));
     // Decodes (base64 of {"x":1}), and still is no cursor.
     log.push(snap(await list({ 'list-type': '2', 'continuation-token': 'eyJ4IjoxfQ' })));
@@ -468,6 +517,36 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(
       snap(
         await s3.send({ method: 'GET', path: '/', headers: { 'cf-max-keys': '1', 'cf-start-after': 'lst' } }),
+      ),
+    );
+    // Keys two delimiters deep, common prefixes that need encoding, a marker past a whole common prefix.
+    await bucket(s3, 'lst3');
+    for (const key of ['a/1', 'a/2', 'b', 'c/d/e', 'x+y/z', 'é/1']) await put(s3, 'lst3', key, key);
+    const list3 = (query: Record<string, string>) => s3.send({ method: 'GET', path: obj('lst3'), query });
+    log.push(snap(await list3({ 'list-type': '2', delimiter: '/' })));
+    log.push(snap(await list3({ delimiter: '/', marker: 'a/2' })));
+    log.push(snap(await list3({ 'list-type': '2', delimiter: '/', 'start-after': 'a/2' })));
+    log.push(snap(await list3({ delimiter: '/', 'encoding-type': 'url' })));
+    // ListBuckets continued from a page's token, by URL parameter and by cf- header.
+    const first = await s3.send({
+      method: 'GET',
+      path: '/',
+      query: { 'start-after': 'lst', 'max-keys': '1' },
+    });
+    const next = xmlValue(first.text, 'ContinuationToken') ?? '';
+    log.push(snap(first));
+    log.push(
+      snap(
+        await s3.send({ method: 'GET', path: '/', query: { 'continuation-token': next, 'max-keys': '1' } }),
+      ),
+    );
+    log.push(
+      snap(
+        await s3.send({
+          method: 'GET',
+          path: '/',
+          headers: { 'cf-continuation-token': next, 'cf-max-keys': '1' },
+        }),
       ),
     );
   },
@@ -555,6 +634,28 @@ const SCENARIOS: Record<string, Scenario> = {
     await put(s3, 'auth', 'k', 'secret stuff');
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'none' })));
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'bad' })));
+    // Unsigned: a listing, a write (which must store nothing); an Authorization header that is no SigV4 header.
+    log.push(
+      snap(await s3.send({ method: 'GET', path: obj('auth'), query: { 'list-type': '2' }, sign: 'none' })),
+    );
+    log.push(snap(await s3.send({ method: 'PUT', path: obj('auth', 'anon'), body: 'anon', sign: 'none' })));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'anon') })));
+    const garbage = { authorization: 'garbage' };
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), headers: garbage, sign: 'none' })));
+    // Signed once, sent as signed, then with the signed header changed; then a signature of zeros.
+    const signed = await s3.signedHeaders({
+      method: 'GET',
+      path: obj('auth', 'k'),
+      headers: { 'x-amz-meta-probe': 'signed' },
+    });
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), headers: signed, sign: 'none' })));
+    const changed = { ...signed, 'x-amz-meta-probe': 'changed' };
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), headers: changed, sign: 'none' })));
+    const zeros = {
+      ...signed,
+      authorization: signed.authorization.replace(/Signature=[0-9a-f]+/, `Signature=${'0'.repeat(64)}`),
+    };
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), headers: zeros, sign: 'none' })));
     log.push(
       snap(
         await s3.send({
@@ -819,7 +920,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-(copy|multipart-copy|upload-part-copy|part-copy)/, 'copy'],
   [/^s3-(range|content-range|public-gzip)/, 'ranges'],
   [
-    /^s3-(list-parts|list-uploads|zero-length|multipart-|part-size|complete-|abort|no-such-upload)/,
+    /^s3-(list-parts|list-uploads|zero-length|multipart-|part-size|complete-|abort|no-such-upload|upload-part-unknown)/,
     'multipart',
   ],
   [/^s3-delete-objects/, 'deletes'],

@@ -129,7 +129,13 @@ export function standIn(call: S3Call, subresource: string): void {
         },
       },
     ],
-    versioning: ['VersioningConfiguration', {}],
+    // Under a fault, a fresh bucket reports versioning it never had.
+    versioning: [
+      'VersioningConfiguration',
+      subresource === 'versioning' && call.ctx.faults.has('s3-standin-versioning-enabled')
+        ? { Status: 'Enabled' }
+        : {},
+    ],
     lifecycle: ['LifecycleConfiguration', (bucket.lifecycle as Record<string, unknown>) ?? {}],
     replication: ['ReplicationConfiguration', {}],
     tagging: ['Tagging', { TagSet: '' }],
@@ -168,6 +174,8 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
   // Under a fault, aws:kms is accepted as Amazon S3 accepts it.
   const kmsAccepted = alg === 'aws:kms' && call.ctx.faults.has('s3-encryption-kms-accepted');
   if (alg !== 'AES256' && !kmsAccepted && !call.ctx.faults.has('s3-encryption-any-algorithm')) {
+    // Under a fault, the refused algorithm is stored before it is refused.
+    if (call.ctx.faults.has('s3-encryption-other-stored-then-refused')) bucket.encryption = alg;
     throw invalidArgument(`The encryption algorithm '${alg}' is not supported; the only value is AES256.`);
   }
   bucket.encryption = 'AES256';

@@ -86,6 +86,11 @@ const CATALOG: [string, string, string[]][] = [
     'PutBucketEncryption accepts algorithms other than AES256',
     ['s3.encryption.put-other-rejected'],
   ],
+  [
+    's3-encryption-other-stored-then-refused',
+    'PutBucketEncryption with aws:kms answers 400 but has already stored it: GetBucketEncryption then reports aws:kms',
+    ['s3.encryption.put-other-rejected'],
+  ],
   // Unsupported operations and parameters
   [
     's3-unsupported-500',
@@ -164,6 +169,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cond.etag-list', 's3.cond.weak-etag'],
   ],
   ['s3-cond-weak-etag-unmatched', 'Weak ETags (W/"...") never match', ['s3.cond.weak-etag']],
+  [
+    's3-cond-create-multipart-ignored',
+    'CreateMultipartUpload ignores a failing If-Match / If-None-Match and creates the upload (PutObject honours them)',
+    ['s3.put.create-multipart-conditional-412', 's3.error.precondition-failed'],
+  ],
   [
     's3-cond-wildcard-ignored',
     'The wildcard * never matches',
@@ -255,12 +265,17 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-range-off-by-one',
     'A range bytes=a-b returns bytes a..b-1 (end treated as exclusive)',
-    ['s3.get.range-inclusive', 's3.get.range-forms'],
+    ['s3.get.range-206', 's3.get.range-inclusive', 's3.get.range-forms'],
   ],
   [
     's3-range-status-200',
     'A ranged GET answers 200 instead of 206',
     ['s3.get.range-206', 's3.get.range-forms'],
+  ],
+  [
+    's3-range-206-whole-object',
+    'A ranged GET answers 206 with the whole object, and a Content-Range naming all of it',
+    ['s3.get.range-206', 's3.get.range-inclusive', 's3.get.range-forms'],
   ],
   [
     's3-content-range-on-full',
@@ -299,20 +314,17 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-multipart-unequal-parts',
     'CompleteMultipartUpload accepts non-last parts of unequal size',
-    ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size'],
+    ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
+  ],
+  [
+    's3-multipart-larger-part-accepted',
+    'CompleteMultipartUpload refuses a non-last part smaller than the first, but accepts one larger',
+    ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
   ],
   [
     's3-part-size-checked-at-upload',
     'UploadPart rejects parts under 5 MiB at upload time',
-    [
-      's3.mpu.zero-length-part',
-      's3.mpu.unequal-parts-rejected',
-      's3.mpu.size-checked-at-complete',
-      's3.mpu.complete-sorts-parts',
-      's3.mpu.etag-quotes-ignored',
-      's3.mpu.etag-format',
-      's3.checksum.multipart-composite',
-    ],
+    ['s3.mpu.zero-length-part', 's3.mpu.size-checked-at-complete', 's3.checksum.multipart-composite'],
   ],
   [
     's3-complete-unsorted-rejected',
@@ -320,8 +332,18 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.mpu.complete-sorts-parts'],
   ],
   [
+    's3-complete-parts-in-listed-order',
+    'CompleteMultipartUpload accepts parts listed out of order, but assembles the object in the order listed',
+    ['s3.mpu.complete-sorts-parts'],
+  ],
+  [
     's3-complete-etag-quotes-strict',
     'CompleteMultipartUpload compares part ETags with their quotes',
+    ['s3.mpu.etag-quotes-ignored'],
+  ],
+  [
+    's3-complete-etag-quotes-paired-only',
+    'CompleteMultipartUpload strips the quotes of a part ETag only as a pair: a stray leading or trailing quote is compared',
     ['s3.mpu.etag-quotes-ignored'],
   ],
   ['s3-multipart-etag-no-suffix', 'Multipart ETags lack the -N suffix', ['s3.mpu.etag-format']],
@@ -339,6 +361,21 @@ const CATALOG: [string, string, string[]][] = [
     's3-abort-repeat-error',
     'Aborting an already aborted upload answers NoSuchUpload',
     ['s3.mpu.abort-repeatable'],
+  ],
+  [
+    's3-abort-keeps-upload',
+    'AbortMultipartUpload answers 204 but leaves the upload in progress, so aborting it again succeeds too',
+    ['s3.mpu.abort-repeatable', 's3.mpu.list-uploads', 's3.error.no-such-upload'],
+  ],
+  [
+    's3-upload-part-unknown-upload-500',
+    'UploadPart to an unknown or aborted upload answers 500 InternalError instead of 404 NoSuchUpload',
+    ['s3.error.no-such-upload'],
+  ],
+  [
+    's3-complete-unknown-upload-500',
+    'CompleteMultipartUpload of an unknown or aborted upload answers 500 InternalError instead of 404 NoSuchUpload',
+    ['s3.error.no-such-upload', 's3.mpu.conditional-complete-aborts'],
   ],
   // DeleteObjects
   [
@@ -371,17 +408,12 @@ const CATALOG: [string, string, string[]][] = [
     [
       's3.list.delimiter',
       's3.list.max-keys',
-      's3.list.pagination',
       's3.list.encoding-type',
       's3.list.key-count',
       's3.list.empty-folder',
     ],
   ],
-  [
-    's3-list-start-after-ignored',
-    'Listings ignore start-after and marker',
-    ['s3.list.start-after', 's3.list.pagination'],
-  ],
+  ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
   [
     's3-list-max-keys-ignored',
     'Listings ignore max-keys',
@@ -401,7 +433,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-empty-folder-as-key',
     'An empty folder key is listed as a key, not a common prefix',
-    ['s3.list.delimiter', 's3.list.pagination', 's3.list.empty-folder'],
+    ['s3.list.delimiter', 's3.list.empty-folder'],
   ],
   [
     's3-list-next-marker-always',
@@ -411,7 +443,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-cursor-at-max-keys',
     'A cursor is returned when the key count equals MaxKeys even if nothing follows',
-    ['s3.list.no-cursor-at-max-keys', 's3.list.pagination'],
+    ['s3.list.no-cursor-at-max-keys'],
   ],
   ['s3-list-continuation-not-echoed', 'ContinuationToken is not echoed', ['s3.list.continuation-echo']],
   [
@@ -509,7 +541,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.object.multipart-headers',
       's3.checksum.multipart-composite',
       's3.copy.upload-part-copy-range',
-      's3.lifecycle.rules-validated',
       's3.encryption.delete',
     ],
   ],
@@ -524,7 +555,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-presign-object-rejected',
     'Presigned GetObject and PutObject are refused',
-    ['s3.cors.presigned', 's3.presign.object', 's3.presign.expired'],
+    ['s3.cors.presigned', 's3.presign.object'],
   ],
   [
     's3-presign-list-rejected',
@@ -558,7 +589,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.object.user-metadata',
       's3.copy.etag',
       's3.checksum.put-algorithms',
-      's3.lifecycle.rules-validated',
     ],
   ],
   [
@@ -773,14 +803,14 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.copy.upload-part-copy-range'],
   ],
   [
+    's3-part-copy-range-end-at-size-accepted',
+    'UploadPartCopy refuses a x-amz-copy-source-range ending well past the source but copies one ending a byte past it (bytes=3-5 of 5 bytes), clipped (end > size instead of end >= size)',
+    ['s3.copy.upload-part-copy-range'],
+  ],
+  [
     's3-part-copy-range-exclusive',
     'UploadPartCopy reads the last byte of x-amz-copy-source-range as exclusive and copies one byte less',
     ['s3.copy.upload-part-copy', 's3.copy.upload-part-copy-range'],
-  ],
-  [
-    's3-list-empty-token-rejected',
-    'ListObjectsV2 with an empty continuation-token answers 400 instead of listing from the start',
-    ['s3.list.empty-continuation-token'],
   ],
   [
     's3-lifecycle-unvalidated',
@@ -843,7 +873,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-start-after-inclusive',
     'Listings include the key equal to start-after or marker (>= instead of >)',
-    ['s3.list.start-after', 's3.list.pagination'],
+    ['s3.list.start-after'],
   ],
   [
     's3-signature-mismatch-access-denied',
@@ -986,11 +1016,6 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.unknown-keys'],
   ],
   [
-    's3-list-empty-token-empty-page',
-    'ListObjectsV2 with an empty continuation-token reads it as a cursor past the end and lists nothing',
-    ['s3.list.empty-continuation-token'],
-  ],
-  [
     's3-list-v1-prefix-ignored',
     'ListObjects (V1) ignores prefix; ListObjectsV2 honours it',
     ['s3.list.prefix', 's3.list.encoding-type', 's3.list.no-cursor-at-max-keys'],
@@ -1004,6 +1029,88 @@ const CATALOG: [string, string, string[]][] = [
     's3-xml-error-html-content-type',
     "Error documents carry the web framework's error-page type text/html instead of application/xml",
     ['s3.xml.content-type'],
+  ],
+  // Checks strengthened after probes of foreign servers: authentication
+  [
+    's3-unsigned-list-accepted',
+    'Unsigned GET requests to a bucket (ListObjects, ListObjectsV2) are served; unsigned object reads are still refused',
+    ['s3.auth.sigv4'],
+  ],
+  [
+    's3-unsigned-put-stored-then-refused',
+    'An unsigned PutObject is answered 403, but the object was stored before the signature was looked at',
+    ['s3.auth.sigv4'],
+  ],
+  [
+    's3-signature-malformed-internal-error',
+    'An Authorization header that is not a SigV4 header (Authorization: garbage) answers 500 InternalError',
+    ['s3.auth.sigv4'],
+  ],
+  [
+    's3-signature-replay-accepted',
+    'Verified signatures are cached and taken again unchecked: a request whose signed header was changed after signing is served',
+    ['s3.auth.signature-mismatch'],
+  ],
+  // Unsupported operations carried out as another
+  [
+    's3-unsupported-get-as-get-object',
+    'An unsupported object GET (?torrent, ?attributes) falls through to GetObject and answers the object',
+    ['s3.unsupported.not-converted'],
+  ],
+  [
+    's3-unsupported-get-as-list-objects',
+    'An unsupported bucket GET (?accelerate, ?logging, ?requestPayment) falls through to ListObjects and answers a ListBucketResult',
+    ['s3.unsupported.not-converted'],
+  ],
+  [
+    's3-unsupported-put-as-create-bucket',
+    'An unsupported bucket PUT (?versioning, ?object-lock) falls through to CreateBucket and answers 409 BucketAlreadyOwnedByYou',
+    ['s3.unsupported.not-implemented', 's3.unsupported.not-converted', 's3.error.not-implemented'],
+  ],
+  // Stand-ins
+  [
+    's3-standin-versioning-enabled',
+    'GetBucketVersioning of a fresh bucket reports Status Enabled',
+    ['s3.standin.get-bucket-versioning'],
+  ],
+  [
+    's3-standin-as-list-objects',
+    'The read-only stand-ins fall through to ListObjects: GetBucketAcl, GetBucketVersioning and the others answer a ListBucketResult',
+    [
+      's3.standin.get-bucket-acl',
+      's3.standin.get-bucket-versioning',
+      's3.standin.get-bucket-lifecycle',
+      's3.standin.get-bucket-replication',
+      's3.standin.get-bucket-tagging',
+      's3.standin.get-object-lock',
+    ],
+  ],
+  // Error documents
+  [
+    's3-no-such-upload-xmlns',
+    'NoSuchUpload error documents carry xmlns on the top-level Error element (other errors do not)',
+    ['s3.xml.error-no-xmlns'],
+  ],
+  // Listing
+  [
+    's3-list-marker-prefixes-relisted',
+    'With a delimiter, start-after and marker skip keys but not common prefixes: a common prefix wholly at or before the marker is listed again',
+    ['s3.list.start-after'],
+  ],
+  [
+    's3-list-nested-keys-dropped',
+    'With a delimiter, a key holding it twice or more after the prefix (c/d/e) is left out instead of rolled up into its first common prefix',
+    ['s3.list.delimiter'],
+  ],
+  [
+    's3-list-v1-prefixes-unencoded',
+    'ListObjects (V1) with encoding-type url encodes keys but leaves CommonPrefixes as stored',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-buckets-cf-continuation-token-ignored',
+    'ListBuckets honours cf-max-keys and cf-start-after but ignores the cf-continuation-token header',
+    ['s3.list.buckets-cf-headers'],
   ],
 ];
 

@@ -42,6 +42,10 @@ export function paginate<T>(
     /** Faults, asked only where they would change the page. */
     cursorAtMax: () => boolean;
     emptyFolderAsKey?: () => boolean;
+    /** Under a fault: keys at or before `after` still give their common prefix. */
+    prefixesBeforeAfter?: () => boolean;
+    /** Under a fault: keys holding the delimiter twice or more after the prefix are left out. */
+    nestedKeysDropped?: () => boolean;
   },
 ): Page<T> {
   const items: T[] = [];
@@ -54,12 +58,20 @@ export function paginate<T>(
     return i < 0 ? undefined : key.slice(0, i + opts.delimiter.length);
   };
   for (const [key, value] of sorted) {
-    if (!key.startsWith(opts.prefix) || key < opts.after || (key === opts.after && !opts.afterInclusive))
-      continue;
+    if (!key.startsWith(opts.prefix)) continue;
+    if (key < opts.after || (key === opts.after && !opts.afterInclusive)) {
+      // Under a fault, the marker is applied to keys only: their common prefix is listed all the same.
+      const before = rollUp(key);
+      if (before === undefined || before === last || before === opts.after || !opts.prefixesBeforeAfter?.())
+        continue;
+    }
     let group = rollUp(key);
     if (group === key && opts.emptyFolderAsKey?.()) group = undefined;
     // Keys under a common prefix already returned (on this page or an earlier one) are skipped.
     if (group !== undefined && (group === last || group === opts.after)) continue;
+    // Under a fault, a key two delimiters deep is neither a key nor part of a common prefix.
+    if (group !== undefined && key.indexOf(opts.delimiter, group.length) >= 0 && opts.nestedKeysDropped?.())
+      continue;
     if (items.length + prefixes.length >= opts.max) {
       truncated = opts.max > 0;
       break;
@@ -117,20 +129,16 @@ export function listObjects(call: S3Call): void {
   // Under a fault, the key equal to start-after is listed too (>= instead of >).
   const afterInclusive =
     after !== '' && !(v2 && token) && bucket.objects.has(after) && f.has('s3-list-start-after-inclusive');
-  // As Amazon S3: an empty continuation-token continues nothing, so the listing starts at the beginning.
-  if (v2 && token === '' && f.has('s3-list-empty-token-rejected')) decodeCursor(token, () => false);
-  // Under a fault, an empty token is read as a cursor past the last key: the page is empty.
-  const pastEnd = v2 && token === '' && f.has('s3-list-empty-token-empty-page');
+  // An empty continuation-token is no token the reference issued: refused as Amazon S3 is seen to refuse
+  // it (400 InvalidArgument). No clause judges it: SPEC is silent and Amazon S3 documents nothing.
   let cursor: { after: string } | undefined;
-  if (v2 && token) {
+  if (v2 && token !== null) {
     cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (resume > after) after = resume;
   }
-  const sorted = pastEnd
-    ? []
-    : [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const page = paginate(sorted, {
     // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
     prefix:
@@ -143,6 +151,9 @@ export function listObjects(call: S3Call): void {
     max: maxKeys !== 1000 && f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
+    // Asked only of a start-after or marker the client gave, not of a cursor's position.
+    prefixesBeforeAfter: cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
+    nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
   });
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const contents = page.items.map((o) => ({
@@ -153,7 +164,9 @@ export function listObjects(call: S3Call): void {
     StorageClass: 'STANDARD',
     ...(!v2 || q.get('fetch-owner') === 'true' ? { Owner: owner } : {}),
   }));
-  const common = page.prefixes.map((p) => ({ Prefix: encode(p) }));
+  // Under a fault, ListObjects (V1) encodes keys but leaves its common prefixes as stored.
+  const prefixesUnencoded = (p: string) => !v2 && encode(p) !== p && f.has('s3-list-v1-prefixes-unencoded');
+  const common = page.prefixes.map((p) => ({ Prefix: prefixesUnencoded(p) ? p : encode(p) }));
   const keyCount =
     page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
       ? page.items.length
@@ -204,6 +217,8 @@ export function listBuckets(call: S3Call): void {
     if (value === undefined) return undefined;
     if (call.ctx.faults.has('s3-list-buckets-cf-headers-ignored')) return undefined;
     if (name === 'start-after' && call.ctx.faults.has('s3-list-buckets-cf-start-after-ignored'))
+      return undefined;
+    if (name === 'continuation-token' && call.ctx.faults.has('s3-list-buckets-cf-continuation-token-ignored'))
       return undefined;
     return value;
   };

@@ -16,12 +16,19 @@ import { asArray, text } from './xml.ts';
 export const MAX_PARTS = 10000;
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
 
-function upload(call: S3Call, bucket: BucketRecord): UploadRecord {
+function upload(call: S3Call, bucket: BucketRecord, unknownFault?: string): UploadRecord {
   const id = call.query.get('uploadId') ?? '';
   const u = bucket.uploads.get(id);
-  if (!u || u.key !== call.key) throw noSuchUpload(id);
+  if (!u || u.key !== call.key) {
+    // Under a fault, an unknown (or aborted) upload is an internal error instead of NoSuchUpload.
+    if (unknownFault && call.ctx.faults.has(unknownFault)) throw internalError();
+    throw noSuchUpload(id);
+  }
   return u;
 }
+
+const internalError = () =>
+  new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
 
 function partNumber(call: S3Call): number {
   const raw = call.query.get('partNumber') ?? '';
@@ -36,7 +43,13 @@ export function createMultipartUpload(call: S3Call): void {
   const bucket = bucketForWrite(call);
   const sse = requestedEncryption(call);
   // SPEC behaviour 8: conditional headers also apply to CreateMultipartUpload.
-  checkWriteConditions(call, bucket);
+  try {
+    checkWriteConditions(call, bucket);
+  } catch (err) {
+    // Under a fault, a failing condition is ignored here (PutObject still honours it).
+    const failed = err instanceof S3Error && err.status === 412;
+    if (!failed || !call.ctx.faults.has('s3-cond-create-multipart-ignored')) throw err;
+  }
   const uploadId = randomBytes(24).toString('base64url');
   const alg = headerValue(call.req, 'x-amz-checksum-algorithm');
   bucket.uploads.set(uploadId, {
@@ -70,7 +83,7 @@ function putPart(call: S3Call, u: UploadRecord, part: PartRecord): void {
 export async function uploadPart(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
   const n = partNumber(call);
-  const u = upload(call, bucket);
+  const u = upload(call, bucket, 's3-upload-part-unknown-upload-500');
   const { blob, digest } = await storeBody(call);
   const f = call.ctx.faults;
   if (
@@ -136,8 +149,11 @@ function copyRange(call: S3Call, header: string, size: number): { start: number;
   const start = Number(m[1]);
   let end = Number(m[2]);
   if (end >= size) {
-    if (!call.ctx.faults.has('s3-part-copy-range-clipped'))
-      throw new S3Error(416, 'InvalidRange', 'The requested range is not satisfiable.');
+    // Faults: every such range is clipped, or (end > size instead of end >= size) one ending a byte past.
+    const clipped =
+      call.ctx.faults.has('s3-part-copy-range-clipped') ||
+      (end === size && call.ctx.faults.has('s3-part-copy-range-end-at-size-accepted'));
+    if (!clipped) throw new S3Error(416, 'InvalidRange', 'The requested range is not satisfiable.');
     end = size - 1;
   }
   if (end > start && call.ctx.faults.has('s3-part-copy-range-exclusive')) end -= 1;
@@ -169,7 +185,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     if (call.ctx.faults.has('s3-complete-repeat-empty-result')) return sendEmpty(call.res, 200);
     return sendResult(call.res, 'CompleteMultipartUploadResult', done.result, done.headers, call.ctx);
   }
-  const u = upload(call, bucket);
+  const u = upload(call, bucket, 's3-complete-unknown-upload-500');
   const claimed = COMPOSITE.some((alg) => call.req.headers[`x-amz-checksum-${alg}`] !== undefined);
   // x-amz-checksum-<alg> on Complete is the object's composite checksum, not one of the XML body.
   const ofBody = claimed && call.ctx.faults.has('s3-complete-checksum-of-body');
@@ -177,10 +193,13 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   const root = doc?.CompleteMultipartUpload as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object') throw malformedXml();
   const strictTags = call.ctx.faults.has('s3-complete-etag-quotes-strict');
-  const listed = asArray(root.Part as Record<string, unknown> | Record<string, unknown>[]).map((p) => ({
-    partNumber: Number(text(p?.PartNumber)?.trim()),
-    etag: strictTags ? (text(p?.ETag) ?? '').trim() : stripQuotes(text(p?.ETag) ?? ''),
-  }));
+  const listed = asArray(root.Part as Record<string, unknown> | Record<string, unknown>[]).map((p) => {
+    const raw = (text(p?.ETag) ?? '').trim();
+    // Under a fault, quotes are stripped only as a pair: a stray leading or trailing one is kept.
+    const unpaired = raw.startsWith('"') !== raw.endsWith('"');
+    const keep = strictTags || (unpaired && call.ctx.faults.has('s3-complete-etag-quotes-paired-only'));
+    return { partNumber: Number(text(p?.PartNumber)?.trim()), etag: keep ? raw : stripQuotes(raw) };
+  });
   if (listed.length === 0) throw malformedXml('You must specify at least one part.');
   if (listed.length > MAX_PARTS) throw invalidArgument(`At most ${MAX_PARTS} parts are allowed.`);
 
@@ -199,17 +218,21 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   if (!ascending && call.ctx.faults.has('s3-complete-unsorted-rejected')) {
     throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
   }
-  // SPEC behaviour 11: parts are sorted ascending whatever the input order.
-  listed.sort((a, b) => a.partNumber - b.partNumber);
+  // SPEC behaviour 11: parts are sorted ascending whatever the input order (under a fault, they
+  // are accepted out of order but assembled as listed).
+  if (ascending || !call.ctx.faults.has('s3-complete-parts-in-listed-order'))
+    listed.sort((a, b) => a.partNumber - b.partNumber);
   const parts: PartRecord[] = [];
-  for (const [i, p] of listed.entries()) {
-    if (!Number.isInteger(p.partNumber) || (i > 0 && listed[i - 1].partNumber === p.partNumber)) {
+  const numbers = new Set<number>();
+  for (const p of listed) {
+    if (!Number.isInteger(p.partNumber) || numbers.has(p.partNumber)) {
       throw new S3Error(
         400,
         'InvalidPartOrder',
         'The list of parts was not in ascending order or repeats a part.',
       );
     }
+    numbers.add(p.partNumber);
     const stored = u.parts.get(p.partNumber);
     if (!stored || (strictTags ? stored.etag : stripQuotes(stored.etag)) !== p.etag) {
       throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.', {
@@ -294,11 +317,12 @@ function checkPartSizes(call: S3Call, parts: PartRecord[]): void {
       'Your proposed upload is smaller than the minimum allowed object size.',
     );
   }
-  if (
-    nonTrailing.some((p) => p.blob.size !== nonTrailing[0].blob.size) &&
-    !call.ctx.faults.has('s3-multipart-unequal-parts')
-  ) {
-    throw new S3Error(400, 'InvalidPart', 'All non-trailing parts must have the same length.');
+  const first = nonTrailing[0]?.blob.size;
+  if (nonTrailing.some((p) => p.blob.size !== first) && !call.ctx.faults.has('s3-multipart-unequal-parts')) {
+    // Under a fault, only a part smaller than the first is refused (a larger one is let through).
+    const smaller = nonTrailing.some((p) => p.blob.size < first);
+    if (smaller || !call.ctx.faults.has('s3-multipart-larger-part-accepted'))
+      throw new S3Error(400, 'InvalidPart', 'All non-trailing parts must have the same length.');
   }
 }
 
@@ -307,8 +331,10 @@ export function abortMultipartUpload(call: S3Call): void {
   const bucket = call.store.bucket(call.bucket);
   const id = call.query.get('uploadId') ?? '';
   const u = bucket.uploads.get(id);
-  if (u && u.key === call.key) call.store.dropUpload(bucket, u);
-  else if (!bucket.finishedUploads.has(id) || call.ctx.faults.has('s3-abort-repeat-error'))
+  // Under a fault, the abort is acknowledged but the upload stays in progress.
+  if (u && u.key === call.key) {
+    if (!call.ctx.faults.has('s3-abort-keeps-upload')) call.store.dropUpload(bucket, u);
+  } else if (!bucket.finishedUploads.has(id) || call.ctx.faults.has('s3-abort-repeat-error'))
     throw noSuchUpload(id);
   sendEmpty(call.res, 204);
 }

@@ -80,9 +80,11 @@ export function sendError(
   }
   const inner = { Code: e.code, Message: e.message, ...e.extra, Resource: resource, RequestId: rid };
   // SPEC behaviour 16: no xmlns on the top-level Error element.
-  const doc = ctx.faults.has('s3-error-xmlns')
-    ? { Error: { '@xmlns': S3_XMLNS, ...inner } }
-    : { Error: inner };
+  // Under a fault, the documents of one error (rendered by its own layer) carry it.
+  const xmlns =
+    ctx.faults.has('s3-error-xmlns') ||
+    (e.code === 'NoSuchUpload' && ctx.faults.has('s3-no-such-upload-xmlns'));
+  const doc = xmlns ? { Error: { '@xmlns': S3_XMLNS, ...inner } } : { Error: inner };
   // Under a fault, error documents go out with the web framework's default type for error pages.
   const html: Headers = ctx.faults.has('s3-xml-error-html-content-type')
     ? { 'content-type': 'text/html; charset=utf-8' }

@@ -117,7 +117,7 @@ export async function dispatch(call: S3Call): Promise<void> {
   }
   const sub = subresource(call.query);
   const table = call.key ? OBJECT_OPS : BUCKET_OPS;
-  let op = table[call.method]?.[sub];
+  let op = fellThrough(call, sub) ?? table[call.method]?.[sub];
   if (!op && call.ctx.faults.has('s3-unsupported-converted')) op = table[call.method]?.[''];
   if (call.key && call.query.get('x-id') === 'DeleteObject' && call.ctx.faults.has('s3-x-id-honored')) {
     op = OBJECT_OPS.DELETE[''];
@@ -135,6 +135,45 @@ export async function dispatch(call: S3Call): Promise<void> {
 }
 
 const STAND_INS = new Set(['acl', 'versioning', 'lifecycle', 'replication', 'tagging', 'object-lock']);
+
+/** The request's query without one parameter: what an operation a subresource fell through to sees. */
+function without(call: S3Call, name: string): S3Call {
+  const query = new URLSearchParams(call.query);
+  query.delete(name);
+  return { ...call, query };
+}
+
+/**
+ * Faults of a router that lets a subresource it does not know (or a stand-in's) fall through to the
+ * plain operation of its method and address, as some S3 servers do. Undefined without them.
+ */
+function fellThrough(call: S3Call, sub: string): Op | undefined {
+  if (!sub) return undefined;
+  const f = call.ctx.faults;
+  if (!call.key && call.method === 'GET' && STAND_INS.has(sub)) {
+    // The lifecycle read answers the rules once some are set: only a fresh bucket's read falls through.
+    const rules = sub === 'lifecycle' && call.store.buckets.get(call.bucket)?.lifecycle;
+    if (!rules && f.has('s3-standin-as-list-objects')) return (c) => listObjects(without(c, sub));
+    return undefined;
+  }
+  if ((call.key ? OBJECT_OPS : BUCKET_OPS)[call.method]?.[sub]) return undefined;
+  if (call.key && call.method === 'GET' && f.has('s3-unsupported-get-as-get-object'))
+    return (c) => getObject(without(c, sub));
+  if (!call.key && call.method === 'GET' && f.has('s3-unsupported-get-as-list-objects'))
+    return (c) => listObjects(without(c, sub));
+  if (!call.key && call.method === 'PUT' && f.has('s3-unsupported-put-as-create-bucket')) {
+    return (c) => {
+      if (!c.store.buckets.has(c.bucket)) return buckets.createBucket(without(c, sub));
+      throw new S3Error(
+        409,
+        'BucketAlreadyOwnedByYou',
+        'Your previous request to create the named bucket succeeded and you already own it.',
+        { BucketName: c.bucket },
+      );
+    };
+  }
+  return undefined;
+}
 
 /**
  * Faults that refuse an operation the reference otherwise supports. Each is consulted only for the

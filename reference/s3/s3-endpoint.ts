@@ -59,10 +59,37 @@ async function handle(
     const invite = /100-continue/i.test(String(req.headers.expect ?? ''));
     const early = invite && ctx.faults.has('s3-continue-before-auth');
     if (early) res.writeContinue();
-    const { payloadHash, chunkSignature } = await authenticate(
-      { method, rawPath, query, headers: req.headers },
-      ctx,
-    );
+    let authenticated: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      authenticated = await authenticate({ method, rawPath, query, headers: req.headers, bucket, key }, ctx);
+    } catch (err) {
+      // Under a fault, an unsigned PutObject is carried out before its refusal is sent.
+      if (
+        method === 'PUT' &&
+        key &&
+        !invite &&
+        req.headers.authorization === undefined &&
+        !query.has('X-Amz-Signature') &&
+        ctx.faults.has('s3-unsigned-put-stored-then-refused')
+      ) {
+        const res = new http.ServerResponse(req);
+        const call = {
+          req,
+          res,
+          ctx,
+          store,
+          method,
+          query,
+          bucket,
+          key,
+          payloadHash: 'UNSIGNED-PAYLOAD',
+          resource,
+        };
+        await dispatch(call).catch(() => undefined);
+      }
+      throw err;
+    }
+    const { payloadHash, chunkSignature } = authenticated;
     if (invite && !early) res.writeContinue();
     const call: S3Call = {
       req,

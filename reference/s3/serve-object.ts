@@ -124,6 +124,12 @@ export async function serveObject(
   if (range && obj.blob.size > 0 && !(partNumber === '1' && !obj.partSizes)) {
     let { start, end } = range;
     if (end > start && ctx.faults.has('s3-range-off-by-one')) end -= 1;
+    // Under a fault, a Range header (not a part number) is answered 206 with every byte of the object.
+    const partial = start > 0 || end < obj.blob.size - 1;
+    if (partial && partNumber == null && ctx.faults.has('s3-range-206-whole-object')) {
+      start = 0;
+      end = obj.blob.size - 1;
+    }
     headers['content-range'] = `bytes ${start}-${end}/${obj.blob.size}`;
     headers['content-length'] = end - start + 1;
     const status = ctx.faults.has('s3-range-status-200') ? 200 : 206;

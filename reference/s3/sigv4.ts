@@ -48,6 +48,9 @@ export interface SignedRequestParts {
   rawPath: string;
   query: URLSearchParams;
   headers: Record<string, string | string[] | undefined>;
+  /** What the request addresses ('' when absent), for faults that bend the rule for some requests. */
+  bucket?: string;
+  key?: string;
 }
 
 // SPEC behaviour 2: the only region is auto; "" and us-east-1 are aliases.
@@ -77,6 +80,9 @@ export async function authenticate(parts: SignedRequestParts, ctx: ReferenceCont
   if (ctx.faults.has('s3-unsigned-accepted')) return { payloadHash: 'UNSIGNED-PAYLOAD' };
   // Under a fault, unsigned reads are served as a public bucket's would be.
   if (parts.method === 'GET' && ctx.faults.has('s3-unsigned-get-accepted'))
+    return { payloadHash: 'UNSIGNED-PAYLOAD' };
+  // Under a fault, unsigned reads of a bucket (its listings) are served; object reads are still refused.
+  if (parts.method === 'GET' && parts.bucket && !parts.key && ctx.faults.has('s3-unsigned-list-accepted'))
     return { payloadHash: 'UNSIGNED-PAYLOAD' };
   throw accessDenied('Access Denied: the request is not signed.');
 }
@@ -184,6 +190,17 @@ function equalSignatures(a: string, b: string): boolean {
   return a.length === b.length && a.toLowerCase() === b.toLowerCase();
 }
 
+/**
+ * Header signatures verified lately, for a fault: a server that caches verified signatures to spare the
+ * HMAC and takes a signature it has seen as proof, whatever the request now carries.
+ */
+const verified = new Set<string>();
+
+function rememberVerified(signature: string): void {
+  verified.add(signature.toLowerCase());
+  if (verified.size > 10_000) verified.delete(verified.values().next().value as string);
+}
+
 async function verifyHeader(
   parts: SignedRequestParts,
   auth: string,
@@ -194,6 +211,9 @@ async function verifyHeader(
       auth,
     );
   if (!m) {
+    // Under a fault, the parser's own failure escapes as an internal error.
+    if (ctx.faults.has('s3-signature-malformed-internal-error'))
+      throw new Error('the Authorization header does not parse');
     throw new S3Error(
       400,
       'AuthorizationHeaderMalformed',
@@ -236,6 +256,7 @@ async function verifyHeader(
     });
     const expected = /Signature=([0-9a-f]+)/.exec(String(signed.headers.authorization))?.[1] ?? '';
     if (equalSignatures(expected, given)) {
+      rememberVerified(given);
       const streamingSigned = payloadHash.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
       return {
         payloadHash,
@@ -243,6 +264,9 @@ async function verifyHeader(
       };
     }
   }
+  // Under a fault, a signature verified before is taken again unchecked: a signed header changed since passes.
+  if (verified.has(given.toLowerCase()) && ctx.faults.has('s3-signature-replay-accepted'))
+    return { payloadHash };
   throw mismatch(ctx, given);
 }
 

@@ -69,7 +69,8 @@ export interface BucketRecord {
   cors?: CorsRule[];
   /** The lifecycle configuration as a parsed document, returned as stored. */
   lifecycle?: unknown;
-  encryption: 'AES256';
+  /** The default encryption: AES256, the only value (another is stored only under a fault). */
+  encryption: string;
 }
 
 /** Buckets, objects and uploads; bodies live in the blob store (memory or the data directory). */

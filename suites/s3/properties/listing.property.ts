@@ -52,7 +52,10 @@ interface Query extends ListParams {
   encoding?: boolean;
 }
 
-async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<ListPage> {
+/** A page as listPage reads it, with its keys and common prefixes also as the target sent them. */
+type Page = ListPage & { raw: string[] };
+
+async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<Page> {
   const query: Record<string, string> = {};
   if (!q.v1) query['list-type'] = '2';
   query.prefix = w.ns + (q.prefix ?? '');
@@ -66,6 +69,7 @@ async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<ListP
   if (res.status !== 200)
     throw new Error(`list ${JSON.stringify(query)}: status ${res.status}: ${res.text().slice(0, 160)}`);
   const page = parseListPage(res.text());
+  const raw = [...page.keys, ...page.prefixes];
   const decode = (s: string) => (q.encoding ? urlDecode(s) : s);
   const strip = (s: string) => {
     const d = decode(s);
@@ -73,7 +77,7 @@ async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<ListP
   };
   page.keys = page.keys.map(strip);
   page.prefixes = page.prefixes.map(strip);
-  return page;
+  return { ...page, raw };
 }
 
 /**
@@ -139,8 +143,35 @@ function paramsFor(keys: string[]): fc.Arbitrary<Params> {
   });
 }
 
+// A segment of a key several delimiters deep: none of the delimiters the parameters draw, so that the
+// key's depth is the one it was built with.
+const segmentArb = fc
+  .array(fc.constantFrom('a', 'b', 'z', 'ü', '中', '😀', '-', '_', '+', '%', '~'), {
+    minLength: 1,
+    maxLength: 2,
+  })
+  .map((a) => a.join(''));
+const deepKeyArb = (delimiter: fc.Arbitrary<string>) =>
+  fc
+    .tuple(delimiter, fc.array(segmentArb, { minLength: 3, maxLength: 4 }))
+    .map(([d, segments]) => segments.join(d));
+
+/**
+ * A key set: keys of the generator, and keys two or three delimiters deep (one at least for '/',
+ * more for any delimiter the parameters draw), which a delimited listing rolls up at the first
+ * delimiter after the prefix.
+ */
+const keysArb = (ctx: PropertyContext) =>
+  fc
+    .tuple(
+      keySetArb(maxKeysInSet(ctx)),
+      deepKeyArb(fc.constant('/')),
+      fc.array(deepKeyArb(fc.constantFrom('/', ' ', 'é')), { maxLength: 2 }),
+    )
+    .map(([keys, deep, more]) => [...new Set([...keys, deep, ...more])]);
+
 const worldArb = (ctx: PropertyContext) =>
-  keySetArb(maxKeysInSet(ctx)).chain((keys) => fc.tuple(fc.constant(keys), paramsFor(keys)));
+  keysArb(ctx).chain((keys) => fc.tuple(fc.constant(keys), paramsFor(keys)));
 
 function property(
   id: string,
@@ -181,30 +212,49 @@ const properties: PropertyDef[] = [
   ),
   property(
     's3.prop.list-delimiter',
-    'For any key set and delimiter, keys roll up into exactly the expected common prefixes',
+    'For any key set (keys several delimiters deep among them) and delimiter, keys roll up into exactly the expected common prefixes',
     's3.list.delimiter',
     async (ctx, bucket, keys, p) => {
-      const delimiter = p.delimiter || '/';
-      const got = await listPage(ctx, bucket, { delimiter, maxKeys: 1000 });
-      const want = expectedListing(keys, { delimiter });
-      expectThat(
-        sameSet(got.keys, want.keys) && sameSet(got.prefixes, want.prefixes),
-        `delimiter ${show(delimiter)}: expected ${show(want)}, got ${show({ keys: got.keys, prefixes: got.prefixes })}`,
-      );
+      // '/' always: every key set holds a key two delimiters deep for it.
+      for (const delimiter of new Set([p.delimiter || '/', '/'])) {
+        const got = await listPage(ctx, bucket, { delimiter, maxKeys: 1000 });
+        const want = expectedListing(keys, { delimiter });
+        expectThat(
+          sameSet(got.keys, want.keys) && sameSet(got.prefixes, want.prefixes),
+          `delimiter ${show(delimiter)}: expected ${show(want)}, got ${show({ keys: got.keys, prefixes: got.prefixes })}`,
+        );
+      }
     },
   ),
   property(
     's3.prop.list-start-after',
-    'For any key set and start point, start-after (V2) and marker (V1) list exactly the later keys',
+    'For any key set and start point, start-after (V2) and marker (V1) list exactly the later keys, and with a delimiter no common prefix wholly at or before it',
     's3.list.start-after',
     async (ctx, bucket, keys, p) => {
       const startAfter = p.startAfter || keys[0] || 'a';
-      const want = expectedListing(keys, { startAfter });
+      const delimiter = p.delimiter || '/';
       for (const v1 of [false, true]) {
+        const name = `${v1 ? 'marker' : 'start-after'} ${show(startAfter)}`;
+        const want = expectedListing(keys, { startAfter });
         const got = await listPage(ctx, bucket, { startAfter, maxKeys: 1000, v1 });
         expectThat(
           sameSet(got.keys, want.keys),
-          `${v1 ? 'marker' : 'start-after'} ${show(startAfter)}: expected ${show(want.keys)}, got ${show(got.keys)}`,
+          `${name}: expected ${show(want.keys)}, got ${show(got.keys)}`,
+        );
+        // With a delimiter: no key at or before the start point, and no common prefix whose keys all sort
+        // at or before it (nothing is left to list under it); one with later keys that itself sorts at
+        // or before it may be listed or not (optional). Which keys roll up into which prefixes is the
+        // delimiter property's to judge.
+        const grouped = expectedListing(keys, { startAfter, delimiter });
+        const page = await listPage(ctx, bucket, { startAfter, delimiter, maxKeys: 1000, v1 });
+        const allowed = [...grouped.prefixes, ...grouped.optional];
+        const early = [
+          ...page.keys.filter((k) => utf8Compare(k, startAfter) <= 0),
+          ...page.prefixes.filter((cp) => !allowed.includes(cp)),
+        ];
+        expectThat(
+          early.length === 0,
+          `${name}, delimiter ${show(delimiter)}: listed ${show(early)}, at or before it (common prefixes allowed: ${show(allowed)})`,
         );
       }
     },
@@ -329,22 +379,28 @@ const properties: PropertyDef[] = [
   ),
   property(
     's3.prop.list-encoding',
-    'With encoding-type url, every key and prefix decodes back to the stored one',
+    'With encoding-type url, every key and common prefix is sent URL-encoded (printable ASCII, no space) and decodes back to the stored one',
     's3.list.encoding-type',
     async (ctx, bucket, keys, p) => {
-      const want = expectedListing(keys, { prefix: p.prefix, delimiter: p.delimiter });
+      // A delimiter always, so that common prefixes are listed, in ListObjects (V1) as in ListObjectsV2.
+      const delimiter = p.delimiter || '/';
+      const want = expectedListing(keys, { prefix: p.prefix, delimiter });
       for (const v1 of [false, true]) {
         const got = await listPage(ctx, bucket, {
           prefix: p.prefix,
-          delimiter: p.delimiter,
+          delimiter,
           maxKeys: 1000,
           encoding: true,
           v1,
         });
+        const label = `${v1 ? 'V1' : 'V2'} encoding-type url, params ${show({ ...p, delimiter })}`;
+        // Encoded: a key or prefix left as stored may still decode to itself (ü, é/), so decoding alone proves nothing.
+        const unencoded = got.raw.filter((s) => !/^[\x21-\x7e]*$/.test(s));
+        expectThat(unencoded.length === 0, `${label}: sent unencoded ${show(unencoded)}`);
         // Keys and common prefixes together: which is which is the delimiter property's to judge.
         expectThat(
           sameSet([...got.keys, ...got.prefixes], [...want.keys, ...want.prefixes]),
-          `${v1 ? 'V1' : 'V2'} encoding-type url, params ${show(p)}: decoded ${show({ keys: got.keys, prefixes: got.prefixes })}, stored ${show(want)}`,
+          `${label}: decoded ${show({ keys: got.keys, prefixes: got.prefixes })}, stored ${show(want)}`,
         );
       }
     },

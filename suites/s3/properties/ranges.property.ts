@@ -61,17 +61,22 @@ function sizeAndRange(ctx: PropertyContext) {
 const properties: PropertyDef[] = [
   {
     id: 's3.prop.range-status',
-    title: 'Any satisfiable range is answered 206',
+    title: 'Any satisfiable range is answered 206 with exactly the bytes it asks for',
     clauses: ['s3.get.range-206'],
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
         ctx,
         fc.asyncProperty(sizeAndRange(ctx), async ({ size, first, last }) => {
-          const { res } = await read(size, `bytes=${first}-${last}`);
+          const { o, res } = await read(size, `bytes=${first}-${last}`);
           expectThat(
             res.status === 206,
             `bytes=${first}-${last} of ${size}: expected 206, got ${res.status}`,
+          );
+          const want = o.bytes.subarray(first, last + 1);
+          expectThat(
+            res.body.equals(want),
+            `bytes=${first}-${last} of ${size}: 206 with ${res.body.length} bytes, expected the ${want.length} bytes from offset ${first}`,
           );
         }),
       );

@@ -9,7 +9,7 @@ import {
 import { destroyBucket, rawBucket } from './support/bucket.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
 import { sendRaw } from './support/raw-socket.ts';
-import { expectThat, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
+import { type Answer, expectThat, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
 import { xmlResult } from './support/xml.ts';
 
 /** The target addressed virtual-hosted; a loopback IP becomes `localhost` so `<bucket>.localhost` resolves. */
@@ -20,6 +20,13 @@ function virtualTarget(t: S3Target): S3Target {
 }
 
 const pathTarget = (t: S3Target): S3Target => ({ ...t, addressing: 'path' });
+
+/** The S3 error code of an answer the property read itself, if it is an error document. */
+const codeOf = (a: Answer): string | undefined => /<Code>([^<]*)<\/Code>/.exec(a.text)?.[1];
+
+/** The root element of an XML answer, if it is one. */
+const rootOf = (a: Answer): string | undefined =>
+  /^\s*(?:<\?xml[^>]*\?>\s*)?<([A-Za-z][\w.-]*)/.exec(a.text)?.[1];
 
 // The first bytes of a PNG file: content sniffing anywhere recognises them.
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
@@ -326,6 +333,132 @@ const properties: PropertyDef[] = [
           `ListBuckets by ${via} after ${mine[0]} with max-keys 1 listed ${JSON.stringify(got)}`,
         );
       }
+    },
+  },
+  {
+    id: 's3.prop.signature-tampered',
+    title:
+      'A request whose signed header was changed after signing, or whose signature is 64 zeros, is 403 SignatureDoesNotMatch and has no effect; the request as signed is served',
+    clauses: ['s3.auth.signature-mismatch'],
+    async run(ctx) {
+      const bucket = await rawBucket(ctx, 'sig');
+      const t = s3Target(ctx);
+      const key = 'private.txt';
+      const stored = await sendS3(ctx, t, { method: 'PUT', bucket, key, body: 'private' });
+      if (stored.status !== 200) ctx.blocked(`PUT of the object to read answered ${stored.status}`);
+      const signed = async (method: string, headers: Record<string, string>, body?: string) => {
+        const out = await buildS3Request(t, { method, bucket, key, headers, body });
+        out.headers['user-agent'] ??= ctx.userAgent;
+        return out;
+      };
+      const refused = (what: string, a: Answer) =>
+        expectThat(
+          a.status === 403 && codeOf(a) === 'SignatureDoesNotMatch',
+          `${what}: expected 403 SignatureDoesNotMatch`,
+          a,
+        );
+      // The twin first: the request as signed is served. Then the same signature with the header changed.
+      const get = await signed('GET', { 'x-amz-meta-probe': 'signed' });
+      const names = /SignedHeaders=([^,]+)/.exec(get.headers.authorization ?? '')?.[1]?.split(';') ?? [];
+      if (!names.includes('x-amz-meta-probe'))
+        ctx.unjudgeable('the signer left x-amz-meta-probe out of SignedHeaders');
+      const twin = await sendOutgoing(ctx, get);
+      if (twin.status !== 200 || twin.text !== 'private')
+        ctx.blocked(`the correctly signed GET, the twin of the changed one, answered ${twin.status}`);
+      const changed = { ...get, headers: { ...get.headers, 'x-amz-meta-probe': 'changed' } };
+      refused(
+        'GET whose signed x-amz-meta-probe header was changed after signing',
+        await sendOutgoing(ctx, changed),
+      );
+      const zeros = await signed('GET', {});
+      zeros.headers.authorization = (zeros.headers.authorization ?? '').replace(
+        /Signature=[0-9a-fA-F]+/,
+        `Signature=${'0'.repeat(64)}`,
+      );
+      refused('GET whose signature is 64 zeros', await sendOutgoing(ctx, zeros));
+      const put = await signed('PUT', { 'x-amz-meta-probe': 'signed' }, 'tampered');
+      const changedPut = { ...put, headers: { ...put.headers, 'x-amz-meta-probe': 'changed' } };
+      refused(
+        'PUT whose signed x-amz-meta-probe header was changed after signing',
+        await sendOutgoing(ctx, changedPut),
+      );
+      const after = await sendS3(ctx, t, { method: 'GET', bucket, key });
+      expectThat(
+        after.status === 200 && after.text === 'private',
+        'the object after the refused PUT still holds what was stored before',
+        after,
+      );
+    },
+  },
+  {
+    id: 's3.prop.unsupported-not-converted',
+    title:
+      'Unsupported calls are never answered as another operation: object reads not with the object, bucket reads not with a listing, bucket writes not as CreateBucket',
+    clauses: ['s3.unsupported.not-converted'],
+    async run(ctx) {
+      const t = s3Target(ctx);
+      const bucket = await rawBucket(ctx, 'unsup');
+      const original = 'original-bytes-of-keep.txt';
+      const stored = await sendS3(ctx, t, { method: 'PUT', bucket, key: 'keep.txt', body: original });
+      if (stored.status !== 200) ctx.blocked(`PUT of the object answered ${stored.status}`);
+      // Reads of an object (GetObjectTorrent, GetObjectAttributes, GetObjectRetention): whatever they answer
+      // (501, or that operation's own answer), not the object's bytes, which is GetObject's answer.
+      for (const [sub, headers] of [
+        ['torrent', {}],
+        ['attributes', { 'x-amz-object-attributes': 'ETag' }],
+        ['retention', {}],
+      ] as const) {
+        const a = await sendS3(ctx, t, {
+          method: 'GET',
+          bucket,
+          key: 'keep.txt',
+          query: { [sub]: '' },
+          headers,
+        });
+        expectThat(
+          !(a.status === 200 && a.text === original),
+          `GET keep.txt?${sub} answered 200 with the object's bytes: carried out as GetObject`,
+          a,
+        );
+      }
+      // Reads of a bucket: not a ListBucketResult, which is ListObjects' answer.
+      for (const query of [
+        { accelerate: '' } as Record<string, string>,
+        { requestPayment: '' },
+        { logging: '' },
+        { ownershipControls: '' },
+        { 'intelligent-tiering': '', id: 'edgecheck' },
+        { metrics: '', id: 'edgecheck' },
+      ]) {
+        const a = await sendS3(ctx, t, { method: 'GET', bucket, query });
+        const root = rootOf(a);
+        expectThat(
+          root !== 'ListBucketResult' && root !== 'ListBucketResponse',
+          `GET ?${Object.keys(query)[0]} answered ${a.status} <${root}>: carried out as ListObjects`,
+          a,
+        );
+      }
+      // Writes of a bucket, on a bucket of their own with no object in it: one that takes effect
+      // (versioning) must not keep the bucket from being deleted. Not CreateBucket's refusal of a bucket that exists.
+      const empty = await rawBucket(ctx, 'empty');
+      for (const [sub, body] of [
+        ['versioning', '<VersioningConfiguration><Status>Suspended</Status></VersioningConfiguration>'],
+        ['accelerate', '<AccelerateConfiguration><Status>Suspended</Status></AccelerateConfiguration>'],
+      ] as const) {
+        const a = await sendS3(ctx, t, { method: 'PUT', bucket: empty, query: { [sub]: '' }, body });
+        const code = codeOf(a);
+        expectThat(
+          code !== 'BucketAlreadyExists' && code !== 'BucketAlreadyOwnedByYou',
+          `PUT ?${sub} answered ${a.status} ${code}: carried out as CreateBucket`,
+          a,
+        );
+      }
+      const after = await sendS3(ctx, t, { method: 'GET', bucket, key: 'keep.txt' });
+      expectThat(
+        after.status === 200 && after.text === original,
+        'the object after the unsupported calls still holds what was stored',
+        after,
+      );
     },
   },
 ];
