@@ -524,6 +524,8 @@ const SCENARIOS: Record<string, Scenario> = {
     for (const key of ['a/1', 'a/2', 'b', 'c/d/e', 'x+y/z', 'é/1']) await put(s3, 'lst3', key, key);
     const list3 = (query: Record<string, string>) => s3.send({ method: 'GET', path: obj('lst3'), query });
     log.push(snap(await list3({ 'list-type': '2', delimiter: '/' })));
+    await put(s3, 'lst3', 'a-x', 'a-x');
+    log.push(snap(await list3({ 'list-type': '2', 'max-keys': '3' })));
     log.push(snap(await list3({ delimiter: '/', marker: 'a/2' })));
     log.push(snap(await list3({ 'list-type': '2', delimiter: '/', 'start-after': 'a/2' })));
     log.push(snap(await list3({ delimiter: '/', 'encoding-type': 'url' })));

@@ -1108,6 +1108,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.list.encoding-type'],
   ],
   [
+    's3-list-path-order',
+    "Keys are listed in a file system's order, segment by segment (a/1 before a-x), not by their bytes",
+    ['s3.list.pagination'],
+  ],
+  [
     's3-list-buckets-cf-continuation-token-ignored',
     'ListBuckets honours cf-max-keys and cf-start-after but ignores the cf-continuation-token header',
     ['s3.list.buckets-cf-headers'],

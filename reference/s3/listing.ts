@@ -26,6 +26,16 @@ export interface Page<T> {
   last?: string;
 }
 
+/** A file system's order, segment by segment (a/1 before a-x), where S3 orders keys by their bytes. */
+function byPathSegments(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length;
+}
+
 /**
  * One page of a sorted key space (SPEC behaviour 13): keys after `after`, grouped into common prefixes by
  * `delimiter`; truncated only when something is left after `max` entries (no cursor when exactly max remain).
@@ -138,7 +148,11 @@ export function listObjects(call: S3Call): void {
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (resume > after) after = resume;
   }
-  const sorted = [...bucket.objects.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = [...bucket.objects.entries()].sort(
+    f.has('s3-list-path-order')
+      ? (a, b) => byPathSegments(a[0], b[0])
+      : (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0),
+  );
   const page = paginate(sorted, {
     // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
     prefix:
