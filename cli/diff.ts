@@ -41,7 +41,9 @@ embedded:FAULT,FAULT with faults on); NAME= may be left out.
   --seed N               seed (printed; the same seed sends the same sequences)
   --runs N               sequences tried per search for a new difference (default 100)
   --length N             the most commands in a sequence (default 6)
-  --max-differences N    stop after this many distinct differences (default 10)
+  --max-differences N    stop after this many distinct differences a clause decides or a
+                         status, body or header value shows (default 10); a header one side
+                         sends that no clause names is listed too, after them, and takes no slot
   --headers named|all    compare a header's value only where a clause names it (default
                          named: any other header by presence); all: every header's value.
                          Request ids and dates, under any header name, are never compared

@@ -258,9 +258,10 @@ export async function runDiff<C, S>(
       await model.setup(side, send);
       prepared.push(side);
     }
-    // A search that finds nothing new (a shrunk sequence that no longer shows its difference)
-    // costs no slot of --max-differences; the searches themselves are bounded all the same.
-    const newFound = () => findings.length;
+    // Only what a user acts on takes a slot of --max-differences: a search that finds nothing new
+    // (a shrunk sequence that no longer shows its difference) or only a header one side sends and
+    // no clause names costs none. The searches themselves are bounded all the same.
+    const newFound = () => findings.filter((f) => rank(f.difference, f.clauses) < 3).length;
     for (let round = 0; newFound() < options.maxDifferences && round < options.maxDifferences * 3; round++) {
       const seed = options.replay?.seed ?? options.seed + round;
       currentSeed = seed;
