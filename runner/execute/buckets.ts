@@ -12,6 +12,8 @@ import type { S3Target } from '../model/target.ts';
 import { bucketRefused } from '../results/advice.ts';
 import { type SendOptions, sendHttp } from '../transports/http.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
+import { namingClient } from '../transports/s3-sdk.ts';
+import type { Traffic } from '../transports/traffic.ts';
 import { TargetBlocked, TargetError } from '../util/errors.ts';
 import { runPrefix } from './run-id.ts';
 
@@ -46,9 +48,18 @@ export function removeBucketCommand(target: S3Target, name: string): string {
   return `aws s3 rb s3://${name} --force --endpoint-url ${target.endpoint} --region ${target.region}`;
 }
 
-/** Empties (objects, then unfinished uploads) and deletes a bucket, then confirms it is gone. */
-export async function destroyBucket(s3: S3Client, name: string, signal?: AbortSignal): Promise<void> {
+/**
+ * Empties (objects, then unfinished uploads) and deletes a bucket, then confirms it is gone. A
+ * throttled answer is tried again as `traffic` allows: a busy target is no reason to leave a bucket.
+ */
+export async function destroyBucket(
+  client: S3Client,
+  name: string,
+  signal?: AbortSignal,
+  traffic?: Traffic,
+): Promise<void> {
   const opts = { abortSignal: signal };
+  const s3 = namingClient(client, undefined, traffic, signal);
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);

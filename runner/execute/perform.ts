@@ -140,7 +140,7 @@ export async function performStep(
       ledger.add({
         what: `bucket ${name}`,
         undo: () => removeBucketCommand(s3Target, name),
-        run: (td) => destroyBucket(s3, name, td),
+        run: (td) => destroyBucket(s3, name, td, ctx.traffic),
       });
       scope[step.bucket] = name;
       return { response: new StepResponse(200, {}, emptyBody()), ok: true };

@@ -132,7 +132,7 @@ export async function runProperty(
         ledger.add({
           what: `bucket ${name}`,
           undo: () => removeBucketCommand(s3Target, name),
-          run: (signal) => destroyBucket(ctx.s3(), name, signal),
+          run: (signal) => destroyBucket(ctx.s3(), name, signal, ctx.traffic),
         });
         return name;
       },

@@ -147,14 +147,58 @@ function nameCommand(command: { middlewareStack: { add: (...a: any[]) => void } 
 }
 
 /**
- * The client a property sends through: each command names `userAgent`, and a throttled or
- * unavailable answer is tried again as the run's Traffic allows, as the runner's own steps are
- * (sendS3Command). One that outlasts the retries throws TargetError: it is not the target's
- * considered answer, so no property may judge it.
+ * Sends one SDK command, trying a throttled or unavailable answer again as the run's Traffic
+ * allows (the client itself never retries). One that outlasts the retries throws TargetError: it
+ * is not the target's considered answer, so nothing may judge it, and teardown reports it as left.
+ */
+export async function sendRetrying<T>(
+  client: S3.S3Client,
+  command: Parameters<typeof nameCommand>[0],
+  traffic: Traffic | undefined,
+  signal: AbortSignal | undefined,
+  ...rest: unknown[]
+): Promise<T> {
+  let method = 'GET';
+  command.middlewareStack.add(
+    (next: (args: unknown) => Promise<unknown>) => async (args: { request?: { method?: string } }) => {
+      method = args.request?.method ?? method;
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'edgecheckMethod' },
+  );
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await (client.send as (...a: unknown[]) => Promise<unknown>)(command, ...rest)) as T;
+    } catch (err) {
+      const e = err as {
+        $metadata?: { httpStatusCode?: number };
+        $response?: { headers?: Record<string, string> };
+      };
+      const status = e.$metadata?.httpStatusCode ?? 0;
+      if (!traffic || !UNAVAILABLE.has(status)) throw err;
+      const headers = e.$response?.headers ?? {};
+      const delay = traffic.retryDelay(method, { status, headers }, attempt);
+      if (delay === undefined) {
+        const after = headers['retry-after'];
+        throw new TargetError(
+          `target unavailable: HTTP ${status} after ${attempt + 1} ${attempt ? 'tries' : 'try'}${after ? ` (Retry-After: ${after})` : ''}`,
+        );
+      }
+      traffic.counts.retried += 1;
+      await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => {
+        throw new TargetError('aborted while waiting to retry');
+      });
+    }
+  }
+}
+
+/**
+ * The client a property or a bucket's teardown sends through: each command names `userAgent` (when
+ * given), and is tried again when throttled, as the runner's own steps are (sendS3Command).
  */
 export function namingClient(
   client: S3.S3Client,
-  userAgent: string,
+  userAgent: string | undefined,
   traffic?: Traffic,
   signal?: AbortSignal,
 ): S3.S3Client {
@@ -162,40 +206,9 @@ export function namingClient(
     get(target, key) {
       const value = Reflect.get(target, key);
       if (key !== 'send') return typeof value === 'function' ? value.bind(target) : value;
-      return async (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
-        nameCommand(command, userAgent);
-        let method = 'GET';
-        command.middlewareStack.add(
-          (next: (args: unknown) => Promise<unknown>) => async (args: { request?: { method?: string } }) => {
-            method = args.request?.method ?? method;
-            return next(args);
-          },
-          { step: 'finalizeRequest', priority: 'low', name: 'edgecheckMethod' },
-        );
-        for (let attempt = 0; ; attempt++) {
-          try {
-            return await (target.send as (...a: unknown[]) => Promise<unknown>)(command, ...rest);
-          } catch (err) {
-            const e = err as {
-              $metadata?: { httpStatusCode?: number };
-              $response?: { headers?: Record<string, string> };
-            };
-            const status = e.$metadata?.httpStatusCode ?? 0;
-            if (!traffic || !UNAVAILABLE.has(status)) throw err;
-            const headers = e.$response?.headers ?? {};
-            const delay = traffic.retryDelay(method, { status, headers }, attempt);
-            if (delay === undefined) {
-              const after = headers['retry-after'];
-              throw new TargetError(
-                `target unavailable: HTTP ${status} after ${attempt + 1} ${attempt ? 'tries' : 'try'}${after ? ` (Retry-After: ${after})` : ''}`,
-              );
-            }
-            traffic.counts.retried += 1;
-            await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => {
-              throw new TargetError('aborted while waiting to retry');
-            });
-          }
-        }
+      return (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
+        if (userAgent) nameCommand(command, userAgent);
+        return sendRetrying(target, command, traffic, signal, ...rest);
       };
     },
   });
