@@ -14,7 +14,10 @@ export interface ForeignHabits {
   completedAbort404?: boolean;
   /** AbortMultipartUpload answers 404 NoSuchUpload and aborts nothing (a broken target). */
   abortAlways404?: boolean;
-  /** Every n-th request answers `throttleStatus` (default 503) with `Retry-After: 0` instead (a busy service). */
+  /**
+   * Every n-th request answers `throttleStatus` (default 503) with `Retry-After: 0` instead, once:
+   * the same request sent again goes through (a busy service).
+   */
   throttleEvery?: number;
   throttleStatus?: 429 | 503;
 }
@@ -39,6 +42,7 @@ const signedRegion = (req: IncomingMessage) =>
 export async function startForeignProxy(upstream: string, habits: ForeignHabits): Promise<ForeignProxy> {
   const up = new URL(upstream);
   const completed = new Set<string>();
+  const throttledOnce = new Set<string>();
   const counts = { refusedAutoCreate: 0, abort404: 0, throttled: 0, forwarded: 0 };
   let seen = 0;
   const server = createServer((req, res) => {
@@ -46,7 +50,11 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
     const parts = url.pathname.split('/').filter(Boolean);
     const uploadId = url.searchParams.get('uploadId');
     seen += 1;
-    if (habits.throttleEvery && seen % habits.throttleEvery === 0) {
+    // A busy service refuses now and then, once: the same request sent again goes through.
+    const key = `${req.method} ${req.url}`;
+    const again = throttledOnce.delete(key);
+    if (habits.throttleEvery && !again && seen % habits.throttleEvery === 0) {
+      throttledOnce.add(key);
       counts.throttled += 1;
       req.resume();
       res.writeHead(habits.throttleStatus ?? 503, { 'retry-after': '0', 'content-length': 0 });
