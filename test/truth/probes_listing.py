@@ -409,19 +409,3 @@ def _(t: Target):
     return judge(ok, "; ".join(seen))
 
 
-@probe("s3.list.empty-continuation-token")
-def _(t: Target):
-    b = bucket_with(t, ["one", "two"])
-    ok, seen = True, []
-    for params in [{}, {"max_keys": "1"}]:
-        a = listing(t, b, True, continuation_token="", **params)
-        if a.status != 200:
-            ok = False
-            seen.append(f"continuation-token '' {params}: {a.status} {a.code}")
-            continue
-        p = page(a)
-        want = ["one", "two"][: int(params.get("max_keys", "2"))]
-        good = p["keys"] == want
-        ok &= good
-        seen.append(f"continuation-token '' {params}: 200, keys {p['keys']}")
-    return judge(ok, "; ".join(seen))
