@@ -14,7 +14,7 @@ import {
   runDiff,
 } from '../runner/diff/run-diff.ts';
 import { s3Model } from '../runner/diff/s3-model.ts';
-import { newRunId } from '../runner/execute/run-id.ts';
+import { newRunId } from '../runner/model/run-id.ts';
 import { redactText } from '../runner/redact.ts';
 import { InputError, TargetError } from '../runner/util/errors.ts';
 import { date, int, parse } from './args.ts';

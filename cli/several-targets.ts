@@ -5,11 +5,11 @@ import { compareHtml, compareResults } from '../reporters/compare.ts';
 import { writeOutput } from '../reporters/output.ts';
 import { createReporter } from '../reporters/registry.ts';
 import { type RunOptions, runEdgecheck } from '../runner/api.ts';
-import { type ConfigFile, readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
 import type { Reporter, RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { severalTargetsExitCode } from '../runner/results/exit-code.ts';
 import { InputError } from '../runner/util/errors.ts';
+import { type ConfigFile, readConfigFile, resolveTarget } from './config/load-config.ts';
 import { runAgainstEmbedded } from './embedded.ts';
 
 /** One `--target NAME=SPEC`: a config file, or the embedded reference (`embedded`, `embedded:FAULT,FAULT`). */

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
-import { runIdTime } from '../runner/execute/run-id.ts';
+import { runIdTime } from '../runner/model/run-id.ts';
 import { redactText } from '../runner/redact.ts';
 import { KIND_LABEL, type Leftover, sweep } from '../runner/sweep/sweep.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { int, oneOf, parse } from './args.ts';
+import { readConfigFile, resolveTarget } from './config/load-config.ts';
 import { DEFAULT_RATE_LIMIT, OPTIONS as RUN_OPTIONS, rateLimit } from './run.ts';
 
 export const SWEEP_HELP = `Usage: edgecheck sweep [target options] [--run-id ID] [--older-than AGE] [--delete]

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readConfigFile } from '../runner/config/load-config.ts';
+import { readConfigFile } from '../cli/config/load-config.ts';
 import { type CliOutcome, runMain, STACK_LINE } from './helpers/cli.ts';
 
 const schema = JSON.parse(readFileSync('schemas/config.schema.json', 'utf8'));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readConfigFile, resolveTarget } from '../runner/config/load-config.ts';
+import { readConfigFile, resolveTarget } from '../cli/config/load-config.ts';
 import { InputError } from '../runner/util/errors.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-config-'));

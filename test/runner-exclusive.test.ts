@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExclusiveLocks } from '../runner/execute/exclusive.ts';
+import { ExclusiveLocks } from '../runner/run/exclusive.ts';
 
 /** Work that records how many holders of each name overlap. */
 function tracker() {

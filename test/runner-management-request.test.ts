@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { curlFor } from '../runner/execute/repro.ts';
 import type { ManagementTarget } from '../runner/model/target.ts';
+import { curlFor } from '../runner/run/repro.ts';
 import { authHeaders, buildApiRequest, MissingCredentials } from '../runner/transports/management.ts';
 
 const target: ManagementTarget = {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newRunId, runIdIn, runIdTime, runPrefix } from '../runner/execute/run-id.ts';
+import { newRunId, runIdIn, runIdTime, runPrefix } from '../runner/model/run-id.ts';
 import { SUITES_DIR } from '../runner/util/paths.ts';
 
 describe('run ids', () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEdgecheck } from '../runner/api.ts';
-import { type Selection, selectWork } from '../runner/execute/select.ts';
 import { listAreas } from '../runner/load/clauses.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import { clauseApplies } from '../runner/model/clause.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { worst } from '../runner/model/verdict.ts';
+import { type Selection, selectWork } from '../runner/run/select.ts';
 import { failure, ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { fixtureDir, managementTarget } from './helpers/engine-target.ts';
 

@@ -15,7 +15,7 @@ import { REFERENCE_CREDENTIALS } from '../reference/context.ts';
 import { BINDINGS_BUCKET } from '../reference/s3/bindings.ts';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
-import { newRunId } from '../runner/execute/run-id.ts';
+import { newRunId } from '../runner/model/run-id.ts';
 import { createS3Client } from '../runner/transports/s3-sdk.ts';
 import { runMain } from './helpers/cli.ts';
 import { startServer } from './helpers/engine-server.ts';

@@ -1,5 +1,5 @@
 import { ListBucketsCommand } from '@aws-sdk/client-s3';
-import { runIdIn, runIdTime } from '../execute/run-id.ts';
+import { runIdIn, runIdTime } from '../model/run-id.ts';
 import type { ManagementTarget } from '../model/target.ts';
 import { errorMessage } from '../util/errors.ts';
 import { envelope, listAll, type SweepContext, SweepError, s3Error, send } from './client.ts';

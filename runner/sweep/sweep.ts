@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { destroyBucket } from '../execute/buckets.ts';
 import type { Target } from '../model/target.ts';
 import { registerSecret } from '../redact.ts';
 import { createAgent } from '../transports/agent.ts';
+import { destroyBucket } from '../transports/buckets.ts';
 import { createS3Client } from '../transports/s3-sdk.ts';
 import { type RateCap, Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
@@ -93,7 +93,7 @@ function sorted(found: Leftover[]): Leftover[] {
 }
 
 /**
- * Finds what earlier runs left on a target (names carrying a run prefix, see execute/run-id.ts) and,
+ * Finds what earlier runs left on a target (names carrying a run prefix, see runner/model/run-id.ts) and,
  * with `remove`, deletes it. Every delete is confirmed: its answer checked, then a second look at the
  * target must not find the object again.
  */

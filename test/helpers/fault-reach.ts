@@ -1,6 +1,6 @@
 import type { FaultTrace } from '../../reference/fault-trace.ts';
-import { runPrefix } from '../../runner/execute/run-id.ts';
 import type { RunResults } from '../../runner/model/results.ts';
+import { runPrefix } from '../../runner/model/run-id.ts';
 
 /** Which cases of a traced fault-free run reached each fault's decision point. */
 export interface FaultReach {

@@ -1,6 +1,7 @@
 import type { ApiRequest, BindingCall, HttpRequest, StepDef, WireRequest } from '../model/case.ts';
 import { resolve, type Scope } from '../template/resolve.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
+import { bucketName, createBucket, destroyBucket, removeBucketCommand } from '../transports/buckets.ts';
 import { sendHttp } from '../transports/http.ts';
 import { authHeaders, buildApiRequest, managementUrl, userAgent } from '../transports/management.ts';
 import { emptyBody, StepResponse } from '../transports/response.ts';
@@ -8,7 +9,6 @@ import { buildS3Request } from '../transports/s3-raw.ts';
 import { sendS3Command } from '../transports/s3-sdk.ts';
 import { sendWire } from '../transports/wire.ts';
 import { InputError, TargetError, TargetLacks } from '../util/errors.ts';
-import { bucketName, createBucket, destroyBucket, removeBucketCommand } from './buckets.ts';
 import { type RunContext, sendOptions } from './context.ts';
 import type { SentRequest } from './failure-detail.ts';
 import { awsCliFor, curlFor } from './repro.ts';

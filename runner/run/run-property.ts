@@ -4,6 +4,7 @@ import type { PropertyContext, PropertyDef, WireResponse } from '../model/proper
 import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
 import { redactDeep, redactText } from '../redact.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
+import { bucketName, createBucket, destroyBucket, removeBucketCommand } from '../transports/buckets.ts';
 import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
 import { buildApiRequest, userAgent } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
@@ -11,7 +12,6 @@ import { buildS3Request } from '../transports/s3-raw.ts';
 import { namingClient } from '../transports/s3-sdk.ts';
 import type { Door } from '../transports/traffic.ts';
 import { errorMessage, TargetBlocked, TargetError, TargetLacks } from '../util/errors.ts';
-import { bucketName, createBucket, destroyBucket, removeBucketCommand } from './buckets.ts';
 import { type RunContext, sendOptions, teardownContext } from './context.ts';
 import { checkSkipReason } from './run-case.ts';
 import { TeardownLedger } from './teardown.ts';

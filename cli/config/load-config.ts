@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { pointerToPath, readYaml } from '../load/yaml-source.ts';
-import { featureEnumError, isFeature, unknownFeature } from '../model/features.ts';
-import type { Target } from '../model/target.ts';
-import { describeErrors, schemas } from '../schema/registry.ts';
-import { InputError } from '../util/errors.ts';
-import { readInputFile } from '../util/input-file.ts';
+import { pointerToPath, readYaml } from '../../runner/load/yaml-source.ts';
+import { featureEnumError, isFeature, unknownFeature } from '../../runner/model/features.ts';
+import type { Target } from '../../runner/model/target.ts';
+import { describeErrors, schemas } from '../../runner/schema/registry.ts';
+import { InputError } from '../../runner/util/errors.ts';
+import { readInputFile } from '../../runner/util/input-file.ts';
 
 /** The config file's shape (schemas/config.schema.json). */
 export interface ConfigFile {

@@ -8,14 +8,14 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { Agent } from 'undici';
+import { runPrefix } from '../model/run-id.ts';
 import type { S3Target } from '../model/target.ts';
 import { bucketRefused } from '../results/advice.ts';
-import { type SendOptions, sendHttp } from '../transports/http.ts';
-import { buildS3Request } from '../transports/s3-raw.ts';
-import { namingClient } from '../transports/s3-sdk.ts';
-import type { Traffic } from '../transports/traffic.ts';
 import { TargetBlocked, TargetError } from '../util/errors.ts';
-import { runPrefix } from './run-id.ts';
+import { type SendOptions, sendHttp } from './http.ts';
+import { buildS3Request } from './s3-raw.ts';
+import { namingClient } from './s3-sdk.ts';
+import type { Traffic } from './traffic.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
 export function bucketName(runId: string, caseSlug: string, label: string): string {
