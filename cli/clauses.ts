@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readResultsDocument } from '../reporters/results-document.ts';
-import { listAreas } from '../runner/load/clauses.ts';
-import { loadSuites } from '../runner/load/suite.ts';
+import { listAreas, loadSuites } from '../runner/api.ts';
 import type { ClauseVerdict } from '../runner/model/verdict.ts';
 import { parse } from './args.ts';
 import { LAST_RUN } from './run.ts';

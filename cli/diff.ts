@@ -4,19 +4,19 @@ import { parse as parseYaml } from 'yaml';
 import { startReferenceWorker } from '../reference/worker.ts';
 import { writeOutput } from '../reporters/output.ts';
 import { today } from '../runner/api.ts';
-import { dnsModel } from '../runner/diff/dns-model.ts';
-import { rulesetModel } from '../runner/diff/ruleset-model.ts';
 import {
   type DiffModel,
   type DiffReport,
   type DiffSide,
+  dnsModel,
   type KnownDifference,
+  rulesetModel,
   runDiff,
-} from '../runner/diff/run-diff.ts';
-import { s3Model } from '../runner/diff/s3-model.ts';
+  s3Model,
+} from '../runner/diff/index.ts';
 import { newRunId } from '../runner/model/run-id.ts';
-import { redactText } from '../runner/redact.ts';
 import { InputError, TargetError } from '../runner/util/errors.ts';
+import { redactText } from '../runner/util/redact.ts';
 import { date, int, parse } from './args.ts';
 import { type NamedTarget, parseTargets } from './several-targets.ts';
 

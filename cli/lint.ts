@@ -1,5 +1,4 @@
-import { listAreas } from '../runner/load/clauses.ts';
-import { loadSuites } from '../runner/load/suite.ts';
+import { listAreas, loadSuites } from '../runner/api.ts';
 import { parse } from './args.ts';
 
 export const LINT_HELP = `Usage: edgecheck lint [--strict] [--suite NAME]...

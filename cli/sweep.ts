@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { runIdTime } from '../runner/model/run-id.ts';
-import { redactText } from '../runner/redact.ts';
-import { KIND_LABEL, type Leftover, sweep } from '../runner/sweep/sweep.ts';
+import { KIND_LABEL, type Leftover, sweep } from '../runner/sweep/index.ts';
 import { InputError } from '../runner/util/errors.ts';
+import { redactText } from '../runner/util/redact.ts';
 import { int, oneOf, parse } from './args.ts';
 import { readConfigFile, resolveTarget } from './config/load-config.ts';
 import { DEFAULT_RATE_LIMIT, OPTIONS as RUN_OPTIONS, rateLimit } from './run.ts';

@@ -7,7 +7,6 @@ import { loadSuites } from './load/suite.ts';
 import type { CaseResult, Reporter, RunResults } from './model/results.ts';
 import { newRunId } from './model/run-id.ts';
 import type { Target } from './model/target.ts';
-import { registerSecret } from './redact.ts';
 import { adviceFor } from './results/advice.ts';
 import { clauseResults, summarize } from './results/aggregate.ts';
 import { compareBaseline, loadBaseline } from './results/baseline.ts';
@@ -22,6 +21,7 @@ import { createAgent } from './transports/agent.ts';
 import { createS3Client } from './transports/s3-sdk.ts';
 import { type RateCap, Traffic } from './transports/traffic.ts';
 import { errorMessage, InputError } from './util/errors.ts';
+import { registerSecret } from './util/redact.ts';
 import { VERSION } from './version.ts';
 
 export interface RunOptions extends Selection {
@@ -303,3 +303,16 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   }
   return results;
 }
+
+// What the CLI needs of the pieces the engines share, through this one entry (the diff and sweep
+// engines have theirs: runner/diff/index.ts, runner/sweep/index.ts). The result model
+// (runner/model/) and the leaf helpers (runner/util/) are imported as they are.
+export { listAreas } from './load/clauses.ts';
+export { loadSuites } from './load/suite.ts';
+export { pointerToPath, readYaml } from './load/yaml-source.ts';
+export { eventsOf } from './results/events.ts';
+export { processExitCode, severalTargetsExitCode } from './results/exit-code.ts';
+export { mergeResults } from './results/merge.ts';
+export { Outstanding } from './run/teardown.ts';
+export { describeErrors, schemas } from './schema/registry.ts';
+export { parseRateCap, type RateCap } from './transports/traffic.ts';

@@ -51,11 +51,54 @@ const RULES: IForbiddenRuleType[] = [
     from: { pathNot: '^(bin|test|bench|cli)/' },
     to: { path: '^cli/' },
   },
+  {
+    // The CLI reaches each engine through its one entry; the result model and the leaf helpers
+    // are everyone's.
+    name: 'cli-reaches-engines-through-their-entries',
+    severity: 'error',
+    from: { path: '^cli/' },
+    to: {
+      path: '^runner/',
+      pathNot: '^runner/(api[.]ts|version[.]ts|diff/index[.]ts|sweep/index[.]ts|model/|util/)',
+    },
+  },
+  {
+    name: 'the-run-engine-imports-no-other-engine',
+    severity: 'error',
+    from: { path: '^runner/(run/|api[.]ts|kit[.]ts)' },
+    to: { path: '^runner/(diff|sweep)/' },
+  },
+  {
+    name: 'the-diff-engine-imports-no-other-engine',
+    severity: 'error',
+    from: { path: '^runner/diff/' },
+    to: { path: '^runner/(run/|sweep/|api[.]ts)' },
+  },
+  {
+    name: 'the-sweep-engine-imports-no-other-engine',
+    severity: 'error',
+    from: { path: '^runner/sweep/' },
+    to: { path: '^runner/(run/|diff/|api[.]ts)' },
+  },
+  {
+    name: 'shared-pieces-import-no-engine',
+    severity: 'error',
+    from: { path: '^runner/(model|transports|load|results|match|template|schema|data|util)/' },
+    to: { path: '^runner/(run/|diff/|sweep/|api[.]ts|kit[.]ts)' },
+  },
+  {
+    // Scripts (npm run tables, schemas, check:fresh) and the benchmark are leaves that bin/ and the
+    // tests start: nothing the package runs imports them.
+    name: 'nothing-imports-scripts-or-bench',
+    severity: 'error',
+    from: { pathNot: '^(test|scripts|bench|bin)/' },
+    to: { path: '^(scripts|bench)/' },
+  },
   { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
 ];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAYERS = ['runner', 'reporters', 'reference', 'cli', 'suites', 'bin'];
+const LAYERS = ['runner', 'reporters', 'reference', 'cli', 'suites', 'bin', 'scripts', 'bench'];
 
 /** Each broken rule as "rule: from -> to" (a cycle as its first step). */
 async function violations(baseDir: string, roots: string[]): Promise<string[]> {
@@ -93,6 +136,13 @@ describe('layers', () => {
         'suites/s3/p.property.ts': "import { go } from '../../runner/api-value.ts';\nexport const p = go;\n",
         'cli/embedded.ts': "import { go } from '../runner/api-value.ts';\nexport const e = go;\n",
         'reference/worker.ts': "import { e } from '../cli/embedded.ts';\nexport const w = e;\n",
+        'cli/lint.ts': "import { l } from '../runner/load/suite.ts';\nexport const c = l;\n",
+        'runner/load/suite.ts': "import { t } from '../run/teardown.ts';\nexport const l = t;\n",
+        'runner/run/teardown.ts': "import { f } from '../diff/find.ts';\nexport const t = f;\n",
+        'runner/diff/find.ts': "import { s } from '../sweep/sweep.ts';\nexport const f = s;\n",
+        'runner/sweep/sweep.ts': 'export const s = 1;\n',
+        'reporters/table.ts': "import { x } from '../scripts/tables.ts';\nexport const r = x;\n",
+        'scripts/tables.ts': 'export const x = 1;\n',
       };
       for (const [path, text] of Object.entries(files)) {
         await mkdir(dirname(join(dir, path)), { recursive: true });
@@ -100,7 +150,7 @@ describe('layers', () => {
       }
       const found = await violations(
         dir,
-        LAYERS.filter((l) => l !== 'bin'),
+        LAYERS.filter((l) => l !== 'bin' && l !== 'bench'),
       );
       expect(found).toEqual(
         [
@@ -112,6 +162,12 @@ describe('layers', () => {
           'only-bin-tests-and-bench-import-the-cli: reference/worker.ts -> cli/embedded.ts',
           'suites-import-only-the-kit: suites/s3/p.property.ts -> runner/api-value.ts',
           'no-cycles: runner/match/pointer.ts -> runner/match/value.ts',
+          'cli-reaches-engines-through-their-entries: cli/lint.ts -> runner/load/suite.ts',
+          'shared-pieces-import-no-engine: runner/load/suite.ts -> runner/run/teardown.ts',
+          'the-run-engine-imports-no-other-engine: runner/run/teardown.ts -> runner/diff/find.ts',
+          'the-diff-engine-imports-no-other-engine: runner/diff/find.ts -> runner/sweep/sweep.ts',
+          'cli-reaches-engines-through-their-entries: cli/embedded.ts -> runner/api-value.ts',
+          'nothing-imports-scripts-or-bench: reporters/table.ts -> scripts/tables.ts',
         ].sort(),
       );
     } finally {

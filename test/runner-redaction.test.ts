@@ -7,7 +7,7 @@ import { createReporter } from '../reporters/registry.ts';
 import { runEdgecheck } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
-import { redactDeep, redactText, registerSecret } from '../runner/redact.ts';
+import { redactDeep, redactText, registerSecret } from '../runner/util/redact.ts';
 import { ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { CANARY_TOKEN, fixtureDir } from './helpers/engine-target.ts';
 

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { pointerToPath, readYaml } from '../../runner/load/yaml-source.ts';
+import { describeErrors, pointerToPath, readYaml, schemas } from '../../runner/api.ts';
 import { featureEnumError, isFeature, unknownFeature } from '../../runner/model/features.ts';
 import type { Target } from '../../runner/model/target.ts';
-import { describeErrors, schemas } from '../../runner/schema/registry.ts';
 import { InputError } from '../../runner/util/errors.ts';
 import { readInputFile } from '../../runner/util/input-file.ts';
 

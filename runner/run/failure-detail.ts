@@ -7,10 +7,10 @@ import {
   type ExchangeBody,
   type SourceExcerpt,
 } from '../model/results.ts';
-import { redactDeep, redactText } from '../redact.ts';
 import type { OutgoingRequest } from '../transports/http.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { displayPath } from '../util/paths.ts';
+import { redactDeep, redactText } from '../util/redact.ts';
 
 /** Lines shown before and after the mismatching one. */
 const BEFORE = 3;

@@ -1,12 +1,12 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Agent } from 'undici';
 import type { ManagementTarget, Target } from '../model/target.ts';
-import { redactText } from '../redact.ts';
 import { sendHttp } from '../transports/http.ts';
 import { buildApiRequest } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import type { Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
+import { redactText } from '../util/redact.ts';
 
 /** What a sweep talks through: one agent and one S3 client, every request bounded by `timeoutMs`. */
 export interface SweepContext {

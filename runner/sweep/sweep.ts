@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { Target } from '../model/target.ts';
-import { registerSecret } from '../redact.ts';
 import { createAgent } from '../transports/agent.ts';
 import { destroyBucket } from '../transports/buckets.ts';
 import { createS3Client } from '../transports/s3-sdk.ts';
 import { type RateCap, Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
+import { registerSecret } from '../util/redact.ts';
 import { answered, envelope, type SweepContext, SweepError, s3Error, send } from './client.ts';
 import { findLeftovers, KIND_LABEL, type Kind, type Leftover, type Selection } from './find.ts';
 
