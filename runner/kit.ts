@@ -13,8 +13,6 @@ export { XMLParser } from 'fast-xml-parser';
 // Bodies from the runner's seekable generator (any range of a seed's bytes, reproducibly), and
 // the JSON Schemas of schemas/ by file name.
 export { generateBuffer } from './data/generate.ts';
-// XML's entities and character references in one pass, which the parser leaves to its caller.
-export { decodeXmlEntities } from './match/xml.ts';
 // What a property is, what it is given, and what it talks to.
 export type { BindingCall, HttpRequest } from './model/case.ts';
 export type { PropertyContext, PropertyDef, WireResponse } from './model/property.ts';
@@ -26,3 +24,5 @@ export { schemas } from './schema/registry.ts';
 // and sent through ctx.send, paced and retried as the run's own requests are.
 export { buildS3Request } from './transports/s3-raw.ts';
 export { signerFor } from './transports/sigv4.ts';
+// XML's entities and character references in one pass, which the parser leaves to its caller.
+export { decodeXmlEntities } from './util/xml.ts';

@@ -1,5 +1,5 @@
-import { parseXml } from '../match/xml.ts';
 import type { StepResponse } from '../transports/response.ts';
+import { parseXml } from '../util/xml.ts';
 
 /**
  * An answer reduced to what two correct implementations must agree on: the status, the error

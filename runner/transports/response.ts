@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { parseXml } from '../match/xml.ts';
 import { TargetError } from '../util/errors.ts';
+import { parseXml } from '../util/xml.ts';
 
 /**
  * Bodies up to this size are kept for parsing and messages; larger ones only by size and digest,
