@@ -127,12 +127,6 @@ export function clauseTable(area: string, coverage: Coverage): string {
   ].join('\n');
 }
 
-/** The table text of every area with a README table. */
-export async function clauseTables(): Promise<Map<string, string>> {
-  const coverage = await loadCoverage();
-  return new Map(TABLE_AREAS.map((area) => [area, clauseTable(area, coverage)]));
-}
-
 /** What the README holds between the markers, or undefined when it has no markers. */
 export function tableIn(readme: string): string | undefined {
   const from = readme.indexOf(TABLE_START);

@@ -441,8 +441,6 @@ export const FileFormat = Type.Object(
   { ...closed, description: 'A file of several cases, with the prerequisites they share' },
 );
 
-export type FileFormatType = Static<typeof FileFormat>;
-
 /** The definitions of schemas/case.schema.json, in the order the file and the document list them. */
 export const definitions: Record<DefinitionName, TSchema> = {
   case: CaseFormat,
