@@ -1,28 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import type { S3Client } from '@aws-sdk/client-s3';
-import pLimit from 'p-limit';
 import { listAreas } from './load/clauses.ts';
 import { loadSuites } from './load/suite.ts';
-import type { CaseResult, Reporter, RunResults } from './model/results.ts';
+import type { Reporter, RunResults } from './model/results.ts';
 import { newRunId } from './model/run-id.ts';
 import type { Target } from './model/target.ts';
-import { adviceFor } from './results/advice.ts';
-import { clauseResults, summarize } from './results/aggregate.ts';
-import { compareBaseline, loadBaseline } from './results/baseline.ts';
-import { exitCodeOf } from './results/exit-code.ts';
+import { loadBaseline } from './results/baseline.ts';
+import { assembleResults } from './run/assemble.ts';
 import type { RunContext } from './run/context.ts';
-import { ExclusiveLocks } from './run/exclusive.ts';
-import { caseSkipReason, runCase } from './run/run-case.ts';
-import { runProperty } from './run/run-property.ts';
+import { RUN_DEFAULTS, teardownTimeoutFor, today } from './run/defaults.ts';
+import { caseSkipReason } from './run/run-case.ts';
+import { runWork } from './run/schedule.ts';
 import { type Selection, selectWork } from './run/select.ts';
+import { runStopping } from './run/stopping.ts';
 import { Outstanding } from './run/teardown.ts';
 import { createAgent } from './transports/agent.ts';
 import { createS3Client } from './transports/s3-sdk.ts';
 import { type RateCap, Traffic } from './transports/traffic.ts';
 import { errorMessage, InputError } from './util/errors.ts';
 import { registerSecret } from './util/redact.ts';
-import { VERSION } from './version.ts';
 
 export interface RunOptions extends Selection {
   /** Areas (folders of suites/); default all. */
@@ -62,9 +58,7 @@ export interface RunOptions extends Selection {
   outstanding?: Outstanding;
 }
 
-export function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
+export { RUN_DEFAULTS, today } from './run/defaults.ts';
 
 /** The selected cases and properties that may change what cannot be put back, with what. */
 function disruptiveWork(
@@ -121,52 +115,63 @@ function selectedAreas(options: Pick<RunOptions, 'suites' | 'suitesDir'>): {
 /** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
 export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const { areas, allAreas } = selectedAreas(options);
-  const asOf = options.asOf ?? today();
-  const profile = options.profile ?? 'quick';
   const loaded = await loadSuites(areas, allAreas, options.suitesDir);
   const firstError = loaded.problems.find((p) => p.level === 'error');
   if (firstError)
     throw new InputError(firstError.where, `${firstError.what} (run 'edgecheck lint' for all problems)`);
   const work = selectWork(loaded, options);
   const baseline = options.baseline ? loadBaseline(options.baseline) : undefined;
-
-  const target = options.target;
-  const owned = options.ownedTarget;
-  registerSecret(target.management?.token);
-  registerSecret(target.management?.legacy?.key);
-  registerSecret(target.s3?.secretAccessKey);
-  registerSecret(target.bindings?.secret);
-
-  const concurrency = Math.max(1, options.concurrency ?? 8);
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const agent = createAgent(concurrency, timeoutMs);
-  const traffic = new Traffic({
-    rateCap: options.rateLimit ? { management: options.rateLimit } : undefined,
-    budget: options.maxRequests,
-    retries: options.retries,
-    maxRetryWaitMs: options.maxRetryWaitMs,
-  });
-  const teardownTimeoutMs = options.teardownTimeoutMs ?? Math.max(60_000, 4 * timeoutMs);
-  let s3: S3Client | undefined;
-  const controller = new AbortController();
-  // Every in-flight request listens on the run's signal.
-  setMaxListeners(0, controller.signal);
-  const onAbort = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-  const deadline = options.maxDurationMs
-    ? setTimeout(
-        () =>
-          controller.abort(
-            new Error(`the run reached its --max-duration of ${options.maxDurationMs! / 1000} s`),
-          ),
-        options.maxDurationMs,
-      )
-    : undefined;
+  const { target, ownedTarget: owned } = options;
+  for (const secret of [
+    target.management?.token,
+    target.management?.legacy?.key,
+    target.s3?.secretAccessKey,
+    target.bindings?.secret,
+  ])
+    registerSecret(secret);
+  const concurrency = Math.max(1, options.concurrency ?? RUN_DEFAULTS.concurrency);
+  const stopping = runStopping(options.signal, options.maxDurationMs);
   const reporters = options.reporters ?? [];
-  const runId = newRunId();
+  const { ctx, close } = runContext(options, loaded.clauses, concurrency, stopping.signal, reporters);
   const startedAt = new Date();
-  const targetInfo: RunResults['target'] = {
+  const targetInfo = targetInfoOf(target, owned);
+  let results!: RunResults;
+  let closeFailure: PromiseRejectedResult | undefined;
+  try {
+    ctx.emit({
+      type: 'run-start',
+      ...{ runId: ctx.runId, target: targetInfo, asOf: ctx.asOf, profile: ctx.profile, seed: ctx.seed },
+      cases: work.cases.length + work.properties.length,
+      clauses: work.clauses.length,
+      limits: describeLimits(options),
+      disruptive: ctx.allowDisruptive && !owned ? disruptiveWork(work, ctx) : undefined,
+    });
+    const cases = await runWork(loaded, work, ctx, concurrency);
+    results = assembleResults({
+      ...{ runId: ctx.runId, target, targetInfo, asOf: ctx.asOf, profile: ctx.profile, seed: ctx.seed },
+      selection: selectionOf(options, areas, ctx.readOnly),
+      startedAt,
+      clauses: work.clauses,
+      cases,
+      baseline: baseline && { file: options.baseline!, known: baseline },
+      requests: ctx.traffic.counts,
+      stopped: stopping.signal.aborted ? (stopping.signal.reason ?? 'stopped') : undefined,
+      bySignal: stopping.bySignal(),
+    });
+    ctx.emit({ type: 'run-end', results });
+  } finally {
+    stopping.release();
+    closeFailure = await close();
+  }
+  if (closeFailure) {
+    throw new InputError('--reporter', `could not write the results: ${errorMessage(closeFailure.reason)}`);
+  }
+  return results;
+}
+
+/** The target as the results document names it (its secrets never among it). */
+function targetInfoOf(target: Target, owned: RunOptions['ownedTarget']): RunResults['target'] {
+  return {
     name: target.name,
     management: target.management?.baseUrl,
     s3: target.s3?.endpoint,
@@ -174,134 +179,76 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
     faults: owned?.faults,
     features: [...target.features],
   };
+}
+
+/** What the run selected, as the results document records it. */
+function selectionOf(options: RunOptions, areas: string[], readOnly: boolean): RunResults['selection'] {
+  return {
+    suites: areas,
+    cases: options.cases?.length ? options.cases : undefined,
+    clauses: options.clauses?.length ? options.clauses : undefined,
+    tags: options.tags?.length ? options.tags : undefined,
+    shard: options.shard,
+    readOnly: readOnly || undefined,
+  };
+}
+
+/**
+ * What every case and property of the run shares (the target, connections, pacing, the signal,
+ * the reporters), and how to release it: every resource whatever happened to the others, since a
+ * leftover socket would keep the process alive after the run. `close` answers the first failure.
+ */
+function runContext(
+  options: RunOptions,
+  clauses: RunContext['clauses'],
+  concurrency: number,
+  signal: AbortSignal,
+  reporters: Reporter[],
+): { ctx: RunContext; close: () => Promise<PromiseRejectedResult | undefined> } {
+  const { target } = options;
+  const timeoutMs = options.timeoutMs ?? RUN_DEFAULTS.timeoutMs;
+  const agent = createAgent(concurrency, timeoutMs);
+  const traffic = new Traffic({
+    rateCap: options.rateLimit ? { management: options.rateLimit } : undefined,
+    budget: options.maxRequests,
+    retries: options.retries,
+    maxRetryWaitMs: options.maxRetryWaitMs,
+  });
+  const teardownTimeoutMs = options.teardownTimeoutMs ?? teardownTimeoutFor(timeoutMs);
+  let s3: S3Client | undefined;
   const ctx: RunContext = {
-    runId,
+    runId: newRunId(),
     target,
-    asOf,
-    profile,
+    asOf: options.asOf ?? today(),
+    profile: options.profile ?? RUN_DEFAULTS.profile,
     seed: options.seed ?? randomBytes(4).readUInt32BE(0) >>> 1,
     readOnly: Boolean(options.readOnly),
     // A target started for this run alone is the run's to change.
-    allowDisruptive: Boolean(options.allowDisruptive || owned),
+    allowDisruptive: Boolean(options.allowDisruptive || options.ownedTarget),
     timeoutMs,
-    clauses: loaded.clauses,
+    clauses,
     agent,
     traffic,
     s3: () => {
       s3 ??= createS3Client(target.s3!, concurrency, timeoutMs, traffic);
       return s3;
     },
-    signal: controller.signal,
+    signal,
     teardownSignal: () => AbortSignal.timeout(teardownTimeoutMs),
     outstanding: options.outstanding ?? new Outstanding(),
     emit: (event) => {
       for (const r of reporters) r.onEvent(event);
     },
   };
-  let results!: RunResults;
-  let closeFailure: PromiseRejectedResult | undefined;
-  try {
-    ctx.emit({
-      type: 'run-start',
-      runId,
-      target: targetInfo,
-      asOf,
-      profile,
-      seed: ctx.seed,
-      cases: work.cases.length + work.properties.length,
-      clauses: work.clauses.length,
-      limits: describeLimits(options),
-      disruptive: ctx.allowDisruptive && !owned ? disruptiveWork(work, ctx) : undefined,
-    });
-    const limit = pLimit(concurrency);
-    // A case's slug is its place among all the cases of the areas, not among the selected ones:
-    // a filtered run then names its resources as the whole run would.
-    const caseSlug = (c: (typeof loaded.cases)[number]) => loaded.cases.indexOf(c).toString(36);
-    const propertySlug = (p: (typeof loaded.properties)[number]) =>
-      (loaded.cases.length + loaded.properties.indexOf(p)).toString(36);
-    // Longest chains start first, so a run's wall time approaches its critical path.
-    type Job = { weight: number; exclusive: readonly string[]; run: () => Promise<CaseResult> };
-    const jobsToRun: Job[] = [
-      ...work.cases.map(
-        (c): Job => ({
-          weight: c.given.length + c.steps.length,
-          exclusive: c.exclusive,
-          run: () => runCase(c, caseSlug(c), ctx),
-        }),
-      ),
-      ...work.properties.map(
-        (p): Job => ({
-          weight: 1000,
-          exclusive: p.def.exclusive ?? [],
-          run: () => runProperty(p.def, p.file, p.area, propertySlug(p), ctx),
-        }),
-      ),
-    ];
-    const order = jobsToRun.map((_, i) => i).sort((a, b) => jobsToRun[b].weight - jobsToRun[a].weight);
-    const jobs: Promise<CaseResult>[] = new Array(jobsToRun.length);
-    const locks = new ExclusiveLocks();
-    // A case waiting for shared state holds no concurrency slot meanwhile.
-    for (const i of order) {
-      const job = jobsToRun[i];
-      jobs[i] = job.exclusive.length ? locks.run(job.exclusive, () => limit(job.run)) : limit(job.run);
-    }
-    const cases = await Promise.all(jobs);
-    const clauses = clauseResults(work.clauses, cases, asOf, target.features);
-    const diff = baseline ? compareBaseline(options.baseline!, baseline, clauses) : undefined;
-    const leftovers = cases.flatMap((c) => (c.leftovers ?? []).map((l) => ({ caseId: c.id, ...l })));
-    const interrupted = controller.signal.aborted;
-    const exitCode = exitCodeOf({
-      bySignal: Boolean(options.signal?.aborted),
-      interrupted,
-      leftovers: leftovers.length,
-      failing: clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error'),
-      baseline: diff,
-    });
-    results = {
-      edgecheck: VERSION,
-      runId,
-      target: targetInfo,
-      asOf,
-      profile,
-      seed: ctx.seed,
-      selection: {
-        suites: areas,
-        cases: options.cases?.length ? options.cases : undefined,
-        clauses: options.clauses?.length ? options.clauses : undefined,
-        tags: options.tags?.length ? options.tags : undefined,
-        shard: options.shard,
-        readOnly: ctx.readOnly || undefined,
-      },
-      startedAt: startedAt.toISOString(),
-      durationMs: Date.now() - startedAt.getTime(),
-      summary: summarize(clauses, cases),
-      clauses,
-      cases,
-      baseline: diff,
-      requests: { ...traffic.counts },
-      leftovers,
-      advice: adviceFor(target, cases),
-      interrupted,
-      stoppedBy: interrupted ? errorMessage(controller.signal.reason) : undefined,
-      exitCode,
-    };
-    ctx.emit({ type: 'run-end', results });
-  } finally {
-    options.signal?.removeEventListener('abort', onAbort);
-    clearTimeout(deadline);
-    // Each resource is released whatever happened to the others: a leftover worker or socket
-    // would keep the process alive after the run.
+  const close = async () => {
     const closing = await Promise.allSettled([
       ...reporters.map((r) => r.close()),
       (async () => s3?.destroy())(),
       agent.close(),
     ]);
-    closeFailure = closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  }
-  if (closeFailure) {
-    throw new InputError('--reporter', `could not write the results: ${errorMessage(closeFailure.reason)}`);
-  }
-  return results;
+    return closing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  };
+  return { ctx, close };
 }
 
 // What the CLI needs of the pieces the engines share, through this one entry (the diff and sweep
