@@ -5,13 +5,14 @@ import { createReporter } from '../reporters/registry.ts';
 import { Outstanding, parseRateCap, processExitCode, type RateCap, runEdgecheck } from '../runner/api.ts';
 import { FEATURE_NAMES } from '../runner/model/features.ts';
 import type { Reporter } from '../runner/model/results.ts';
+import type { Target } from '../runner/model/target.ts';
 import { writableDir } from '../runner/util/dirs.ts';
 import { InputError } from '../runner/util/errors.ts';
-import { redactText } from '../runner/util/redact.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 import { type MiniflareProbe, startMiniflareProbe, withBindings } from './bindings-miniflare.ts';
 import { type ConfigFile, readConfigFile, resolveTarget } from './config/load-config.ts';
 import { runAgainstEmbedded } from './embedded.ts';
+import { Interrupts } from './interrupts.ts';
 import { configTargets, parseTargets, runSeveral } from './several-targets.ts';
 import { githubStepSummary } from './step-summary.ts';
 
@@ -231,6 +232,63 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   }
   if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
   const config = v.config ? readConfigFile(v.config) : undefined;
+  const { several, target, miniflare } = runTargets(v, config);
+  const specs = v.reporter?.length ? v.reporter : ['console'];
+  for (const spec of specs) ensureWritable(spec);
+  // Several targets get reporters of their own (several-targets.ts).
+  const reporters = several ? [] : singleRunReporters(specs, out, v.verbose);
+  const outstanding = new Outstanding();
+  const interrupts = new Interrupts(outstanding);
+  const settings = targetSettings(v);
+  let probe: MiniflareProbe | undefined;
+  let code: number | undefined;
+  try {
+    const options = {
+      ...runOptions(v, config),
+      ...settings(Boolean(target) || Boolean(several?.some((t) => t.target)), config),
+      outstanding,
+      reporters,
+      signal: interrupts.signal,
+    };
+    if (several) {
+      const { reporters: _none, ...shared } = options;
+      code = await runSeveral(
+        {
+          ...shared,
+          targets: several,
+          reporterSpecs: specs,
+          verbose: v.verbose,
+          exitFrom: v['exit-from'],
+          // A flag sets every target; else a target's own file; else the config naming the targets.
+          settingsFor: (t) => settings(Boolean(t.target), t.config, config),
+        },
+        out,
+      );
+      return code;
+    }
+    // --bindings miniflare: the probe runs in Miniflare for this run, in place of the target's.
+    probe = miniflare ? await startMiniflareProbe() : undefined;
+    const bindings = probe && { url: probe.url, legacyUrl: probe.legacyUrl, secret: probe.secret };
+    // With no target, the embedded reference is started for this run and stopped after it.
+    const results = target
+      ? await runEdgecheck({ ...options, target: bindings ? withBindings(target, bindings) : target })
+      : await runAgainstEmbedded({ ...options, reference: { faults: v.fault, bindings } });
+    code = processExitCode(results, interrupts.interrupted);
+    return code;
+  } finally {
+    await probe?.close();
+    // Until the process ends, a late signal exits with the run's code rather than killing a finished run.
+    interrupts.release(code);
+  }
+}
+
+type RunValues = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+/** What --target, --config and the target flags describe: several targets, one, or none (the embedded reference). */
+function runTargets(
+  v: RunValues,
+  config: ConfigFile | undefined,
+): { several?: ReturnType<typeof parseTargets>; target?: Target; miniflare: boolean } {
   if (config?.targets && v.target?.length) {
     throw new InputError('--target', `${v.config} names its targets already; give them in one place`);
   }
@@ -281,42 +339,24 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       'faults apply to the embedded reference only; drop --fault or the target options',
     );
   }
-  const specs = v.reporter?.length ? v.reporter : ['console'];
-  for (const spec of specs) ensureWritable(spec);
-  // Several targets get reporters of their own (several-targets.ts).
-  const reporters = several
-    ? []
-    : specs.map((spec) => createReporter(spec, { stream: out, verbose: v.verbose }));
-  // The last run's results, so `edgecheck clauses` can show verdicts without flags; best effort only.
-  if (!several && writableDir(path.dirname(LAST_RUN)))
-    reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
-  const stepSummary = several ? undefined : githubStepSummary(specs);
+  return { several, target, miniflare };
+}
+
+/**
+ * A single target's reporters: those asked for, the last run's JSON (so `edgecheck clauses` can
+ * show verdicts without flags) and the CI step summary, both best effort only.
+ */
+function singleRunReporters(specs: string[], out: NodeJS.WritableStream, verbose?: boolean): Reporter[] {
+  const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose }));
+  if (writableDir(path.dirname(LAST_RUN))) reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
+  const stepSummary = githubStepSummary(specs);
   if (stepSummary) reporters.push(bestEffort(new MarkdownReporter({ dest: stepSummary, append: true })));
-  const controller = new AbortController();
-  const outstanding = new Outstanding();
-  let interrupted = false;
-  let finished: (() => void) | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) {
-      // A second interrupt stops at once, but still says what it leaves behind.
-      const left = outstanding.list();
-      const lines = left.map((l) => `  ${l.what} (${l.caseId})${l.undo ? `\n      ${l.undo}` : ''}`);
-      process.stderr.write(
-        `\nedgecheck: ${signal} again: stopping now.${left.length ? ` Left on the target (${left.length}):\n${redactText(lines.join('\n'))}\n'edgecheck sweep' finds what runs left; --delete removes it.` : ' Nothing was left to tear down.'}\n`,
-      );
-      process.exit(130);
-    }
-    interrupted = true;
-    process.stderr.write(
-      `\nedgecheck: ${signal}: starting no new request; tearing down what the run created (again to stop at once)...\n`,
-    );
-    // No new request starts; those in flight end (their answers may name what teardown removes).
-    controller.abort(new Error(`interrupted by ${signal}`));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  /** The settings a config may give a target: the flag, else the first config that says (the most specific first). */
-  const settings = (live: boolean, ...configs: (ConfigFile | undefined)[]) => {
+  return reporters;
+}
+
+/** The settings a config may give a target: the flag, else the first config that says (the most specific first). */
+function targetSettings(v: RunValues) {
+  return (live: boolean, ...configs: (ConfigFile | undefined)[]) => {
     const from = <K extends keyof ConfigFile>(key: K) => configs.find((c) => c?.[key] !== undefined)?.[key];
     return {
       concurrency: int('--concurrency', v.concurrency, 1, 256) ?? from('concurrency'),
@@ -326,65 +366,25 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       retries: int('--retries', v.retries, 0, 10) ?? from('retries'),
     };
   };
-  let probe: MiniflareProbe | undefined;
-  try {
-    const options = {
-      suites: v.suite,
-      cases: v.case,
-      clauses: v.clause,
-      tags: v.tag,
-      shard: v.shard,
-      asOf: date('--as-of', v['as-of'] ?? config?.asOf),
-      profile: oneOf('--profile', v.profile ?? config?.profile, ['quick', 'full'] as const),
-      readOnly: v['read-only'] ?? config?.readOnly,
-      ...settings(Boolean(target) || Boolean(several?.some((t) => t.target)), config),
-      allowDisruptive: v['allow-disruptive'],
-      maxRetryWaitMs: int('--max-retry-wait', v['max-retry-wait'], 0, 600_000),
-      teardownTimeoutMs: int('--teardown-timeout', v['teardown-timeout'], 1000, 3_600_000),
-      maxDurationMs: (int('--max-duration', v['max-duration'], 1, 7 * 86_400) ?? 3600) * 1000,
-      outstanding,
-      seed: int('--seed', v.seed, 0, 2 ** 31 - 1),
-      baseline: v.baseline,
-      reporters,
-      signal: controller.signal,
-      suitesDir: v['suites-dir'],
-    };
-    if (several) {
-      const { reporters: _none, ...shared } = options;
-      const code = await runSeveral(
-        {
-          ...shared,
-          targets: several,
-          reporterSpecs: specs,
-          verbose: v.verbose,
-          exitFrom: v['exit-from'],
-          // A flag sets every target; else a target's own file; else the config naming the targets.
-          settingsFor: (t) => settings(Boolean(t.target), t.config, config),
-        },
-        out,
-      );
-      finished = () => process.exit(code);
-      return code;
-    }
-    // --bindings miniflare: the probe runs in Miniflare for this run, in place of the target's.
-    probe = miniflare ? await startMiniflareProbe() : undefined;
-    const bindings = probe && { url: probe.url, legacyUrl: probe.legacyUrl, secret: probe.secret };
-    // With no target, the embedded reference is started for this run and stopped after it.
-    const results = target
-      ? await runEdgecheck({ ...options, target: bindings ? withBindings(target, bindings) : target })
-      : await runAgainstEmbedded({ ...options, reference: { faults: v.fault, bindings } });
-    const code = processExitCode(results, interrupted);
-    // Until the process ends, a late signal exits with that code rather than killing a finished run.
-    finished = () => process.exit(code);
-    return code;
-  } finally {
-    await probe?.close();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    const late = finished;
-    if (late) {
-      process.once('SIGINT', late);
-      process.once('SIGTERM', late);
-    }
-  }
+}
+
+/** The selection and the run's own settings, from the flags and the config file. */
+function runOptions(v: RunValues, config: ConfigFile | undefined) {
+  return {
+    suites: v.suite,
+    cases: v.case,
+    clauses: v.clause,
+    tags: v.tag,
+    shard: v.shard,
+    asOf: date('--as-of', v['as-of'] ?? config?.asOf),
+    profile: oneOf('--profile', v.profile ?? config?.profile, ['quick', 'full'] as const),
+    readOnly: v['read-only'] ?? config?.readOnly,
+    allowDisruptive: v['allow-disruptive'],
+    maxRetryWaitMs: int('--max-retry-wait', v['max-retry-wait'], 0, 600_000),
+    teardownTimeoutMs: int('--teardown-timeout', v['teardown-timeout'], 1000, 3_600_000),
+    maxDurationMs: (int('--max-duration', v['max-duration'], 1, 7 * 86_400) ?? 3600) * 1000,
+    seed: int('--seed', v.seed, 0, 2 ** 31 - 1),
+    baseline: v.baseline,
+    suitesDir: v['suites-dir'],
+  };
 }
