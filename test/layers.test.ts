@@ -83,7 +83,7 @@ const RULES: IForbiddenRuleType[] = [
   {
     name: 'shared-pieces-import-no-engine',
     severity: 'error',
-    from: { path: '^runner/(model|transports|load|results|match|template|schema|data|util)/' },
+    from: { path: '^runner/(model|steps|transports|load|results|match|template|schema|data|util)/' },
     to: { path: '^runner/(run/|diff/|sweep/|api[.]ts|kit[.]ts)' },
   },
   {

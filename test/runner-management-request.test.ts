@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagementTarget } from '../runner/model/target.ts';
-import { curlFor } from '../runner/run/repro.ts';
+import { curlFor } from '../runner/steps/repro.ts';
 import { authHeaders, buildApiRequest, MissingCredentials } from '../runner/transports/management.ts';
 
 const target: ManagementTarget = {

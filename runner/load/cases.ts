@@ -10,6 +10,7 @@ import {
 } from '../model/case-format.ts';
 import { featureEnumError } from '../model/features.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
+import { loadStep } from '../steps/index.ts';
 import { InputError } from '../util/errors.ts';
 import { unknownName } from '../util/nearest.ts';
 import { displayPath, SUITES_DIR } from '../util/paths.ts';
@@ -195,19 +196,12 @@ function teardownSteps(
  */
 function toStep(raw: StepFormatType, where: (rel: Path) => string): StepDef {
   const { api, s3, input, http, wire, binding, bucket, teardown, expect, ...common } = raw;
-  const rest = {
+  return loadStep(raw, {
     ...common,
     origin: where([]),
     expect: expect?.map((c, k): CheckDef => ({ ...c, origin: where(['expect', k]) })),
     teardown: teardownSteps(teardown, where),
-  };
-  if (api) return { ...rest, kind: 'api', api };
-  if (s3 !== undefined) return { ...rest, kind: 's3', s3, input };
-  if (http) return { ...rest, kind: 'http', http };
-  if (wire) return { ...rest, kind: 'wire', wire };
-  if (binding) return { ...rest, kind: 'binding', binding };
-  if (bucket !== undefined) return { ...rest, kind: 'bucket', bucket };
-  throw new InputError(rest.origin, `a step needs exactly one of ${STEP_KINDS.join(', ')}`);
+  });
 }
 
 function toCase(raw: CaseFormatType, given: StepDef[], src: YamlSource, base: Path, area: string): CaseDef {

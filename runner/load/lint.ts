@@ -3,8 +3,8 @@ import type { CaseDef, CheckDef, StepDef } from '../model/case.ts';
 import type { Clause } from '../model/clause.ts';
 import { isFeature, unknownFeature } from '../model/features.ts';
 import { schemas } from '../schema/registry.ts';
+import { stepKind } from '../steps/index.ts';
 import { fixtureText, placeholdersIn } from '../template/resolve.ts';
-import { commandFor } from '../transports/s3-sdk.ts';
 import { weakness } from './check-strength.ts';
 import type { LoadedProperty } from './properties.ts';
 
@@ -49,13 +49,10 @@ export function lintSuites(
         if (stepIds.has(step.id)) error(step.origin, `duplicate step id '${step.id}' in case '${c.id}'`);
         stepIds.add(step.id);
       }
-      if (step.kind === 's3' && !commandFor(step.s3)) {
-        error(
-          step.origin,
-          `unknown S3 command '${step.s3}': use an @aws-sdk/client-s3 command name without 'Command'`,
-        );
-      }
-      const request = sentPart(step);
+      const kind = stepKind(step);
+      const problem = kind.lint?.(step);
+      if (problem) error(step.origin, problem);
+      const request = kind.sent(step);
       for (const name of fixtureNames(request)) {
         try {
           fixtureText(name);
@@ -184,26 +181,6 @@ function lintCheck(check: CheckDef, error: (where: string, what: string) => void
       check.origin,
       'a check without a matcher cannot fail; add status, headers, json, xml, body, output or error',
     );
-  }
-}
-
-/** What a step sends, where its placeholders and fixtures are. */
-function sentPart(step: StepDef): unknown {
-  switch (step.kind) {
-    case 'api':
-      return step.api;
-    case 'http':
-      return step.http;
-    case 'wire':
-      return step.wire;
-    case 'binding':
-      return step.binding;
-    case 's3':
-      return step.input;
-    case 'bucket':
-      return undefined;
-    default:
-      return step satisfies never;
   }
 }
 

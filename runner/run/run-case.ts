@@ -7,14 +7,14 @@ import { type Clause, clauseApplies } from '../model/clause.ts';
 import type { CaseResult, CheckResult } from '../model/results.ts';
 import type { Verdict } from '../model/verdict.ts';
 import { worst } from '../model/verdict.ts';
+import { type RunContext, teardownContext } from '../steps/context.ts';
+import { exchangeOf, sourceExcerpt } from '../steps/failure-detail.ts';
+import { describeStep, performStep, type StepOwner, stepKind, stepsNeed } from '../steps/index.ts';
+import { TeardownLedger } from '../steps/teardown.ts';
 import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
-import { type RunContext, teardownContext } from './context.ts';
-import { exchangeOf, sourceExcerpt } from './failure-detail.ts';
-import { describeStep, performStep, type StepOwner } from './perform.ts';
-import { TeardownLedger } from './teardown.ts';
 
 interface PlannedCheck {
   def: CheckDef;
@@ -33,17 +33,8 @@ export function caseSkipReason(c: CaseDef, ctx: RunContext): string | undefined 
   if (c.disruptive && !ctx.allowDisruptive) {
     return `${c.disruptive}, which cannot be put back; --allow-disruptive runs it`;
   }
-  const all = [...c.given, ...c.steps];
-  if (all.some((s) => s.kind === 'api') && !ctx.target.management)
-    return 'the target has no management API configured';
-  if (all.some((s) => s.kind === 's3' || s.kind === 'http' || s.kind === 'bucket') && !ctx.target.s3) {
-    return 'the target has no S3 endpoint configured';
-  }
-  if (all.some((s) => s.kind === 'binding')) {
-    if (!ctx.target.bindings) return 'the target has no bindings probe configured';
-    if (all.some((s) => s.kind !== 'binding') && !ctx.target.bindings.bucket)
-      return "the bindings probe's bucket is not reachable through the target's S3 endpoint";
-  }
+  const why = stepsNeed([...c.given, ...c.steps], ctx.target);
+  if (why) return why;
   return undefined;
 }
 
@@ -110,8 +101,8 @@ function plan(c: CaseDef, ctx: RunContext): Map<StepDef, PlannedCheck[]> {
   return out;
 }
 
-function capture(spec: CaptureSpec, res: StepResponse, kind: 'api' | 's3' | 'other'): unknown {
-  if (typeof spec === 'string') return getPointer(kind === 's3' ? (res.output ?? {}) : res.json(), spec);
+function capture(spec: CaptureSpec, res: StepResponse, from: 'json' | 'output' | 'other'): unknown {
+  if (typeof spec === 'string') return getPointer(from === 'output' ? (res.output ?? {}) : res.json(), spec);
   if ('json' in spec) return getPointer(res.json(), spec.json);
   if ('output' in spec) return getPointer(res.output ?? {}, spec.output);
   if ('header' in spec) return res.headers[spec.header.toLowerCase()] ?? ABSENT;
@@ -123,8 +114,7 @@ function capture(spec: CaptureSpec, res: StepResponse, kind: 'api' | 's3' | 'oth
 export function estimateRequests(c: CaseDef): number {
   let n = 0;
   for (const s of [...c.given, ...c.steps]) {
-    // A bucket is created, then listed, emptied, deleted and confirmed gone at teardown.
-    n += s.kind === 'bucket' ? 5 : 1;
+    n += stepKind(s).requests;
     // A teardown request, and the read that confirms a delete.
     n += 2 * (s.teardown?.length ?? 0);
   }
@@ -224,7 +214,7 @@ class CaseRun {
   capture(step: StepDef, response: StepResponse): void {
     for (const [name, spec] of Object.entries(step.capture ?? {})) {
       try {
-        const v = capture(spec, response, step.kind === 'api' || step.kind === 's3' ? step.kind : 'other');
+        const v = capture(spec, response, stepKind(step).captures);
         if (v === ABSENT) this.uncaptured.set(name, `the answer has nothing at ${JSON.stringify(spec)}`);
         else this.scope[name] = v;
       } catch (err) {

@@ -2,6 +2,8 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { ApiRequest } from '../model/case.ts';
 import type { PropertyContext, PropertyDef, WireResponse } from '../model/property.ts';
 import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
+import { type RunContext, sendOptions, teardownContext } from '../steps/context.ts';
+import { TeardownLedger } from '../steps/teardown.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
 import { bucketName, createBucket, destroyBucket, removeBucketCommand } from '../transports/buckets.ts';
 import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
@@ -12,9 +14,7 @@ import { namingClient } from '../transports/s3-sdk.ts';
 import type { Door } from '../transports/traffic.ts';
 import { errorMessage, TargetBlocked, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
-import { type RunContext, sendOptions, teardownContext } from './context.ts';
 import { checkSkipReason } from './run-case.ts';
-import { TeardownLedger } from './teardown.ts';
 
 function wire(res: StepResponse): WireResponse {
   return {

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { LoadedSuites } from '../load/suite.ts';
 import type { CaseResult } from '../model/results.ts';
-import type { RunContext } from './context.ts';
+import type { RunContext } from '../steps/context.ts';
 import { ExclusiveLocks } from './exclusive.ts';
 import { runCase } from './run-case.ts';
 import { runProperty } from './run-property.ts';

@@ -1,0 +1,60 @@
+import type { HttpRequest, StepDef } from '../model/case.ts';
+import { resolve } from '../template/resolve.ts';
+import { sendHttp } from '../transports/http.ts';
+import { userAgent } from '../transports/management.ts';
+import { buildS3Request } from '../transports/s3-raw.ts';
+import { TargetLacks } from '../util/errors.ts';
+import { sendOptions } from './context.ts';
+import { isNotFound, type StepKind } from './kind.ts';
+import { curlFor } from './repro.ts';
+
+type HttpStep = Extract<StepDef, { kind: 'http' }>;
+
+/** A raw S3 HTTP request: SigV4-signed, presigned, unsigned or deliberately mis-signed. */
+export const httpStep: StepKind<HttpStep> = {
+  load: (raw, common) => ({ ...common, kind: 'http', http: raw.http! }),
+  sent: (step) => step.http,
+  needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
+  captures: 'other',
+  requests: 1,
+  async perform(step, scope, ctx, owner) {
+    const { target } = ctx;
+    if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+    const http = resolve(step.http, scope) as HttpRequest;
+    if (http.endpoint === 'public' && !target.s3.publicUrl)
+      throw new TargetLacks('the target has no public bucket URL');
+    const req = await buildS3Request(target.s3, http);
+    req.headers['user-agent'] ??= userAgent(owner.id);
+    const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
+    const mode =
+      http.endpoint === 'public' || http.sign === 'none'
+        ? 'none'
+        : http.sign === 'presign'
+          ? 'presigned'
+          : 'sigv4';
+    const region = target.s3.region;
+    return {
+      response,
+      repro: () => curlFor(req, mode, region, http.sign === 'bad-signature'),
+      ok: response.status < 400,
+      sent: { kind: 'http', request: req },
+    };
+  },
+  describe(step, scope, ctx, caseId) {
+    const s3 = ctx.target.s3;
+    if (!s3) return undefined;
+    const http = resolve(step.http, scope) as HttpRequest;
+    const what = `${http.method} ${http.bucket ?? ''}/${http.key ?? ''}`;
+    if (http.method.toUpperCase() !== 'DELETE') return { what };
+    // GET of what a DELETE names: the object, the bucket's listing, or the upload's parts.
+    const readBack = { ...http, method: 'GET', body: undefined };
+    return {
+      what,
+      absent: async (tctx) => {
+        const req = await buildS3Request(s3, readBack);
+        req.headers['user-agent'] ??= userAgent(caseId);
+        return isNotFound((await sendHttp(tctx.agent, req, sendOptions(tctx, 's3'))).status);
+      },
+    };
+  },
+};

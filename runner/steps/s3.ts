@@ -1,0 +1,65 @@
+import type { StepDef } from '../model/case.ts';
+import { resolve } from '../template/resolve.ts';
+import { userAgent } from '../transports/management.ts';
+import { commandFor, sendS3Command } from '../transports/s3-sdk.ts';
+import { TargetLacks } from '../util/errors.ts';
+import { sendOptions } from './context.ts';
+import { isNotFound, type StepKind } from './kind.ts';
+import { awsCliFor } from './repro.ts';
+
+type S3Step = Extract<StepDef, { kind: 's3' }>;
+
+/** The read that finds what an S3 removal removes: answering 404, it proves the thing gone. */
+const READ_BACK: Record<string, { command: string; keys: string[] }> = {
+  AbortMultipartUpload: { command: 'ListParts', keys: ['Bucket', 'Key', 'UploadId'] },
+  DeleteObject: { command: 'HeadObject', keys: ['Bucket', 'Key'] },
+  DeleteBucket: { command: 'HeadBucket', keys: ['Bucket'] },
+};
+
+/** An S3 operation through the real @aws-sdk/client-s3, its `input` as the command's. */
+export const s3Step: StepKind<S3Step> = {
+  load: (raw, common) => ({ ...common, kind: 's3', s3: raw.s3!, input: raw.input }),
+  sent: (step) => step.input,
+  lint: (step) =>
+    commandFor(step.s3)
+      ? undefined
+      : `unknown S3 command '${step.s3}': use an @aws-sdk/client-s3 command name without 'Command'`,
+  needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
+  captures: 'output',
+  requests: 1,
+  async perform(step, scope, ctx, owner) {
+    const { target } = ctx;
+    if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+    const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
+    const response = await sendS3Command(ctx.s3(), step.s3, input, {
+      ...sendOptions(ctx, 's3'),
+      userAgent: userAgent(owner.id),
+    });
+    return {
+      response,
+      repro: () => awsCliFor(step.s3, input, target.s3!.endpoint),
+      ok: !response.error,
+      sent: { kind: 'sdk', command: step.s3 },
+    };
+  },
+  describe(step, scope, ctx, caseId) {
+    if (!ctx.target.s3) return undefined;
+    const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
+    const endpoint = ctx.target.s3.endpoint;
+    const read = READ_BACK[step.s3];
+    return {
+      what: `${step.s3} ${JSON.stringify(input)}`,
+      undo: () => awsCliFor(step.s3, input, endpoint),
+      absent: read
+        ? async (tctx) => {
+            const readInput = Object.fromEntries(read.keys.map((k) => [k, input[k]]));
+            const r = await sendS3Command(tctx.s3(), read.command, readInput, {
+              ...sendOptions(tctx, 's3'),
+              userAgent: userAgent(caseId),
+            });
+            return isNotFound(r.status);
+          }
+        : undefined,
+    };
+  },
+};
