@@ -4,38 +4,11 @@ If-Match before If-None-Match, and CopyObject's x-amz-copy-source-if-(none-)matc
 
 from __future__ import annotations
 
-from truth import Target, Unjudgeable, departs, holds, probe, unjudgeable
+from truth import holds, probe, st, Tally, Target, Unjudgeable
 
 BODY = b"conditional-body"
 OTHER = '"00000000000000000000000000000000"'
 OTHER2 = '"11111111111111111111111111111111"'
-
-
-class Tally:
-    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
-
-    def __init__(self) -> None:
-        self.ok: list[str] = []
-        self.bad: list[str] = []
-        self.undecided: list[str] = []
-
-    def check(self, ok: bool, seen: str) -> bool:
-        (self.ok if ok else self.bad).append(seen)
-        return ok
-
-    def skip(self, why: str) -> None:
-        self.undecided.append(why)
-
-    def outcome(self):
-        if self.bad:
-            return departs("; ".join(self.bad))
-        if self.undecided:
-            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
-        return holds("; ".join(self.ok))
-
-
-def st(a) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def with_object(t: Target) -> tuple[str, str]:

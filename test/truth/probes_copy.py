@@ -9,33 +9,10 @@ import hashlib
 import random
 import secrets
 
-from truth import Answer, Target, Unjudgeable, child_text, departs, holds, judge, probe, unjudgeable
+from truth import Answer, child_text, departs, holds, judge, probe, Tally, Target, Unjudgeable
 
 MIB = 1024 * 1024
 OTHER = '"00000000000000000000000000000000"'
-
-
-class Tally:
-    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
-
-    def __init__(self) -> None:
-        self.ok: list[str] = []
-        self.bad: list[str] = []
-        self.undecided: list[str] = []
-
-    def check(self, ok: bool, seen: str) -> bool:
-        (self.ok if ok else self.bad).append(seen)
-        return ok
-
-    def skip(self, why: str) -> None:
-        self.undecided.append(why)
-
-    def outcome(self):
-        if self.bad:
-            return departs("; ".join(self.bad))
-        if self.undecided:
-            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
-        return holds("; ".join(self.ok))
 
 
 def copy(t: Target, bucket: str, key: str, source: str, headers: dict[str, str] | None = None) -> Answer:

@@ -4,37 +4,10 @@ object, 416 InvalidRange for a range past the end and invalid Range headers igno
 
 from __future__ import annotations
 
-from truth import Target, Unjudgeable, departs, holds, probe, unjudgeable
+from truth import probe, st, Tally, Target, Unjudgeable
 
 DATA = b"abcdefghij"  # ten distinct bytes: any misplaced range shows
 N = len(DATA)
-
-
-class Tally:
-    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
-
-    def __init__(self) -> None:
-        self.ok: list[str] = []
-        self.bad: list[str] = []
-        self.undecided: list[str] = []
-
-    def check(self, ok: bool, seen: str) -> bool:
-        (self.ok if ok else self.bad).append(seen)
-        return ok
-
-    def skip(self, why: str) -> None:
-        self.undecided.append(why)
-
-    def outcome(self):
-        if self.bad:
-            return departs("; ".join(self.bad))
-        if self.undecided:
-            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
-        return holds("; ".join(self.ok))
-
-
-def st(a) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def with_object(t: Target) -> str:

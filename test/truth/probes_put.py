@@ -8,40 +8,13 @@ import base64
 import hashlib
 import secrets
 
-from truth import Target, Unjudgeable, departs, holds, judge, probe, unjudgeable
+from truth import judge, probe, st, Tally, Target, Unjudgeable
 
 OTHER = '"00000000000000000000000000000000"'
 
 
-def st(a) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
-
-
 def b64(digest: bytes) -> str:
     return base64.b64encode(digest).decode()
-
-
-class Tally:
-    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
-
-    def __init__(self) -> None:
-        self.ok: list[str] = []
-        self.bad: list[str] = []
-        self.undecided: list[str] = []
-
-    def check(self, ok: bool, seen: str) -> bool:
-        (self.ok if ok else self.bad).append(seen)
-        return ok
-
-    def skip(self, why: str) -> None:
-        self.undecided.append(why)
-
-    def outcome(self):
-        if self.bad:
-            return departs("; ".join(self.bad))
-        if self.undecided:
-            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
-        return holds("; ".join(self.ok))
 
 
 @probe("s3.put.post")

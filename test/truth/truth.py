@@ -74,6 +74,34 @@ def judge(ok: bool, reason: str) -> Outcome:
     return holds(reason) if ok else departs(reason)
 
 
+class Tally:
+    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
+
+    def __init__(self) -> None:
+        self.ok: list[str] = []
+        self.bad: list[str] = []
+        self.undecided: list[str] = []
+
+    def check(self, ok: bool, seen: str) -> bool:
+        (self.ok if ok else self.bad).append(seen)
+        return ok
+
+    def skip(self, why: str) -> None:
+        self.undecided.append(why)
+
+    def outcome(self) -> Outcome:
+        if self.bad:
+            return departs("; ".join(self.bad))
+        if self.undecided:
+            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
+        return holds("; ".join(self.ok))
+
+
+def st(a: "Answer") -> str:
+    """An answer's status and S3 error code, in a few characters: `412 PreconditionFailed`."""
+    return f"{a.status}{' ' + a.code if a.code else ''}"
+
+
 class Unjudgeable(Exception):
     """Raised by a probe's setup step that the target refused: the clause cannot be decided."""
 
