@@ -1,0 +1,203 @@
+import { generateBuffer, type PropertyContext, type WireResponse } from 'edgecheck/kit';
+import { rawBucket } from './bucket.ts';
+import { completeXml } from './multipart.ts';
+import { type Attrs, type KeyChoice, type Op, requestHeaders } from './round-trip-scripts.ts';
+import { expectThat } from './wire.ts';
+import { xmlResult } from './xml.ts';
+
+/*
+ * The round-trip properties' model of what was written, and the plain requests that write and read
+ * it back (round-trip.property.ts judges the reads against the model).
+ */
+
+export interface Stored extends Attrs {
+  bytes: Buffer;
+  /** How it was written, for messages. */
+  how: string;
+  /** The ETag a copy of it must carry: what its PutObject answered, or its source's. */
+  etag?: string;
+  /** Set for copies: the ETag the copy answered in CopyObjectResult, and its source's key. */
+  copy?: { answered?: string; source: string };
+}
+
+/** What was written, in order of writing; `keys` resolves a KeyChoice. */
+export class Model {
+  readonly objects = new Map<string, Stored>();
+  resolve(choice: KeyChoice): string {
+    if ('fresh' in choice) return choice.fresh;
+    const keys = [...this.objects.keys()];
+    return keys[choice.earlier % keys.length];
+  }
+}
+
+let worldCount = 0;
+
+/** One bucket per property; each run writes under a namespace of its own (`r<n>/`). */
+export function worlds(ctx: PropertyContext, label: string) {
+  let bucket: Promise<string> | undefined;
+  return async () => {
+    bucket ??= rawBucket(ctx, label);
+    return { bucket: await bucket, ns: `r${worldCount++}/` };
+  };
+}
+
+export interface World {
+  bucket: string;
+  ns: string;
+}
+
+/** x-amz-copy-source: /bucket/key, each segment percent-encoded. */
+export function copySource(bucket: string, key: string): string {
+  return `/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+export const show = (v: unknown) => JSON.stringify(v);
+
+export async function put(
+  ctx: PropertyContext,
+  w: World,
+  key: string,
+  op: Extract<Op, { kind: 'put' }>,
+  model: Model,
+) {
+  const bytes = generateBuffer(op.seed, 0, op.size);
+  const res = await ctx.http({
+    method: 'PUT',
+    bucket: w.bucket,
+    key: w.ns + key,
+    headers: requestHeaders(op.attrs),
+    body: bytes,
+  });
+  // A refused write is a setup this property cannot go on without: blocked, as a case's would be.
+  if (res.status !== 200)
+    ctx.blocked(
+      `PutObject of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${res.status}: ${res.text().slice(0, 160)}`,
+    );
+  model.objects.set(key, { ...op.attrs, bytes, how: 'PutObject', etag: res.headers.etag });
+}
+
+export async function multipart(
+  ctx: PropertyContext,
+  w: World,
+  key: string,
+  op: Extract<Op, { kind: 'mpu' }>,
+  model: Model,
+) {
+  const bytes = generateBuffer(op.seed, 0, op.size);
+  const k = w.ns + key;
+  const created = await ctx.http({
+    method: 'POST',
+    bucket: w.bucket,
+    key: k,
+    query: { uploads: '' },
+    headers: requestHeaders(op.attrs),
+  });
+  const uploadId = xmlResult(created.text(), 'InitiateMultipartUploadResult')?.UploadId;
+  if (created.status !== 200) {
+    ctx.blocked(
+      `CreateMultipartUpload of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${created.status}`,
+    );
+  }
+  if (!uploadId)
+    ctx.unjudgeable(
+      `CreateMultipartUpload of ${show(key)} with ${show(requestHeaders(op.attrs))} answered ${created.status}`,
+    );
+  const query = { uploadId: String(uploadId) };
+  const part = await ctx.http({
+    method: 'PUT',
+    bucket: w.bucket,
+    key: k,
+    query: { ...query, partNumber: '1' },
+    body: bytes,
+  });
+  // A last part may be small (behaviour 11); refusing it is s3.mpu.size-checked-at-complete's to judge.
+  if (part.status !== 200 || !part.headers.etag)
+    ctx.blocked(`UploadPart of a single ${op.size}-byte part answered ${part.status}; nothing to complete`);
+  const done = await ctx.http({
+    method: 'POST',
+    bucket: w.bucket,
+    key: k,
+    query,
+    body: completeXml([{ number: 1, etag: part.headers.etag }]),
+  });
+  if (done.status !== 200)
+    ctx.blocked(
+      `CompleteMultipartUpload of ${show(key)} answered ${done.status}: ${done.text().slice(0, 160)}`,
+    );
+  if (!xmlResult(done.text(), 'CompleteMultipartUploadResult'))
+    ctx.unjudgeable(
+      `CompleteMultipartUpload of ${show(key)} answered ${done.status}: ${done.text().slice(0, 160)}`,
+    );
+  model.objects.set(key, { ...op.attrs, bytes, how: 'a one-part multipart upload' });
+}
+
+export async function copy(
+  ctx: PropertyContext,
+  w: World,
+  key: string,
+  op: Extract<Op, { kind: 'copy' }>,
+  model: Model,
+) {
+  const keys = [...model.objects.keys()];
+  const from = keys[op.from % keys.length];
+  const src = model.objects.get(from)!;
+  const headers: Record<string, string> = { 'x-amz-copy-source': copySource(w.bucket, w.ns + from) };
+  if (op.replace)
+    Object.assign(headers, requestHeaders(op.replace), { 'x-amz-metadata-directive': 'REPLACE' });
+  else if (op.explicitCopy) headers['x-amz-metadata-directive'] = 'COPY';
+  const res = await ctx.http({ method: 'PUT', bucket: w.bucket, key: w.ns + key, headers });
+  if (res.status !== 200)
+    ctx.blocked(
+      `CopyObject ${show(from)} -> ${show(key)} answered ${res.status}: ${res.text().slice(0, 160)}`,
+    );
+  const result = xmlResult(res.text(), 'CopyObjectResult');
+  if (!result)
+    ctx.unjudgeable(
+      `CopyObject ${show(from)} -> ${show(key)} answered ${res.status}: ${res.text().slice(0, 160)}`,
+    );
+  const attrs: Attrs = op.replace ?? { meta: src.meta, headers: src.headers };
+  const directive = op.replace ? 'REPLACE' : op.explicitCopy ? 'COPY' : 'no directive';
+  model.objects.set(key, {
+    ...attrs,
+    bytes: src.bytes,
+    how: `CopyObject from ${show(from)} (${directive})`,
+    etag: src.etag,
+    copy: { answered: result.ETag === undefined ? undefined : String(result.ETag), source: from },
+  });
+}
+
+/** Runs a script; a copy onto its own source is left out (s3.copy.onto-itself has rules of its own). */
+export async function play(ctx: PropertyContext, w: World, ops: Op[]): Promise<Model> {
+  const model = new Model();
+  for (const op of ops) {
+    const key = model.resolve(op.key);
+    if (op.kind === 'put') await put(ctx, w, key, op, model);
+    else if (op.kind === 'mpu') await multipart(ctx, w, key, op, model);
+    else {
+      const keys = [...model.objects.keys()];
+      if (keys[op.from % keys.length] === key) continue;
+      await copy(ctx, w, key, op, model);
+    }
+  }
+  return model;
+}
+
+// ---- Judging -------------------------------------------------------------------------------------
+
+export interface Reads {
+  get: WireResponse;
+  head: WireResponse;
+}
+
+export async function read(ctx: PropertyContext, w: World, key: string): Promise<Reads> {
+  const [get, head] = await Promise.all([
+    ctx.http({ method: 'GET', bucket: w.bucket, key: w.ns + key }),
+    ctx.http({ method: 'HEAD', bucket: w.bucket, key: w.ns + key }),
+  ]);
+  for (const [what, res] of [
+    ['GET', get],
+    ['HEAD', head],
+  ] as const)
+    expectThat(res.status === 200, `${what} ${show(key)} answered ${res.status}, not 200`);
+  return { get, head };
+}
