@@ -124,6 +124,31 @@ describe('setup refused: blocked, except for the clause the refusal disproves', 
   }, 60_000);
 });
 
+describe('evidence: a failure cites the exchange that shows the departure', () => {
+  it('UploadPart and Complete of an aborted upload answering 500 fail s3.error.no-such-upload, each citing that 500, and nothing else', async () => {
+    const { proxy, results } = await runThrough(
+      { abortedUpload500: true },
+      { clauses: ['s3.error.*', 's3.mpu.*'] },
+    );
+    expect(proxy.counts.aborted500).toBeGreaterThan(0);
+    const failing = results.clauses
+      .filter((c) => c.verdict === 'fail' || c.verdict === 'error')
+      .map((c) => c.id);
+    expect(failing).toEqual(['s3.error.no-such-upload']);
+    const cited = results.cases
+      .flatMap((c) => c.checks)
+      .filter((k) => k.verdict === 'fail' && k.clauses.includes('s3.error.no-such-upload'));
+    expect(cited.length).toBeGreaterThan(0);
+    for (const k of cited) {
+      // Each failure shows the answer that departs, not an exchange the target got right.
+      expect(k.exchange?.response.status, k.message).toBe(500);
+      expect(k.exchange?.request?.url ?? k.exchange?.command ?? '', k.message).toMatch(
+        /uploadId|UploadPart|CompleteMultipartUpload/,
+      );
+    }
+  }, 60_000);
+});
+
 describe('a throttled answer is never judged as the target’s: every request of every suite is retried', () => {
   const clauses = ['s3.region.*', 's3.list.*', 's3.cond.*', 's3.presign.*', 's3.mpu.*'];
   let clean: RunResults;

@@ -14,6 +14,8 @@ export interface ForeignHabits {
   completedAbort404?: boolean;
   /** AbortMultipartUpload answers 404 NoSuchUpload and aborts nothing (a broken target). */
   abortAlways404?: boolean;
+  /** UploadPart and CompleteMultipartUpload of an aborted upload answer 500 with an HTML page (moto). */
+  abortedUpload500?: boolean;
   /**
    * Every n-th request answers `throttleStatus` (default 503) with `Retry-After: 0` instead, once:
    * the same request sent again goes through (a busy service).
@@ -25,7 +27,13 @@ export interface ForeignHabits {
 export interface ForeignProxy {
   url: string;
   /** How often each habit answered instead of the reference. */
-  counts: { refusedAutoCreate: number; abort404: number; throttled: number; forwarded: number };
+  counts: {
+    refusedAutoCreate: number;
+    abort404: number;
+    throttled: number;
+    aborted500: number;
+    forwarded: number;
+  };
   close(): Promise<void>;
 }
 
@@ -43,7 +51,8 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
   const up = new URL(upstream);
   const completed = new Set<string>();
   const throttledOnce = new Set<string>();
-  const counts = { refusedAutoCreate: 0, abort404: 0, throttled: 0, forwarded: 0 };
+  const counts = { refusedAutoCreate: 0, abort404: 0, throttled: 0, aborted500: 0, forwarded: 0 };
+  const aborted = new Set<string>();
   let seen = 0;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
@@ -82,11 +91,29 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
         return;
       }
     }
+    if (
+      habits.abortedUpload500 &&
+      uploadId &&
+      aborted.has(uploadId) &&
+      (req.method === 'PUT' || req.method === 'POST')
+    ) {
+      counts.aborted500 += 1;
+      req.resume();
+      const page =
+        '<html><head><title>500 Internal Server Error</title></head><body>Internal Server Error</body></html>';
+      res.writeHead(500, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(page),
+      });
+      res.end(page);
+      return;
+    }
     counts.forwarded += 1;
     const out = httpRequest(
       { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         if (req.method === 'POST' && uploadId && answer.statusCode === 200) completed.add(uploadId);
+        if (req.method === 'DELETE' && uploadId && (answer.statusCode ?? 500) < 300) aborted.add(uploadId);
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
