@@ -77,6 +77,22 @@ const completeXml = (parts: [number, string][]) =>
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest();
 
+const sseConfig = (alg: string) =>
+  `<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>${alg}</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>`;
+
+/** What a lifecycle read shows of its rules' IDs, which a server makes up at random: whether they are there and distinct. */
+function ruleIds(res: RawResponse): unknown {
+  const ids = [...res.text.matchAll(/<ID>([^<]*)<\/ID>/g)].map((m) => m[1]);
+  return {
+    status: res.status,
+    ids: ids.length,
+    blank: ids.filter((i) => !i).length,
+    distinct: new Set(ids).size,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** One call of the reference's bindings probe contract: its answer, {result} or {error: {name, message}}. */
 async function binding(
   s3: RawS3,
@@ -162,6 +178,10 @@ const SCENARIOS: Record<string, Scenario> = {
     // The refused value is not applied: the bucket still reports AES256.
     log.push(snap(await s3.send({ method: 'GET', path: obj('cfg'), query: { encryption: '' } })));
     log.push(snap(await s3.send({ method: 'DELETE', path: obj('cfg'), query: { encryption: '' } })));
+    // After the deletion: the AES256 default again, read back and applied to a write.
+    log.push(snap(await s3.send({ method: 'GET', path: obj('cfg'), query: { encryption: '' } })));
+    log.push(snap(await put(s3, 'cfg', 'after-delete', 'v'), ['x-amz-server-side-encryption']));
+    await s3.send({ method: 'DELETE', path: obj('cfg', 'after-delete') });
     const lifecycle =
       '<?xml version="1.0" encoding="UTF-8"?><LifecycleConfiguration><Rule><ID>r1</ID><Status>Enabled</Status><Filter><Prefix>logs/</Prefix></Filter><Expiration><Days>7</Days></Expiration></Rule></LifecycleConfiguration>';
     log.push(
@@ -171,8 +191,14 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(
       snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: '<Lifecycle' })),
     );
+    // Rules without an ID get one each; a Status in the wrong case is malformed.
+    const noIds =
+      '<LifecycleConfiguration><Rule><Status>Enabled</Status><Filter><Prefix>a/</Prefix></Filter><Expiration><Days>1</Days></Expiration></Rule><Rule><Status>Enabled</Status><Filter><Prefix>b/</Prefix></Filter><Expiration><Days>2</Days></Expiration></Rule></LifecycleConfiguration>';
+    log.push(snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: noIds })));
+    log.push(ruleIds(await s3.send({ method: 'GET', path: obj('cfg'), query: { lifecycle: '' } })));
     // Rules Amazon S3 refuses: an expiration after 0 days, a Status other than Enabled or Disabled.
     for (const rule of [
+      '<ID>lower</ID><Status>enabled</Status><Filter/><Expiration><Days>1</Days></Expiration>',
       '<ID>zero</ID><Status>Enabled</Status><Filter/><Expiration><Days>0</Days></Expiration>',
       '<ID>on</ID><Status>On</Status><Filter/><Expiration><Days>1</Days></Expiration>',
     ]) {
@@ -339,11 +365,23 @@ const SCENARIOS: Record<string, Scenario> = {
       ),
     );
     // Metadata and content headers: kept by COPY, replaced by REPLACE.
+    // A part copied from a whole object: its ETag is the MD5 of the bytes.
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('copies', 'assembled'),
+          query: { partNumber: '4', uploadId: up.uploadId },
+          headers: { 'x-amz-copy-source': '/copies/src' },
+        }),
+      ),
+    );
     await put(s3, 'copies', 'described', 'described bytes', {
       'content-disposition': 'inline',
+      'content-encoding': 'br',
       'x-amz-meta-colour': 'blue',
     });
-    const described = ['content-type', 'content-disposition', 'x-amz-meta-colour'];
+    const described = ['content-type', 'content-disposition', 'content-encoding', 'x-amz-meta-colour'];
     const head = async (key: string) =>
       snap(await s3.send({ method: 'HEAD', path: obj('copies', key) }), described);
     const replace = (colour: string) => ({
@@ -762,6 +800,43 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await put(s3, 'sse', 'customer', 'encrypted', customer), sse));
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'kms') })));
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'customer') })));
+    // A KMS key without x-amz-server-side-encryption; an SSE header on reads.
+    const keyId = { 'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:us-east-1:1:key/k' };
+    log.push(snap(await put(s3, 'sse', 'kms-key', 'encrypted', keyId), sse));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'kms-key') })));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('sse', 'aes'), headers: aes }), sse));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'aes'), headers: aes }), sse));
+    // The bucket's default, once PutBucketEncryption set it: on a write that asks for none.
+    await s3.send({ method: 'PUT', path: obj('sse'), query: { encryption: '' }, body: sseConfig('AES256') });
+    log.push(snap(await put(s3, 'sse', 'by-default', 'encrypted'), sse));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('sse', 'by-default') }), sse));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('sse', 'by-default') }), sse));
+    // Copies and multipart uploads.
+    const source = { 'x-amz-copy-source': '/sse/by-default' };
+    log.push(snap(await put(s3, 'sse', 'copy', '', { ...source, ...aes }), sse));
+    const mp = await multipart(s3, 'sse', 'mp', [], aes);
+    log.push(snap(mp.init, sse));
+    const query = { uploadId: mp.uploadId };
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('sse', 'mp'),
+          query: { ...query, partNumber: '2' },
+          headers: source,
+        }),
+        sse,
+      ),
+    );
+    const part = await s3.send({
+      method: 'PUT',
+      path: obj('sse', 'mp'),
+      query: { ...query, partNumber: '1' },
+      body: 'one',
+    });
+    log.push(snap(part, ['etag', ...sse]));
+    const done = completeXml([[1, String(part.headers.etag)]]);
+    log.push(snap(await s3.send({ method: 'POST', path: obj('sse', 'mp'), query, body: done }), sse));
   },
 
   async metadata(s3, log) {
@@ -783,6 +858,7 @@ const SCENARIOS: Record<string, Scenario> = {
     const mp = await multipart(s3, 'meta', 'mp', [3], {
       'content-type': 'text/plain',
       'cache-control': 'no-store',
+      'content-encoding': 'deflate, gzip',
       'x-amz-meta-colour': 'green',
     });
     log.push(
@@ -796,6 +872,12 @@ const SCENARIOS: Record<string, Scenario> = {
       ),
     );
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('meta', 'mp') }), described));
+    // aws-chunked in Content-Encoding of ordinary (not streaming-signed) PutObjects.
+    for (const coding of ['gzip, aws-chunked', 'aws-chunked, gzip', 'aws-chunked']) {
+      const key = `chunked-${coding.replace(/\W+/g, '-')}`;
+      log.push(snap(await put(s3, 'meta', key, 'plain bytes', { 'content-encoding': coding })));
+      log.push(snap(await s3.send({ method: 'GET', path: obj('meta', key) }), ['content-encoding']));
+    }
   },
 
   async checksums(s3, log) {
@@ -841,6 +923,56 @@ const SCENARIOS: Record<string, Scenario> = {
       ),
     );
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('sum', 'mp'), headers: mode }), sums));
+  },
+
+  async clientReads(s3, log) {
+    await bucket(s3, 'reads');
+    const path = obj('reads', 'k');
+    log.push(snap(await put(s3, 'reads', 'k', 'etag-me'), ['etag']));
+    log.push(snap(await put(s3, 'reads', 'empty', ''), ['etag']));
+    const got = await s3.send({ method: 'GET', path });
+    log.push({
+      ...(snap(got, ['etag']) as object),
+      lastModified: got.headers['last-modified'] !== undefined,
+    });
+    const first = String((await s3.send({ method: 'HEAD', path })).headers['last-modified']);
+    // A second later, an overwrite moves Last-Modified on, and a listing still gives the earlier
+    // write of 'empty' its own second.
+    await sleep(1100);
+    const etag = String((await put(s3, 'reads', 'k', 'second write')).headers.etag);
+    const modified = String((await s3.send({ method: 'HEAD', path })).headers['last-modified']);
+    log.push({ moved: modified !== first });
+    const empty = await s3.send({ method: 'HEAD', path: obj('reads', 'empty') });
+    const listed = await s3.send({ method: 'GET', path: obj('reads'), query: { 'list-type': '2' } });
+    const listedAt = /<Key>empty<\/Key><LastModified>([^<]*)</.exec(listed.text)?.[1] ?? '';
+    const second = (date: unknown) => Math.floor(Date.parse(String(date)) / 1000);
+    log.push({
+      etags: [...listed.text.matchAll(/<ETag>([^<]*)<\/ETag>/g)].map((m) => m[1]),
+      sameSecond: second(listedAt) === second(empty.headers['last-modified']),
+    });
+    // Date conditions, to the second.
+    const earlier = 'Sat, 01 Jan 2000 00:00:00 GMT';
+    for (const headers of <Record<string, string>[]>[
+      { 'if-modified-since': modified },
+      { 'if-modified-since': earlier },
+      { 'if-unmodified-since': earlier },
+      { 'if-unmodified-since': modified },
+      { 'if-match': etag, 'if-unmodified-since': earlier },
+    ]) {
+      log.push(snap(await s3.send({ method: 'GET', path, headers })));
+    }
+    // response-* parameters.
+    const query = {
+      'response-content-type': 'application/pdf',
+      'response-content-disposition': 'attachment',
+      'response-cache-control': 'no-store',
+    };
+    log.push(
+      snap(
+        await s3.send({ method: 'GET', path, query }),
+        Object.keys(query).map((q) => q.slice(9)),
+      ),
+    );
   },
 
   async bindings(s3, log) {
@@ -906,6 +1038,11 @@ const SCENARIOS: Record<string, Scenario> = {
 /** Which scenario shows each fault. */
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
+  [
+    /^s3-(put-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
+    'clientReads',
+  ],
+  [/^s3-(aws-chunked|multipart-content-encoding)/, 'metadata'],
   [/^s3-sse-/, 'sse'],
   [/^s3-(content-encoding|content-language|metadata-|multipart-headers)/, 'metadata'],
   [/^s3-(checksum-not-answered|checksum-mode|part-checksum|complete-checksum)/, 'checksums'],

@@ -81,6 +81,8 @@ export interface BodyOptions {
   /** x-amz-checksum-* headers describe something else than this body (CompleteMultipartUpload's object). */
   checksumHeadersNotOfBody?: boolean;
   chunkSignature?: ChunkSignature;
+  /** Asked only of a body whose Content-Encoding names aws-chunked but whose signature is not streaming. */
+  awsChunkedByContentEncoding?: () => boolean;
 }
 
 export function incomingBody(
@@ -88,8 +90,12 @@ export function incomingBody(
   payloadHash: string,
   options: BodyOptions = {},
 ): IncomingBody {
+  // The body is aws-chunked when x-amz-content-sha256 says it is streaming (STREAMING-...); aws-chunked in
+  // Content-Encoding alone does not make it so (an ordinary PutObject may send `gzip, aws-chunked`).
   const streaming =
-    payloadHash.startsWith('STREAMING-') || /aws-chunked/i.test(headerOf(req, 'content-encoding') ?? '');
+    payloadHash.startsWith('STREAMING-') ||
+    (/aws-chunked/i.test(headerOf(req, 'content-encoding') ?? '') &&
+      (options.awsChunkedByContentEncoding?.() ?? false));
   const signedSha = /^[0-9a-f]{64}$/i.test(payloadHash) ? payloadHash.toLowerCase() : undefined;
   const declared = new Map<string, string>();
   for (const alg of options.checksumHeadersNotOfBody

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
 import { invalidArgument, malformedXml, notImplemented, S3Error } from './errors.ts';
 import { readRequestXml } from './request-xml.ts';
@@ -149,6 +150,15 @@ export function standIn(call: S3Call, subresource: string): void {
 /** SPEC behaviour 5: bucket encryption, whose only value is AES256. */
 export function getBucketEncryption(call: S3Call): void {
   const bucket = call.store.bucket(call.bucket);
+  // Only under a fault has a bucket no configuration (Amazon S3's answer from before 2023).
+  if (bucket.encryption === undefined) {
+    throw new S3Error(
+      404,
+      'ServerSideEncryptionConfigurationNotFoundError',
+      'The server side encryption configuration was not found.',
+      { BucketName: bucket.name },
+    );
+  }
   sendResult(
     call.res,
     'ServerSideEncryptionConfiguration',
@@ -179,11 +189,24 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
     throw invalidArgument(`The encryption algorithm '${alg}' is not supported; the only value is AES256.`);
   }
   bucket.encryption = 'AES256';
+  bucket.encryptionDefaultOff = undefined;
   sendEmpty(call.res, 200);
 }
 
+/**
+ * As Amazon S3 since 2023, DeleteBucketEncryption resets the bucket's default encryption to SSE-S3
+ * (AES256), the default every bucket has: GetBucketEncryption reports it, and writes get it.
+ */
 export function deleteBucketEncryption(call: S3Call): void {
-  call.store.bucket(call.bucket).encryption = 'AES256';
+  const bucket = call.store.bucket(call.bucket);
+  const f = call.ctx.faults;
+  // Under a fault, the configuration is removed (Amazon S3's behaviour before 2023); under another,
+  // it is still reported but no longer applied to writes.
+  if (f.has('s3-encryption-delete-removes-configuration')) bucket.encryption = undefined;
+  else {
+    bucket.encryption = 'AES256';
+    if (f.has('s3-encryption-delete-stops-default')) bucket.encryptionDefaultOff = true;
+  }
   sendEmpty(call.res, 204);
 }
 
@@ -193,11 +216,33 @@ export async function putBucketLifecycle(call: S3Call): Promise<void> {
   const doc = await optionalXml(call);
   const root = doc?.LifecycleConfiguration as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object' || root.Rule === undefined) throw malformedXml();
-  checkLifecycleRules(call, asArray(root.Rule as Record<string, unknown> | Record<string, unknown>[]));
-  const { '#text': _ws, ...rest } = root;
-  if (!call.ctx.faults.has('s3-lifecycle-not-stored')) bucket.lifecycle = stripWhitespace(rest);
+  const rules = asArray(root.Rule as Record<string, unknown> | Record<string, unknown>[]);
+  checkLifecycleRules(call, rules);
+  const { '#text': _ws, Rule: _rules, ...rest } = root;
+  const stored = stripWhitespace({ ...rest, Rule: assignRuleIds(call, rules) });
+  if (!call.ctx.faults.has('s3-lifecycle-not-stored')) bucket.lifecycle = stored;
   sendEmpty(call.res, 200);
 }
+
+/**
+ * As Amazon S3, a rule given without an ID gets one of its own, unique in the configuration, which
+ * GetBucketLifecycleConfiguration returns. Each fault is asked only where a rule has no ID.
+ */
+function assignRuleIds(call: S3Call, rules: Record<string, unknown>[]): Record<string, unknown>[] {
+  const f = call.ctx.faults;
+  const missing = rules.filter((r) => !text(r?.ID)?.trim());
+  if (missing.length === 0 || f.has('s3-lifecycle-id-not-assigned')) return rules;
+  // Under a fault, every rule without an ID gets the same one.
+  const shared = missing.length > 1 && f.has('s3-lifecycle-id-shared') ? ruleId() : undefined;
+  return rules.map((r) => {
+    if (text(r?.ID)?.trim()) return r;
+    const { ID: _empty, ...rule } = r ?? {};
+    return { ID: shared ?? ruleId(), ...rule };
+  });
+}
+
+/** An id as Amazon S3 makes them: the base64 of a random UUID. */
+const ruleId = () => Buffer.from(randomUUID()).toString('base64').replace(/=+$/, '');
 
 /**
  * Amazon S3's rules for a lifecycle configuration: an ID of at most 255 characters, unique in the
@@ -207,6 +252,7 @@ function checkLifecycleRules(call: S3Call, rules: Record<string, unknown>[]): vo
   const ids = new Set<string>();
   const problems: string[] = [];
   let zeroDays = false;
+  let badStatus: string | undefined;
   for (const rule of rules) {
     const id = text(rule?.ID)?.trim();
     if (id !== undefined && id.length > 255)
@@ -214,7 +260,7 @@ function checkLifecycleRules(call: S3Call, rules: Record<string, unknown>[]): vo
     if (id !== undefined && ids.has(id)) problems.push('Rule ID must be unique');
     if (id !== undefined) ids.add(id);
     const status = text(rule?.Status)?.trim();
-    if (status !== 'Enabled' && status !== 'Disabled') problems.push('Status must be Enabled or Disabled');
+    if (status !== 'Enabled' && status !== 'Disabled') badStatus = status ?? '';
     const expiration = rule?.Expiration as Record<string, unknown> | undefined;
     const days = text(expiration?.Days)?.trim();
     if (days !== undefined && !/^[1-9]\d*$/.test(days)) {
@@ -222,8 +268,22 @@ function checkLifecycleRules(call: S3Call, rules: Record<string, unknown>[]): vo
       else problems.push("'Days' for Expiration action must be a positive integer");
     }
   }
-  if (problems.length === 0 && !zeroDays) return;
+  if (problems.length === 0 && !zeroDays && badStatus === undefined) return;
   if (call.ctx.faults.has('s3-lifecycle-unvalidated')) return;
+  if (badStatus !== undefined) {
+    // Under a fault, Status is matched without regard to case (enabled is taken for Enabled).
+    const caseOnly = /^(enabled|disabled)$/i.test(badStatus);
+    if (
+      !(caseOnly && problems.length === 0 && !zeroDays && call.ctx.faults.has('s3-lifecycle-status-any-case'))
+    ) {
+      // Status is an enumeration of the schema: another value makes the document invalid, MalformedXML
+      // as Amazon S3 answers it (under a fault, InvalidArgument as for the rules' other limits).
+      if (call.ctx.faults.has('s3-lifecycle-status-invalid-argument'))
+        throw invalidArgument('Status must be Enabled or Disabled');
+      throw malformedXml();
+    }
+  }
+  if (problems.length === 0 && !zeroDays) return;
   if (problems.length === 0 && call.ctx.faults.has('s3-lifecycle-days-zero-accepted')) return;
   throw invalidArgument(problems[0] ?? "'Days' for Expiration action must be a positive integer");
 }

@@ -54,7 +54,10 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000) * 1000;
  * Returns 304 when not modified; throws 412 when a precondition fails.
  */
 export function checkRead(c: Conditions, etag: string, lastModified: Date, faults?: Faults): 304 | undefined {
-  const modified = seconds(lastModified);
+  // Under a fault, dates are compared to the millisecond, though an HTTP date has none.
+  const dated = c.ifModifiedSince !== undefined || c.ifUnmodifiedSince !== undefined;
+  const modified =
+    dated && faults?.has('s3-cond-dates-to-the-millisecond') ? lastModified.getTime() : seconds(lastModified);
   // Faults of precedence, asked only when both ETag conditions are given.
   if (c.ifMatch !== undefined && c.ifNoneMatch !== undefined) {
     if (faults?.has('s3-cond-none-match-first') && etagListMatches(c.ifNoneMatch, etag, faults)) return 304;
@@ -62,15 +65,20 @@ export function checkRead(c: Conditions, etag: string, lastModified: Date, fault
   }
   if (c.ifMatch !== undefined) {
     if (!etagListMatches(c.ifMatch, etag, faults)) throw preconditionFailed();
+    // Under a fault, If-Unmodified-Since is evaluated even when If-Match holds.
+    const t = parseDate(c.ifUnmodifiedSince);
+    if (t !== undefined && modified > t && faults?.has('s3-cond-unmodified-since-over-if-match'))
+      throw preconditionFailed();
   } else {
     const t = parseDate(c.ifUnmodifiedSince);
-    if (t !== undefined && modified > t) throw preconditionFailed();
+    if (t !== undefined && modified > t && !faults?.has('s3-cond-unmodified-since-ignored'))
+      throw preconditionFailed();
   }
   if (c.ifNoneMatch !== undefined) {
     if (etagListMatches(c.ifNoneMatch, etag, faults)) return 304;
   } else {
     const t = parseDate(c.ifModifiedSince);
-    if (t !== undefined && modified <= t) return 304;
+    if (t !== undefined && modified <= t && !faults?.has('s3-cond-modified-since-ignored')) return 304;
   }
   return undefined;
 }

@@ -10,7 +10,7 @@ import {
 } from './errors.ts';
 import { checkWriteConditions, newVersionId } from './objects.ts';
 import { sendResult } from './respond.ts';
-import { requestedEncryption } from './sse.ts';
+import { encryptionHeader, writeEncryption } from './sse.ts';
 import type { ObjectRecord } from './store.ts';
 import { storedHeaders } from './write-body.ts';
 
@@ -73,7 +73,7 @@ export function copyObject(call: S3Call): void {
   const bucket = call.store.buckets.get(call.bucket);
   if (!bucket)
     throw f.has('s3-copy-missing-destination-nosuchkey') ? noSuchKey(call.key) : noSuchBucket(call.bucket);
-  const sse = requestedEncryption(call);
+  const sse = writeEncryption(call, bucket);
   const src = copySource(call);
   if (src.obj.partSizes && f.has('s3-multipart-copy-unsupported'))
     throw notImplemented('Copying a multipart object');
@@ -102,6 +102,16 @@ export function copyObject(call: S3Call): void {
   }
   const replace = directive === 'REPLACE' && !f.has('s3-copy-replace-ignored');
   const replaced = replace ? storedHeaders(call) : undefined;
+  // Under a fault, REPLACE keeps the source's Content-Encoding when the request gives none, as if it
+  // described the bytes rather than being metadata the directive replaces.
+  const sourceEncoding = src.obj.headers['content-encoding'];
+  if (
+    replaced &&
+    sourceEncoding !== undefined &&
+    replaced.headers['content-encoding'] === undefined &&
+    f.has('s3-copy-replace-keeps-content-encoding')
+  )
+    replaced.headers['content-encoding'] = sourceEncoding;
   // COPY keeps the source's representation headers and metadata; under a fault they are lost.
   const dropped =
     !replace &&
@@ -129,6 +139,9 @@ export function copyObject(call: S3Call): void {
   const headers: Record<string, string> = call.ctx.faults.has('s3-copy-no-version-headers')
     ? {}
     : { 'x-amz-version-id': record.versionId, 'x-amz-copy-source-version-id': src.obj.versionId };
+  // The copy's encryption, as PutObject answers it; under a fault, left out where the request asked for it.
+  const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
+  Object.assign(headers, encryptionHeader(call, sse, asked ? 's3-sse-copy-header-missing' : undefined));
   sendResult(
     call.res,
     'CopyObjectResult',

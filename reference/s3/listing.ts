@@ -170,10 +170,12 @@ export function listObjects(call: S3Call): void {
     nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
   });
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
+  const listedAt = new Date();
   const contents = page.items.map((o) => ({
     Key: encode(o.key),
-    LastModified: o.lastModified.toISOString(),
-    ETag: o.etag,
+    // Under a fault, the time of the listing stands for each key's; under another, ETags lose their quotes.
+    LastModified: (f.has('s3-list-last-modified-now') ? listedAt : o.lastModified).toISOString(),
+    ETag: f.has('s3-list-etag-unquoted') ? o.etag.replace(/^"|"$/g, '') : o.etag,
     Size: o.blob.size,
     StorageClass: 'STANDARD',
     ...(!v2 || q.get('fetch-owner') === 'true' ? { Owner: owner } : {}),

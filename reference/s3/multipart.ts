@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Blob } from './blobs.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { COMPOSITE, compositeChecksum } from './checksums.ts';
 import { anyCondition, checkWrite } from './conditionals.ts';
@@ -7,7 +8,7 @@ import { invalidArgument, malformedXml, noSuchUpload, S3Error } from './errors.t
 import { bucketForWrite, checkWriteConditions, newVersionId, writeConditions } from './objects.ts';
 import { readRequestXml } from './request-xml.ts';
 import { sendEmpty, sendResult } from './respond.ts';
-import { requestedEncryption } from './sse.ts';
+import { encryptionHeader, writeEncryption } from './sse.ts';
 import type { BucketRecord, ObjectRecord, PartRecord, UploadRecord } from './store.ts';
 import { storeBody, storedHeaders } from './write-body.ts';
 import { asArray, text } from './xml.ts';
@@ -41,7 +42,7 @@ function partNumber(call: S3Call): number {
 
 export function createMultipartUpload(call: S3Call): void {
   const bucket = bucketForWrite(call);
-  const sse = requestedEncryption(call);
+  const sse = writeEncryption(call, bucket);
   // SPEC behaviour 8: conditional headers also apply to CreateMultipartUpload.
   try {
     checkWriteConditions(call, bucket);
@@ -52,12 +53,17 @@ export function createMultipartUpload(call: S3Call): void {
   }
   const uploadId = randomBytes(24).toString('base64url');
   const alg = headerValue(call.req, 'x-amz-checksum-algorithm');
+  const stored = storedHeaders(call);
+  // Under a fault, an upload keeps only the first coding of a Content-Encoding list.
+  const codings = stored.headers['content-encoding']?.split(',') ?? [];
+  if (codings.length > 1 && call.ctx.faults.has('s3-multipart-content-encoding-first-coding'))
+    stored.headers['content-encoding'] = codings[0].trim();
   bucket.uploads.set(uploadId, {
     uploadId,
     key: call.key,
     initiated: new Date(),
     contentType: headerValue(call.req, 'content-type'),
-    ...storedHeaders(call),
+    ...stored,
     sse,
     checksumAlgorithm: alg?.toLowerCase(),
     parts: new Map(),
@@ -103,7 +109,10 @@ export async function uploadPart(call: S3Call): Promise<void> {
   }
   const etag = `"${digest.md5.toString('hex')}"`;
   putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date(), checksums: digest.checksums });
-  const headers: Record<string, string> = { etag };
+  const headers: Record<string, string> = {
+    etag,
+    ...encryptionHeader(call, u.sse, 's3-sse-upload-part-header-missing'),
+  };
   if (Object.keys(digest.checksums).length > 0 && !f.has('s3-part-checksum-not-answered'))
     for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
   sendEmpty(call.res, 200, headers);
@@ -117,15 +126,21 @@ export async function uploadPartCopy(call: S3Call): Promise<void> {
   const src = copySource(call);
   const rangeHeader = headerValue(call.req, 'x-amz-copy-source-range');
   const range = rangeHeader ? copyRange(call, rangeHeader, src.obj.blob.size) : undefined;
-  const stream = range
-    ? call.store.blobs.read(src.obj.blob, range.start, range.end)
-    : call.store.blobs.read(src.obj.blob);
   const md5 = createHash('md5');
-  stream.on('data', (c: Buffer) => md5.update(c));
-  const blob =
-    range || src.obj.blob.size === 0
-      ? await call.store.blobs.write(stream)
-      : await copyWhole(call, src.obj, md5);
+  let blob: Blob;
+  if (range || src.obj.blob.size === 0) {
+    const stream = range
+      ? call.store.blobs.read(src.obj.blob, range.start, range.end)
+      : call.store.blobs.read(src.obj.blob);
+    stream.on('data', (c: Buffer) => md5.update(c));
+    blob = await call.store.blobs.write(stream);
+  } else {
+    blob = await copyWhole(call, src.obj, md5);
+    // Under a fault, the whole source is hashed twice over, as a copy that reads it once to store and
+    // once more to hash it, into one digest, would do.
+    if (call.ctx.faults.has('s3-part-copy-etag-hashed-twice'))
+      for await (const c of call.store.blobs.read(src.obj.blob)) md5.update(c as Buffer);
+  }
   const etag = `"${md5.digest('hex')}"`;
   const lastModified = new Date();
   putPart(call, u, { partNumber: n, blob, etag, lastModified });
@@ -133,7 +148,7 @@ export async function uploadPartCopy(call: S3Call): Promise<void> {
     call.res,
     'CopyPartResult',
     { ETag: etag, LastModified: lastModified.toISOString() },
-    {},
+    encryptionHeader(call, u.sse, 's3-sse-part-copy-header-missing'),
     call.ctx,
   );
 }
@@ -277,7 +292,10 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     result[`Checksum${alg.toUpperCase()}`] = v;
     result.ChecksumType = 'COMPOSITE';
   }
-  const headers = { 'x-amz-version-id': record.versionId };
+  const headers = {
+    'x-amz-version-id': record.versionId,
+    ...encryptionHeader(call, record.sse, 's3-sse-complete-header-missing'),
+  };
   bucket.completedUploads.set(u.uploadId, { key: call.key, result, headers });
   sendResult(call.res, 'CompleteMultipartUploadResult', result, headers, call.ctx);
 }

@@ -5,7 +5,7 @@ import { extensionContentType, sniffContentType } from './content-type.ts';
 import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
-import { requestedEncryption } from './sse.ts';
+import { refuseEncryptionOnRead, writeEncryption } from './sse.ts';
 import type { BucketRecord, ObjectRecord } from './store.ts';
 import { storeBody, storedHeaders } from './write-body.ts';
 
@@ -59,7 +59,9 @@ export async function putObject(call: S3Call): Promise<void> {
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }
-  const sse = requestedEncryption(call);
+  const sse = writeEncryption(call, bucket);
+  // Asked for, or the bucket's default: each has faults of its own.
+  const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
   checkWriteConditions(call, bucket);
   const { blob, digest } = await storeBody(call);
   try {
@@ -74,23 +76,35 @@ export async function putObject(call: S3Call): Promise<void> {
   const record: ObjectRecord = {
     key: call.key,
     blob,
-    etag: `"${digest.md5.toString('hex')}"`,
-    lastModified: new Date(),
+    // Under a fault, a body of no bytes is never hashed: its ETag is empty quotes, not the MD5 of nothing.
+    etag:
+      digest.size === 0 && call.ctx.faults.has('s3-empty-object-etag-blank')
+        ? '""'
+        : `"${digest.md5.toString('hex')}"`,
+    lastModified: lastModifiedOfWrite(call, bucket),
     versionId: newVersionId(),
     contentType,
     ...storedHeaders(call),
     checksums: digest.checksums,
-    sse: sse && !call.ctx.faults.has('s3-sse-not-kept') ? sse : undefined,
+    sse:
+      sse && !call.ctx.faults.has(asked ? 's3-sse-not-kept' : 's3-sse-bucket-default-not-kept')
+        ? sse
+        : undefined,
+    sseByDefault: !asked,
   };
   call.store.putObject(bucket, record);
-  const headers: Record<string, string> = { etag: record.etag, 'x-amz-version-id': record.versionId };
+  // Under a fault, PutObject answers the ETag without its double quotes (GET and HEAD keep them).
+  const etag = call.ctx.faults.has('s3-put-etag-unquoted') ? record.etag.replace(/^"|"$/g, '') : record.etag;
+  const headers: Record<string, string> = { etag, 'x-amz-version-id': record.versionId };
   if (Object.keys(digest.checksums).length > 0 && !call.ctx.faults.has('s3-checksum-not-answered'))
     for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
-  if (sse && !call.ctx.faults.has('s3-sse-header-not-echoed')) headers['x-amz-server-side-encryption'] = sse;
+  if (sse && !(asked && call.ctx.faults.has('s3-sse-header-not-echoed')))
+    headers['x-amz-server-side-encryption'] = sse;
   sendEmpty(call.res, 200, headers);
 }
 
 export async function getObject(call: S3Call): Promise<void> {
+  refuseEncryptionOnRead(call);
   const bucket = call.store.bucket(call.bucket);
   const obj = bucket.objects.get(call.key);
   if (!obj) throw noSuchKey(call.key);
@@ -107,6 +121,13 @@ export function deleteObject(call: S3Call): void {
     throw noSuchKey(call.key);
   call.store.deleteObject(bucket, call.key);
   sendEmpty(call.res, 204);
+}
+
+/** A write's Last-Modified: now. Under a fault, an overwritten object keeps the time of its first write. */
+function lastModifiedOfWrite(call: S3Call, bucket: BucketRecord): Date {
+  const old = bucket.objects.get(call.key);
+  if (old && call.ctx.faults.has('s3-last-modified-kept-on-overwrite')) return old.lastModified;
+  return new Date();
 }
 
 /** SPEC behaviour 8: the type of a body sent without Content-Type. Each fault is asked only where it changes it. */

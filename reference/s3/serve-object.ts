@@ -55,6 +55,13 @@ export async function serveObject(
 ): Promise<void> {
   const head = req.method === 'HEAD';
   const headers = { ...objectHeaders(obj), ...options.extraHeaders };
+  // Under a fault, HEAD leaves out the encryption an object got from its bucket's default.
+  if (head && obj.sse && obj.sseByDefault && ctx.faults.has('s3-sse-bucket-default-head-omitted'))
+    delete headers['x-amz-server-side-encryption'];
+  // Under a fault, a GET (not a HEAD) answers no Last-Modified, as a server streaming the body may.
+  if (!head && ctx.faults.has('s3-last-modified-get-omitted')) delete headers['last-modified'];
+  // Under a fault, a GET of an object written whole answers its ETag weak, as a compressing proxy does.
+  if (!head && !obj.partSizes && ctx.faults.has('s3-get-etag-weak')) headers.etag = `W/${obj.etag}`;
   if (head && Object.keys(obj.metadata).length > 0 && ctx.faults.has('s3-metadata-head-omitted')) {
     for (const k of Object.keys(obj.metadata)) delete headers[`x-amz-meta-${k}`];
   }
@@ -74,10 +81,7 @@ export async function serveObject(
     res.end();
     return;
   }
-  for (const [param, name] of Object.entries(OVERRIDES)) {
-    const v = options.query?.get(param);
-    if (v !== undefined && v !== null) headers[name] = v;
-  }
+  applyOverrides(headers, options.query, ctx);
 
   let range: ByteRange | undefined;
   const partNumber = options.query?.get('partNumber');
@@ -151,6 +155,22 @@ export async function serveObject(
   }
   headers['content-length'] = obj.blob.size;
   return send(res, 200, headers, head || obj.blob.size === 0 ? undefined : () => blobs.read(obj.blob));
+}
+
+/**
+ * Amazon S3's response-* query parameters of GetObject: the answer carries the given header values
+ * instead of the object's (the object keeps its own). Each fault is asked only where it changes that.
+ */
+function applyOverrides(headers: Headers, query: URLSearchParams | undefined, ctx: ReferenceContext): void {
+  const given = Object.entries(OVERRIDES).filter(([param]) => query?.get(param) != null);
+  if (given.length === 0 || ctx.faults.has('s3-response-overrides-ignored')) return;
+  // Under a fault, only the type and the disposition are taken, as a download-link feature would.
+  const partial = given.some(([, name]) => name !== 'content-type' && name !== 'content-disposition');
+  const onlyTypeAndDisposition = partial && ctx.faults.has('s3-response-overrides-type-and-disposition-only');
+  for (const [param, name] of given) {
+    if (onlyTypeAndDisposition && name !== 'content-type' && name !== 'content-disposition') continue;
+    headers[name] = query?.get(param) ?? '';
+  }
 }
 
 function partRange(obj: ObjectRecord, partNumber: string): ByteRange | undefined {

@@ -18,8 +18,10 @@ export interface ObjectRecord {
   checksums: Record<string, string>;
   /** Part sizes of a multipart object (GetObject partNumber). */
   partSizes?: number[];
-  /** x-amz-server-side-encryption the write asked for (AES256 is the only one). */
+  /** x-amz-server-side-encryption the write asked for, or its bucket's default (AES256 is the only one). */
   sse?: 'AES256';
+  /** Set when `sse` is the bucket's default, not what a PutObject asked for. */
+  sseByDefault?: boolean;
 }
 
 export interface CorsRule {
@@ -69,8 +71,13 @@ export interface BucketRecord {
   cors?: CorsRule[];
   /** The lifecycle configuration as a parsed document, returned as stored. */
   lifecycle?: unknown;
-  /** The default encryption: AES256, the only value (another is stored only under a fault). */
-  encryption: string;
+  /**
+   * The default encryption: AES256, the only value, which every bucket has from its creation and gets
+   * back from DeleteBucketEncryption (another value, or none, only under a fault).
+   */
+  encryption?: string;
+  /** Under a fault: DeleteBucketEncryption left the configuration but stopped applying it to writes. */
+  encryptionDefaultOff?: boolean;
 }
 
 /** Buckets, objects and uploads; bodies live in the blob store (memory or the data directory). */

@@ -7,6 +7,7 @@ export async function storeBody(call: S3Call): Promise<{ blob: Blob; digest: Bod
   const body = incomingBody(call.req, call.payloadHash, {
     verifyChecksums: () => !call.ctx.faults.has('s3-put-checksum-unverified'),
     chunkSignature: call.chunkSignature,
+    awsChunkedByContentEncoding: () => call.ctx.faults.has('s3-aws-chunked-by-content-encoding'),
   });
   const blob = await call.store.blobs.write(body.stream);
   try {
@@ -25,6 +26,35 @@ const STORED_HEADERS = [
   'content-encoding',
 ];
 
+const isAwsChunked = (coding: string) => coding.toLowerCase() === 'aws-chunked';
+
+/**
+ * The Content-Encoding an object keeps. aws-chunked is the transfer framing of an upload, not a
+ * property of the object, and Amazon S3 leaves it out wherever it stands (`gzip, aws-chunked` and
+ * `aws-chunked, gzip` keep `gzip`; `aws-chunked` alone keeps none), whether or not the body was
+ * streamed; the rest is kept as sent, spacing included (`deflate, gzip` stays `deflate, gzip`).
+ */
+function contentEncoding(call: S3Call, sent: string): string | undefined {
+  const f = call.ctx.faults;
+  const tokens = sent.split(',').map((s) => s.trim());
+  const chunked = tokens.filter(isAwsChunked).length;
+  if (chunked > 0) {
+    // Faults, each asked only where it changes what is kept: aws-chunked is taken out only of a
+    // streaming-signed upload's header, or only where it is the last coding (where SDKs put it).
+    if (!call.payloadHash.startsWith('STREAMING-') && f.has('s3-aws-chunked-kept-when-not-streaming'))
+      return sent;
+    const notLast = tokens.slice(0, -1).some(isAwsChunked);
+    if (notLast && f.has('s3-aws-chunked-only-trailing-stripped')) {
+      return isAwsChunked(tokens[tokens.length - 1]) ? sent.replace(/\s*,?\s*aws-chunked\s*$/i, '') : sent;
+    }
+  }
+  const kept = tokens.filter((s) => s && !isAwsChunked(s));
+  if (kept.length === 0) return undefined;
+  if (kept.length < tokens.length || (kept.length > 1 && f.has('s3-content-encoding-joined')))
+    return kept.join(',');
+  return sent;
+}
+
 /** The representation headers and user metadata an object keeps. */
 export function storedHeaders(call: S3Call): {
   headers: Record<string, string>;
@@ -38,16 +68,9 @@ export function storedHeaders(call: S3Call): {
     if (v === undefined) continue;
     if (name === 'content-language' && call.ctx.faults.has('s3-content-language-dropped')) continue;
     if (name === 'content-encoding') {
-      // aws-chunked is the transfer framing of the upload, not a property of the object; the rest
-      // is kept as sent, spacing included (`deflate, gzip` comes back as `deflate, gzip`).
-      const tokens = v.split(',').map((s) => s.trim());
-      const kept = tokens.filter((s) => s && s.toLowerCase() !== 'aws-chunked');
-      if (kept.length === 0) continue;
-      if (
-        kept.length < tokens.length ||
-        (kept.length > 1 && call.ctx.faults.has('s3-content-encoding-joined'))
-      )
-        v = kept.join(',');
+      const kept = contentEncoding(call, v);
+      if (kept === undefined) continue;
+      v = kept;
     }
     headers[name] = v;
   }
