@@ -1,6 +1,7 @@
 import { fc, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { createRecords, deleteRecords, listPage, type RecordView, zoneName } from './support/dns-records.ts';
 import { type ResultInfo, violation } from './support/envelope.ts';
+import { examplesFor } from './support/examples.ts';
 import { serialQueue } from './support/serial.ts';
 
 /*
@@ -8,10 +9,30 @@ import { serialQueue } from './support/serial.ts';
  * so the record-creating properties order by name and give their records names that sort first in
  * the direction asked ("0-..." ascending, "zz-..." descending): the pages that hold them are then
  * unaffected by records added elsewhere. per_page stays within 5..10, which the real service accepts.
+ *
+ * A live target allows 1,200 management requests per five minutes, so what these send is counted:
+ * - a property makes its records once, and every example reads them: an example is a page size (and
+ *   a direction), and reads every page that holds the records at that size;
+ * - a page is read once per property: a later example, or fast-check shrinking a counterexample,
+ *   that asks for a page already read is judged on that answer against the model (the records' ids
+ *   in name order), so shrinking costs a request only for a page never read;
+ * - the read-only properties take the list's size from the answer before (total_count) instead of
+ *   reading page 1 again, and judge one answer per example.
  */
 
 const serial = serialQueue();
 let batch = 0;
+
+/** The page sizes the checks ask for, which the real service accepts (see the top of the file). */
+const PER_PAGE = { min: 5, max: 10 } as const;
+
+/**
+ * How many records a property makes for each direction: more than the smallest page size, so that
+ * they span two pages at per_page 5 (quick), or at every size of PER_PAGE (full).
+ */
+function groupSize(ctx: PropertyContext): number {
+  return ctx.profile === 'full' ? 14 : 6;
+}
 
 function zoneId(ctx: PropertyContext): string {
   const id = ctx.target.management?.zoneId;
@@ -24,52 +45,78 @@ function info(env: { result_info?: ResultInfo }, what: string): ResultInfo {
   return env.result_info;
 }
 
-/** Creates `count` records, runs `body` with them, deletes them whatever happened. */
+type Direction = 'ASC' | 'DESC';
+
+/** The lead that sorts a record's name first in the direction (see the top of the file). */
+const LEAD: Record<Direction, string> = { ASC: '0', DESC: 'zz' };
+
+/**
+ * Makes `count` records for each direction, runs `body` with their ids in the order that direction
+ * lists them, and deletes them whatever happened.
+ */
 async function withRecords<T>(
   ctx: PropertyContext,
-  lead: string,
+  directions: Direction[],
   count: number,
-  body: (ids: string[]) => Promise<T>,
+  body: (listed: Partial<Record<Direction, string[]>>) => Promise<T>,
 ): Promise<T> {
   const zid = zoneId(ctx);
   const zone = await zoneName(ctx, zid);
-  const prefix = `${lead}-ec-${ctx.runId}-${batch++}`;
-  const ids: string[] = [];
+  const made: string[][] = [];
   try {
-    await createRecords(ctx, zid, zone, prefix, count, ids);
-    return await body(ids);
+    const listed: Partial<Record<Direction, string[]>> = {};
+    for (const direction of directions) {
+      // Named <lead>-ec-<run>-<batch>-<nn> and created in name order: ids[i] is the i-th by name.
+      const ids: string[] = [];
+      made.push(ids);
+      await createRecords(ctx, zid, zone, `${LEAD[direction]}-ec-${ctx.runId}-${batch++}`, count, ids);
+      listed[direction] = direction === 'ASC' ? ids : [...ids].reverse();
+    }
+    return await body(listed);
   } finally {
-    await deleteRecords(ctx, zid, ids);
+    await deleteRecords(ctx, zid, made.flat());
   }
 }
 
-/** Reads pages 1..n in order and returns them. */
-async function readPages(
-  ctx: PropertyContext,
-  pages: number,
-  query: Record<string, string | number>,
-): Promise<RecordView[][]> {
-  const out: RecordView[][] = [];
-  for (let page = 1; page <= pages; page++) {
-    const env = await listPage(ctx, zoneId(ctx), { ...query, page });
-    out.push(env.result);
-  }
-  return out;
+/**
+ * Pages of the list ordered by name, each read once (see the top of the file): the reader answers a
+ * page asked for again with what the target answered the first time.
+ */
+function pageReader(ctx: PropertyContext) {
+  const read = new Map<string, Promise<RecordView[]>>();
+  const one = (direction: Direction, perPage: number, page: number): Promise<RecordView[]> => {
+    const key = `${direction} ${perPage} ${page}`;
+    let answer = read.get(key);
+    if (!answer) {
+      const query = { per_page: perPage, order: 'name', direction, page };
+      answer = listPage(ctx, zoneId(ctx), query).then((env) => env.result);
+      read.set(key, answer);
+    }
+    return answer;
+  };
+  /** Pages 1..n, in order. */
+  return async (direction: Direction, perPage: number, pages: number): Promise<RecordView[][]> => {
+    const out: RecordView[][] = [];
+    for (let page = 1; page <= pages; page++) out.push(await one(direction, perPage, page));
+    return out;
+  };
 }
 
-const sizes = fc.record({ count: fc.integer({ min: 0, max: 14 }), perPage: fc.integer({ min: 5, max: 10 }) });
+const perPage = fc.integer(PER_PAGE);
 
 const pages: PropertyDef = {
   id: 'mgmt.pagination.pages-partition',
   title: 'The pages of a list, read in turn, hold every record exactly once',
   clauses: ['mgmt.pagination.pages'],
+  requests: 16,
   run: (ctx) =>
     serial(() =>
-      fc.assert(
-        fc.asyncProperty(sizes, ({ count, perPage }) =>
-          withRecords(ctx, '0', count, async (ids) => {
-            const needed = Math.ceil(count / perPage);
-            const read = await readPages(ctx, needed, { per_page: perPage, order: 'name', direction: 'ASC' });
+      withRecords(ctx, ['ASC'], groupSize(ctx), async ({ ASC: ids = [] }) => {
+        const readPages = pageReader(ctx);
+        await fc.assert(
+          fc.asyncProperty(fc.record({ perPage }), async ({ perPage }) => {
+            const needed = Math.ceil(ids.length / perPage);
+            const read = await readPages('ASC', perPage, needed);
             read.forEach((items, i) => {
               if (items.length > perPage)
                 violation(`page ${i + 1} holds ${items.length} items, per_page is ${perPage}`);
@@ -84,9 +131,10 @@ const pages: PropertyDef = {
               );
             }
           }),
-        ),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
-      ),
+          // The smallest page size first: the records then span pages in every profile.
+          { seed: ctx.fc.seed, numRuns: examplesFor(ctx, 2), examples: [[{ perPage: PER_PAGE.min }]] },
+        );
+      }),
     ),
 };
 
@@ -94,67 +142,88 @@ const order: PropertyDef = {
   id: 'mgmt.pagination.order-direction',
   title: 'order=name with direction ASC or DESC sorts the list across pages',
   clauses: ['mgmt.pagination.order'],
+  requests: 30,
   run: (ctx) =>
     serial(() =>
-      fc.assert(
-        fc.asyncProperty(
-          sizes.filter((s) => s.count > 1),
-          async ({ count, perPage }) => {
-            // Both directions for every size: an implementation that ignores one of them fails at once.
-            for (const direction of ['DESC', 'ASC'] as const) {
-              await withRecords(ctx, direction === 'ASC' ? '0' : 'zz', count, async (ids) => {
-                // The records sort first in the direction asked, and were created in name order.
-                const needed = Math.ceil(count / perPage);
-                const read = (
-                  await readPages(ctx, needed, { per_page: perPage, order: 'name', direction })
-                ).flat();
-                const first = read.slice(0, count);
-                const expected = direction === 'ASC' ? ids : [...ids].reverse();
-                if (first.map((r) => r.id).join() !== expected.join()) {
-                  const shown = first.map((r) => r.name);
-                  violation(`order=name direction=${direction}: the list starts ${JSON.stringify(shown)}`);
-                }
-              });
-            }
+      withRecords(ctx, ['ASC', 'DESC'], groupSize(ctx), async (listed) => {
+        const readPages = pageReader(ctx);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.record({ perPage, direction: fc.constantFrom<Direction>('DESC', 'ASC') }),
+            async ({ perPage, direction }) => {
+              // The records sort first in the direction asked: the list starts with them, in that order.
+              const expected = listed[direction] ?? [];
+              const needed = Math.ceil(expected.length / perPage);
+              const first = (await readPages(direction, perPage, needed)).flat().slice(0, expected.length);
+              if (first.map((r) => r.id).join() !== expected.join()) {
+                const shown = first.map((r) => r.name);
+                violation(
+                  `order=name direction=${direction} per_page=${perPage}: the list starts ${JSON.stringify(shown)}`,
+                );
+              }
+            },
+          ),
+          {
+            seed: ctx.fc.seed,
+            numRuns: examplesFor(ctx, 3),
+            // Both directions at the smallest page size, whatever the seed: an implementation that
+            // ignores one of them, or misplaces a later page, fails at once.
+            examples: [
+              [{ perPage: PER_PAGE.min, direction: 'DESC' }],
+              [{ perPage: PER_PAGE.min, direction: 'ASC' }],
+            ],
           },
-        ),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
-      ),
+        );
+      }),
     ),
 };
 
-const pageQuery = fc.record({ pick: fc.nat(), perPage: fc.integer({ min: 5, max: 10 }) });
+const pageQuery = fc.record({ pick: fc.nat(), perPage });
 
 /**
- * A page that exists: total_pages comes from page 1 (past-end pages are a clause of their own). The last
- * page is left out, since a record another case deletes meanwhile may take it away.
+ * A page that exists at `perPage` in a list of `total` items (the total the answer before reported;
+ * page 1 while none is known). The last page is left out, since a record another case deletes
+ * meanwhile may take it away.
  */
-async function existingPage(ctx: PropertyContext, pick: number, perPage: number): Promise<number> {
-  const first = await listPage(ctx, zoneId(ctx), { page: 1, per_page: perPage });
-  const pages = info(first, `page 1 per_page ${perPage}`).total_pages;
-  return Number.isInteger(pages) && pages > 2 ? 1 + (pick % (pages - 1)) : 1;
+function existingPage(total: number | undefined, pick: number, perPage: number): number {
+  if (total === undefined) return 1;
+  const pages = Math.ceil(total / perPage);
+  return pages > 2 ? 1 + (pick % (pages - 1)) : 1;
 }
 
 type Page = Awaited<ReturnType<typeof listPage>>;
 
-/** Runs `judge` on existing pages of seeded sizes, one at a time (see existingPage). */
+interface At {
+  page: number;
+  perPage: number;
+  where: string;
+}
+
+/**
+ * Runs `judge` on one existing page per example, one example at a time, each page chosen from the
+ * total_count of the answer before (see existingPage). `size` may move the generated page size once a
+ * total is known. A counterexample is one answer, which the message quotes: it is not shrunk on the
+ * target.
+ */
 function onExistingPages(
   ctx: PropertyContext,
-  judge: (
-    env: Page,
-    ri: ReturnType<typeof info>,
-    at: { page: number; perPage: number; where: string },
-  ) => void,
+  examples: number,
+  judge: (env: Page, ri: ResultInfo, at: At) => void,
+  size: (perPage: number, total: number | undefined) => number = (p) => p,
 ): Promise<void> {
+  let total: number | undefined;
   return serial(() =>
     fc.assert(
-      fc.asyncProperty(pageQuery, async ({ pick, perPage }) => {
-        const page = await existingPage(ctx, pick, perPage);
+      fc.asyncProperty(pageQuery, async ({ pick, perPage: generated }) => {
+        const perPage = size(generated, total);
+        const page = existingPage(total, pick, perPage);
         const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
         const where = `page ${page} per_page ${perPage}`;
-        judge(env, info(env, where), { page, perPage, where });
+        const ri = info(env, where);
+        total = Number.isInteger(ri.total_count) && ri.total_count >= 0 ? ri.total_count : undefined;
+        judge(env, ri, { page, perPage, where });
       }),
-      { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+      { seed: ctx.fc.seed, numRuns: examplesFor(ctx, examples), endOnFailure: true },
     ),
   );
 }
@@ -164,75 +233,108 @@ const count: PropertyDef = {
   title: 'result_info.count is the number of items on the page',
   clauses: ['mgmt.result-info.count'],
   readOnly: true,
+  requests: 2,
   run: (ctx) =>
-    onExistingPages(ctx, (env, ri, { where }) => {
+    onExistingPages(ctx, 2, (env, ri, { where }) => {
       if (ri.count !== env.result.length) {
         violation(`${where}: count is ${ri.count}, the page holds ${env.result.length}`);
       }
     }),
 };
 
+/**
+ * `perPage`, or once the list's size is known and `perPage` divides it, the next size of PER_PAGE that
+ * does not: rounding total_count / per_page up and down then differ, which is what the clause is about.
+ */
+function leavingARemainder(perPage: number, total: number | undefined): number {
+  if (total === undefined || total % perPage !== 0) return perPage;
+  const span = PER_PAGE.max - PER_PAGE.min + 1;
+  for (let step = 1; step < span; step++) {
+    const size = PER_PAGE.min + ((perPage - PER_PAGE.min + step) % span);
+    if (total % size !== 0) return size;
+  }
+  return perPage;
+}
+
 const totals: PropertyDef = {
   id: 'mgmt.result-info.totals-consistent',
   title: 'total_pages is total_count / per_page rounded up, and the page size follows from them',
   clauses: ['mgmt.result-info.totals'],
   readOnly: true,
+  requests: 3,
   run: (ctx) =>
-    onExistingPages(ctx, (env, ri, { page, perPage, where }) => {
-      if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
-        violation(
-          `${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`,
-        );
-      }
-      const pagesExpected = Math.ceil(ri.total_count / perPage);
-      // An empty list may report zero pages or one empty page.
-      const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
-      if (!pagesOk)
-        violation(
-          `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
-        );
-      const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
-      if (env.result.length !== size) {
-        violation(
-          `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
-        );
-      }
-    }),
+    onExistingPages(
+      ctx,
+      3,
+      (env, ri, { page, perPage, where }) => {
+        if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
+          violation(
+            `${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`,
+          );
+        }
+        const pagesExpected = Math.ceil(ri.total_count / perPage);
+        // An empty list may report zero pages or one empty page.
+        const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
+        if (!pagesOk)
+          violation(
+            `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
+          );
+        const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
+        if (env.result.length !== size) {
+          violation(
+            `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
+          );
+        }
+      },
+      leavingARemainder,
+    ),
 };
+
+/** The list's size at `perPage` by reading its pages up to the first empty one (an answer without result_info). */
+async function countByReading(ctx: PropertyContext, perPage: number, first: RecordView[]): Promise<number> {
+  let total = first.length;
+  for (let page = 2, items = first; items.length > 0; page++) {
+    items = (await listPage(ctx, zoneId(ctx), { page, per_page: perPage })).result;
+    total += items.length;
+  }
+  return total;
+}
 
 const pastEnd: PropertyDef = {
   id: 'mgmt.pagination.past-end-empty',
   title: 'A page past the last one is a success with an empty result',
   clauses: ['mgmt.pagination.past-end'],
   readOnly: true,
-  run: (ctx) =>
-    serial(() =>
+  requests: 3,
+  run: (ctx) => {
+    // The list's size, from the answer before; the first example reads page 1 to learn it.
+    let total: number | undefined;
+    const reported = (env: Page) => {
+      const n = env.result_info?.total_count;
+      return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
+    };
+    return serial(() =>
       fc.assert(
-        fc.asyncProperty(
-          fc.integer({ min: 5, max: 10 }),
-          fc.integer({ min: 1, max: 5 }),
-          async (perPage, beyond) => {
+        fc.asyncProperty(perPage, fc.integer({ min: 1, max: 5 }), async (perPage, beyond) => {
+          if (total === undefined) {
             const first = await listPage(ctx, zoneId(ctx), { page: 1, per_page: perPage });
-            const total = first.result_info?.total_count;
-            // Without result_info, count the pages by reading them.
-            let last = typeof total === 'number' ? Math.ceil(total / perPage) : undefined;
-            if (last === undefined) {
-              last = 1;
-              while (
-                (await listPage(ctx, zoneId(ctx), { page: last + 1, per_page: perPage })).result.length > 0
-              )
-                last++;
-            }
-            // Records added by other cases meanwhile may add a page; two spare pages absorb that.
-            const page = last + 2 + beyond;
-            const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
-            if (env.result.length !== 0)
-              violation(`page ${page} (last is ${last}) holds ${env.result.length} items`);
-          },
-        ),
-        { seed: ctx.fc.seed, numRuns: ctx.fc.numRuns },
+            // Without result_info, count the records by reading the pages.
+            total = reported(first) ?? (await countByReading(ctx, perPage, first.result));
+          }
+          const last = Math.ceil(total / perPage);
+          // Records added by other cases meanwhile may add a page; two spare pages absorb that.
+          const page = last + 2 + beyond;
+          const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
+          if (env.result.length !== 0)
+            violation(
+              `page ${page} at per_page ${perPage} (last is ${last}) holds ${env.result.length} items`,
+            );
+          total = reported(env) ?? total;
+        }),
+        { seed: ctx.fc.seed, numRuns: examplesFor(ctx, 2), endOnFailure: true },
       ),
-    ),
+    );
+  },
 };
 
 export default [pages, order, count, totals, pastEnd] satisfies PropertyDef[];

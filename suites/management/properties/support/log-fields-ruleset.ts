@@ -26,6 +26,8 @@ export interface LogFieldsRuleset {
   previousRules: RuleView[];
   /** How many zone rulesets of the phase the list held (SPEC: at most one). */
   listed: number;
+  /** A PUT was answered with rules besides the one it sent: it did not replace them all. */
+  crowded?: boolean;
 }
 
 export function zoneId(ctx: PropertyContext): string {
@@ -125,6 +127,7 @@ export async function putLogFieldsRule(
     path: `/zones/${zoneId(ctx)}/rulesets/${rs.id}`,
     body: { rules: [{ action: 'log_custom_field', expression: 'true', description, ...rule }] },
   });
+  if (env.success && (env.result?.rules ?? []).some((r) => r.description !== description)) rs.crowded = true;
   return { env, description };
 }
 
@@ -136,6 +139,20 @@ export function sentRule({ env, description }: PutAnswer, what: string): RuleVie
   return matches[0];
 }
 
+/** Puts the zone back; a restore that fails now is handed to the run's teardown. */
+async function putBack(ctx: PropertyContext, rs: LogFieldsRuleset): Promise<void> {
+  // A restore that fails now (an interrupted run, a refused request) is not a verdict on the clause:
+  // the run's teardown tries it again under its own deadline and lists the ruleset if that fails too.
+  await restoreLogFieldsRuleset(ctx, rs).catch(() => {
+    ctx.defer(
+      () => restoreLogFieldsRuleset(ctx, rs),
+      rs.created
+        ? `custom log fields ruleset ${rs.id}, created by this run`
+        : `rules of the custom log fields ruleset ${rs.id}, as found before the run`,
+    );
+  });
+}
+
 /** Runs `body` with the ruleset open, restoring the zone afterwards (also when `body` throws). */
 export async function withLogFieldsRuleset<T>(
   ctx: PropertyContext,
@@ -145,15 +162,34 @@ export async function withLogFieldsRuleset<T>(
   try {
     return await body(rs);
   } finally {
-    // A restore that fails now (an interrupted run, a refused request) is not a verdict on the clause:
-    // the run's teardown tries it again under its own deadline and lists the ruleset if that fails too.
-    await restoreLogFieldsRuleset(ctx, rs).catch(() => {
-      ctx.defer(
-        () => restoreLogFieldsRuleset(ctx, rs),
-        rs.created
-          ? `custom log fields ruleset ${rs.id}, created by this run`
-          : `rules of the custom log fields ruleset ${rs.id}, as found before the run`,
-      );
+    await putBack(ctx, rs);
+  }
+}
+
+/**
+ * For a check that tries several examples, each a PUT of one rule: `body` gets the ruleset from
+ * `ruleset()`, which opens it once (procedure steps 1 and 2) rather than for every example, and
+ * opens it afresh, the zone put back first, only after an answer showed rules besides the one sent.
+ * Rules a PUT failed to replace (a fault of mgmt.rulesets.put-replaces) then never pile up towards
+ * the 40-field limit of the zone. The zone is put back at the end, also when `body` throws.
+ */
+export async function withLogFieldsRulesetOnce<T>(
+  ctx: PropertyContext,
+  body: (ruleset: () => Promise<LogFieldsRuleset>) => Promise<T>,
+): Promise<T> {
+  let open: LogFieldsRuleset | undefined;
+  const close = async () => {
+    const rs = open;
+    open = undefined;
+    if (rs) await putBack(ctx, rs);
+  };
+  try {
+    return await body(async () => {
+      if (open?.crowded) await close();
+      open ??= await openLogFieldsRuleset(ctx);
+      return open;
     });
+  } finally {
+    await close();
   }
 }
