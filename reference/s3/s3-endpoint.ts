@@ -59,6 +59,20 @@ async function handle(
     const invite = /100-continue/i.test(String(req.headers.expect ?? ''));
     const early = invite && ctx.faults.has('s3-continue-before-auth');
     if (early) res.writeContinue();
+    // The call the request makes, once its payload's hash is known.
+    const callWith = (payloadHash: string, chunkSignature?: S3Call['chunkSignature']): S3Call => ({
+      req,
+      res,
+      ctx,
+      store,
+      method,
+      query,
+      bucket,
+      key,
+      payloadHash,
+      chunkSignature,
+      resource,
+    });
     let authenticated: Awaited<ReturnType<typeof authenticate>>;
     try {
       authenticated = await authenticate({ method, rawPath, query, headers: req.headers, bucket, key }, ctx);
@@ -72,38 +86,15 @@ async function handle(
         !query.has('X-Amz-Signature') &&
         ctx.faults.has('s3-unsigned-put-stored-then-refused')
       ) {
-        const res = new http.ServerResponse(req);
-        const call = {
-          req,
-          res,
-          ctx,
-          store,
-          method,
-          query,
-          bucket,
-          key,
-          payloadHash: 'UNSIGNED-PAYLOAD',
-          resource,
-        };
-        await dispatch(call).catch(() => undefined);
+        await dispatch({ ...callWith('UNSIGNED-PAYLOAD'), res: new http.ServerResponse(req) }).catch(
+          () => undefined,
+        );
       }
       throw err;
     }
     const { payloadHash, chunkSignature } = authenticated;
     if (invite && !early) res.writeContinue();
-    const call: S3Call = {
-      req,
-      res,
-      ctx,
-      store,
-      method,
-      query,
-      bucket,
-      key,
-      payloadHash,
-      chunkSignature,
-      resource,
-    };
+    const call = callWith(payloadHash, chunkSignature);
     // SPEC Authentication rule 3: Transfer-Encoding with Content-Length is declined (the server's parser lets
     // such requests through to be answered here, framed by Transfer-Encoding).
     if (framedTwice(req) && !ctx.faults.has('s3-te-cl-served')) {
