@@ -92,6 +92,18 @@ def presign(t: Target, method: str, bucket: str, key: str, expires: int = 300) -
     return req.url
 
 
+def refuses_each(t: Target, b: str, docs: list[tuple[str, str]], ok: bool, seen: list[str]):
+    """Each document refused with 400, and the configuration stored before still the one read back."""
+    for label, doc in docs:
+        a = put_cors(t, b, doc)
+        ok &= a.status == 400
+        seen.append(f"{label}: {a.status} {a.code or ''}".strip())
+    kept = origins_in(t.request("GET", b, query={"cors": ""}))
+    ok &= kept == [APP]
+    seen.append(f"GetBucketCors afterwards: AllowedOrigin {kept}")
+    return judge(ok, "; ".join(seen))
+
+
 @probe("s3.cors.valid-origins")
 def _(t: Target):
     b = t.new_bucket("cors")
@@ -103,15 +115,8 @@ def _(t: Target):
         seen.append(f"valid {origin!r}: {a.status} {a.code or ''}".strip())
     if not ok:
         return judge(False, "; ".join(seen))
-    for origin in ["not an origin", "https://app example.com", "://no-scheme"]:
-        a = put_cors(t, b, config(rule([origin], ["GET"])))
-        good = a.status == 400
-        ok &= good
-        seen.append(f"invalid {origin!r}: {a.status} {a.code or ''}".strip())
-    kept = origins_in(t.request("GET", b, query={"cors": ""}))
-    ok &= kept == [APP]
-    seen.append(f"GetBucketCors afterwards: AllowedOrigin {kept}")
-    return judge(ok, "; ".join(seen))
+    bad = ["not an origin", "https://app example.com", "://no-scheme"]
+    return refuses_each(t, b, [(f"invalid {o!r}", config(rule([o], ["GET"]))) for o in bad], ok, seen)
 
 
 @probe("s3.cors.unknown-keys")
@@ -121,18 +126,12 @@ def _(t: Target):
     if twin.status != 200:
         raise Unjudgeable(f"PutBucketCors of the valid twin answered {twin.status} {twin.code or ''}".strip())
     ok, seen = True, ["valid twin: 200"]
-    for label, doc in [
+    docs = [
         ("<Bogus> in a rule", config(rule(["*"], ["GET"], extra="<Bogus>1</Bogus>"))),
         ("<AllowedOrigins> (plural) in a rule", config(rule(["*"], ["GET"], extra="<AllowedOrigins>*</AllowedOrigins>"))),
         ("<Extra> beside the rules", config(rule(["*"], ["GET"]), extra="<Extra>1</Extra>")),
-    ]:
-        a = put_cors(t, b, doc)
-        ok &= a.status == 400
-        seen.append(f"{label}: {a.status} {a.code or ''}".strip())
-    kept = origins_in(t.request("GET", b, query={"cors": ""}))
-    ok &= kept == [APP]
-    seen.append(f"GetBucketCors afterwards: AllowedOrigin {kept}")
-    return judge(ok, "; ".join(seen))
+    ]
+    return refuses_each(t, b, docs, ok, seen)
 
 
 @probe("s3.cors.empty-allowed-header")
@@ -142,18 +141,12 @@ def _(t: Target):
     if twin.status != 200:
         raise Unjudgeable(f"PutBucketCors with AllowedHeader x-custom answered {twin.status} {twin.code or ''}".strip())
     ok, seen = True, ["AllowedHeader x-custom: 200"]
-    for label, doc in [
+    docs = [
         ("<AllowedHeader></AllowedHeader>", config(rule(["*"], ["GET"], [""]))),
         ("<AllowedHeader/>", config(rule(["*"], ["GET"], extra="<AllowedHeader/>"))),
         ("x-a and an empty one", config(rule(["*"], ["GET"], ["x-a", ""]))),
-    ]:
-        a = put_cors(t, b, doc)
-        ok &= a.status == 400
-        seen.append(f"{label}: {a.status} {a.code or ''}".strip())
-    kept = origins_in(t.request("GET", b, query={"cors": ""}))
-    ok &= kept == [APP]
-    seen.append(f"GetBucketCors afterwards: AllowedOrigin {kept}")
-    return judge(ok, "; ".join(seen))
+    ]
+    return refuses_each(t, b, docs, ok, seen)
 
 
 @probe("s3.cors.allowed-headers-case")

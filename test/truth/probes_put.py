@@ -98,12 +98,18 @@ def _(t: Target):
     return tally.outcome()
 
 
-@probe("s3.put.conditional-412")
-def _(t: Target):
+def object_with_etag(t: Target) -> tuple[str, str]:
+    """A fresh bucket holding k.txt ("hello"), and that object's ETag."""
     b = t.new_bucket()
     etag = t.put(b, "k.txt", b"hello").header("etag")
     if not etag:
         raise Unjudgeable("PutObject answered no ETag")
+    return b, etag
+
+
+@probe("s3.put.conditional-412")
+def _(t: Target):
+    b, etag = object_with_etag(t)
     tally = Tally()
     # (failing header, value) and its valid twin: (key, header, value) that must be accepted.
     cases = [
@@ -126,10 +132,7 @@ def _(t: Target):
 
 @probe("s3.put.create-multipart-conditional-412")
 def _(t: Target):
-    b = t.new_bucket()
-    etag = t.put(b, "k.txt", b"hello").header("etag")
-    if not etag:
-        raise Unjudgeable("PutObject answered no ETag")
+    b, etag = object_with_etag(t)
     tally = Tally()
 
     def create(key: str, name: str, value: str):
