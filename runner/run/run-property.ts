@@ -10,7 +10,7 @@ import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
 import { buildApiRequest, userAgent } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
-import { namingClient } from '../transports/s3-sdk.ts';
+import { retryingClient } from '../transports/s3-sdk.ts';
 import type { Door } from '../transports/traffic.ts';
 import { errorMessage, TargetBlocked, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
@@ -105,7 +105,7 @@ export async function runProperty(
       },
       userAgent: ua,
       get s3() {
-        named ??= namingClient(ctx.s3(), ua, ctx.traffic, ctx.signal);
+        named ??= retryingClient(ctx.s3(), ua, ctx.traffic, ctx.signal);
         return named;
       },
       api: async (req) => {

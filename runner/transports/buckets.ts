@@ -14,7 +14,7 @@ import { bucketRefused } from '../results/advice.ts';
 import { TargetBlocked, TargetError } from '../util/errors.ts';
 import { type SendOptions, sendHttp } from './http.ts';
 import { buildS3Request } from './s3-raw.ts';
-import { namingClient } from './s3-sdk.ts';
+import { retryingClient } from './s3-sdk.ts';
 import type { Traffic } from './traffic.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
@@ -59,7 +59,7 @@ export async function destroyBucket(
   traffic?: Traffic,
 ): Promise<void> {
   const opts = { abortSignal: signal };
-  const s3 = namingClient(client, undefined, traffic, signal);
+  const s3 = retryingClient(client, undefined, traffic, signal);
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);

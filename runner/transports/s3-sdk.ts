@@ -196,7 +196,7 @@ export async function sendRetrying<T>(
  * The client a property or a bucket's teardown sends through: each command names `userAgent` (when
  * given), and is tried again when throttled, as the runner's own steps are (sendS3Command).
  */
-export function namingClient(
+export function retryingClient(
   client: S3.S3Client,
   userAgent: string | undefined,
   traffic?: Traffic,
