@@ -35,6 +35,8 @@ const LIVE_MIN_INTERVAL_MS = 100;
 const TRANSFER_LINE_EVERY_MS = 10_000;
 /** Expected and actual values longer than this are cut: the JSON document keeps them whole. */
 const VALUE_LIMIT = 600;
+/** How many of the costliest cases the totals name under the request count. */
+const COSTLIEST_SHOWN = 5;
 
 /**
  * Human-readable output: live progress while cases finish, then a line per SPEC section with its
@@ -312,6 +314,14 @@ export class ConsoleReporter implements Reporter {
       lines.push(
         `  requests ${r.total} (management ${r.management}, s3 ${r.s3}${extra ? `; ${extra}` : ''})`,
       );
+      // On a live target requests are what a run spends: the cases that spent most, to select around.
+      const costly = costliest(results.cases, COSTLIEST_SHOWN);
+      if (costly.length) {
+        const width = String(costly[0].requests).length;
+        lines.push(this.p.dim('           costliest cases:'));
+        for (const c of costly)
+          lines.push(this.p.dim(`           ${String(c.requests).padStart(width)}  ${c.id}`));
+      }
     }
     const seconds = (results.durationMs / 1000).toFixed(1);
     lines.push(
@@ -372,6 +382,15 @@ export class ConsoleReporter implements Reporter {
       .map((v) => `${tally[v] ?? 0} ${v}`)
       .join(', ');
   }
+}
+
+/** The `n` cases that sent the most requests, most first (ties by id); none that sent nothing. */
+export function costliest(cases: CaseResult[], n: number): { id: string; requests: number }[] {
+  return cases
+    .filter((c) => (c.requests ?? 0) > 0)
+    .map((c) => ({ id: c.id, requests: c.requests ?? 0 }))
+    .sort((a, b) => b.requests - a.requests || a.id.localeCompare(b.id))
+    .slice(0, n);
 }
 
 /** `N passed, N failed` then the other clause verdicts that occurred. */

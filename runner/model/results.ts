@@ -72,6 +72,8 @@ export interface CaseResult {
   /** For skipped or blocked cases: why. */
   reason?: string;
   durationMs: number;
+  /** Requests the case sent, tries and teardown included (absent from documents of earlier versions). */
+  requests?: number;
   checks: CheckResult[];
   /** What teardown could not remove or put back: it is still on the target. */
   leftovers?: Leftover[];
@@ -107,6 +109,8 @@ export interface ClauseResult {
   verdict: ClauseVerdict;
   /** How many checks cite it. */
   checks: number;
+  /** Requests of the cases whose checks cite it: what judging it costs (a case citing two counts for both). */
+  requests?: number;
   untestable?: string;
   since?: string;
   until?: string;

@@ -18,11 +18,14 @@ export function clauseResults(
   asOf: string,
   features: string[],
 ): ClauseResult[] {
-  const byClause = new Map<string, { verdicts: Verdict[]; message?: string }>();
+  const byClause = new Map<string, { verdicts: Verdict[]; message?: string; requests: number }>();
   for (const c of cases) {
+    const cited = new Set<string>();
     for (const check of c.checks) {
       for (const id of check.clauses) {
-        const entry = byClause.get(id) ?? { verdicts: [] };
+        const entry = byClause.get(id) ?? { verdicts: [], requests: 0 };
+        if (!cited.has(id)) entry.requests += c.requests ?? 0;
+        cited.add(id);
         entry.verdicts.push(check.verdict);
         if (!entry.message && (check.verdict === 'fail' || check.verdict === 'error')) {
           entry.message = `${c.id} (${check.step}): ${check.message ?? check.verdict}`;
@@ -44,6 +47,7 @@ export function clauseResults(
       source: cl.source,
       verdict,
       checks: entry?.verdicts.length ?? 0,
+      requests: entry?.requests ?? 0,
       untestable: cl.untestable,
       since: cl.since,
       until: cl.until,

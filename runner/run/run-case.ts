@@ -440,6 +440,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
     verdict,
     reason: verdict === 'skipped' || verdict === 'blocked' ? run.reason : undefined,
     durationMs: Math.round(performance.now() - started),
+    requests: reservation?.used ?? 0,
     checks: results,
     leftovers: leftovers.length ? redactDeep(leftovers) : undefined,
   };

@@ -105,7 +105,7 @@ export async function runProperty(
       },
       userAgent: ua,
       get s3() {
-        named ??= retryingClient(ctx.s3(), ua, ctx.traffic, ctx.signal);
+        named ??= retryingClient(ctx.s3(), ua, ctx.traffic, ctx.signal, reservation);
         return named;
       },
       api: async (req) => {
@@ -132,7 +132,7 @@ export async function runProperty(
         ledger.add({
           what: `bucket ${name}`,
           undo: () => removeBucketCommand(s3Target, name),
-          run: (signal) => destroyBucket(ctx.s3(), name, signal, ctx.traffic),
+          run: (signal) => destroyBucket(ctx.s3(), name, signal, ctx.traffic, reservation),
         });
         return name;
       },
@@ -198,6 +198,7 @@ export async function runProperty(
     verdict: check.verdict,
     reason: check.verdict === 'skipped' || check.verdict === 'blocked' ? check.message : undefined,
     durationMs: Math.round(performance.now() - started),
+    requests: reservation?.used ?? 0,
     checks: [check],
     leftovers: leftovers.length ? redactDeep(leftovers) : undefined,
   };

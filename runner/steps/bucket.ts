@@ -25,7 +25,7 @@ export const bucketStep: StepKind<BucketStep> = {
     ledger.add({
       what: `bucket ${name}`,
       undo: () => removeBucketCommand(s3Target, name),
-      run: (td) => destroyBucket(s3, name, td, ctx.traffic),
+      run: (td) => destroyBucket(s3, name, td, ctx.traffic, ctx.reservation),
     });
     scope[step.bucket] = name;
     return { response: new StepResponse(200, {}, emptyBody()), ok: true };

@@ -15,7 +15,7 @@ import { TargetBlocked, TargetError } from '../util/errors.ts';
 import { type SendOptions, sendHttp } from './http.ts';
 import { buildS3Request } from './s3-raw.ts';
 import { retryingClient } from './s3-sdk.ts';
-import type { Traffic } from './traffic.ts';
+import type { Reservation, Traffic } from './traffic.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
 export function bucketName(runId: string, caseSlug: string, label: string): string {
@@ -57,9 +57,10 @@ export async function destroyBucket(
   name: string,
   signal?: AbortSignal,
   traffic?: Traffic,
+  reservation?: Reservation,
 ): Promise<void> {
   const opts = { abortSignal: signal };
-  const s3 = retryingClient(client, undefined, traffic, signal);
+  const s3 = retryingClient(client, undefined, traffic, signal, reservation);
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);

@@ -62,8 +62,8 @@ export function createS3Client(
   if (traffic) {
     // Every request the SDK sends, teardown's included, is paced and counted like the runner's own.
     client.middlewareStack.add(
-      (next: any) => async (args: any) => {
-        const answered = await traffic.pace('s3', stop);
+      (next: any, context: any) => async (args: any) => {
+        const answered = await traffic.pace('s3', stop, context[RESERVATION]);
         try {
           const result = await next(args);
           traffic.observe('s3', { status: result.response.statusCode, headers: result.response.headers });
@@ -76,6 +76,27 @@ export function createS3Client(
     );
   }
   return client;
+}
+
+/** Where a command's handler context holds the case's reservation (see `chargeTo`). */
+const RESERVATION = Symbol('edgecheck reservation');
+
+/**
+ * Charges each try of the command to `reservation`: the client's pacing middleware counts it there,
+ * so a case's cost includes what its SDK commands, its properties and its teardown sent.
+ */
+function chargeTo(
+  command: { middlewareStack: { add: (...a: any[]) => void } },
+  reservation?: Reservation,
+): void {
+  if (!reservation) return;
+  command.middlewareStack.add(
+    (next: (args: unknown) => Promise<unknown>, context: Record<symbol, unknown>) => (args: unknown) => {
+      context[RESERVATION] = reservation;
+      return next(args);
+    },
+    { step: 'initialize', priority: 'high', name: 'edgecheckReservation' },
+  );
 }
 
 /** Passes at most `limit` bytes, then fails: an XML answer is parsed whole, so its size is capped. */
@@ -201,6 +222,7 @@ export function retryingClient(
   userAgent: string | undefined,
   traffic?: Traffic,
   signal?: AbortSignal,
+  reservation?: Reservation,
 ): S3.S3Client {
   return new Proxy(client, {
     get(target, key) {
@@ -208,6 +230,7 @@ export function retryingClient(
       if (key !== 'send') return typeof value === 'function' ? value.bind(target) : value;
       return (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
         if (userAgent) nameCommand(command, userAgent);
+        chargeTo(command, reservation);
         return sendRetrying(target, command, traffic, signal, ...rest);
       };
     },
@@ -230,7 +253,6 @@ export async function sendS3Command(
   for (let attempt = 0; ; attempt++) {
     if (opts.signal.aborted) throw new TargetError(`${name} not sent: the run was stopped`);
     opts.traffic?.checkBudget(opts);
-    if (opts.reservation) opts.reservation.used += 1;
     const { response, method } = await sendOnce(client, name, Ctor, input, opts);
     const delay = opts.traffic?.retryDelay(method, response, attempt);
     if (delay === undefined) {
@@ -264,6 +286,7 @@ async function sendOnce(
     { step: 'deserialize', priority: 'low', name: 'edgecheckWireCapture' } as any,
   );
   if (opts.userAgent) nameCommand(command, opts.userAgent);
+  chargeTo(command, opts.reservation);
   // One deadline for the whole exchange, body included; large uploads get their transfer allowance.
   const size = typeof input.ContentLength === 'number' ? input.ContentLength : 0;
   let limitMs = opts.timeoutMs + transferAllowance(size);
