@@ -119,6 +119,7 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}h3{font-siz
 .muted,.o{color:var(--muted)}code,pre,.o{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{margin:6px 0;padding:8px;background:var(--soft);border:1px solid var(--line);border-radius:4px;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
 table{border-collapse:collapse}td,th{padding:3px 10px 3px 0;text-align:left;vertical-align:middle}
+table.cost td.n{text-align:right;font-variant-numeric:tabular-nums}table.cost th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit}table.cost th[aria-sort=descending] button::after{content:" ▾"}table.cost th[aria-sort=ascending] button::after{content:" ▴"}
 .bar{display:inline-flex;width:220px;height:12px;border-radius:3px;overflow:hidden;background:var(--soft);border:1px solid var(--line);vertical-align:middle}
 .bar i{display:block;min-width:2px}.bar i.pass{background:var(--pass)}.bar i.fail{background:var(--fail)}.bar i.error{background:var(--error)}.bar i.blocked{background:var(--blocked)}.bar i.skipped{background:var(--skipped)}.bar i.untested{background:var(--untested)}
 .badge{display:inline-block;min-width:62px;padding:0 6px;border-radius:10px;font-size:12px;font-weight:600;text-align:center;color:#fff;background:var(--skipped)}

@@ -84,6 +84,7 @@ export function renderHtml(
   if (!complete && results.cases.length) {
     parts.push('<h2>Finished cases</h2>', ...results.cases.map(caseBlock));
   }
+  if (results.cases.some((c) => c.requests !== undefined)) parts.push(costTable(results.cases));
   if (results.leftovers.length) parts.push(leftovers(results.leftovers));
   const title = `edgecheck: ${results.target.name}, ${results.startedAt.slice(0, 10)}`;
   return htmlPage(title, parts.join('\n'), SCRIPT);
@@ -238,6 +239,7 @@ function clauseBlock(
     clause.since && `since ${clause.since}`,
     clause.until && `until ${clause.until}`,
     `${clause.checks} ${clause.checks === 1 ? 'check cites' : 'checks cite'} it`,
+    clause.requests !== undefined && `${clause.requests} requests by its cases`,
   ].filter(Boolean);
   return [
     `<details class="clause ${clause.verdict}" id="c-${esc(clause.id)}" ${data}>`,
@@ -304,6 +306,32 @@ function failure(check: CheckResult): string {
   return out.join('');
 }
 
+/**
+ * What each case cost, costliest first: a table whose column headings sort it (the script), so a
+ * user who pays per request sees where a run's requests went.
+ */
+function costTable(cases: CaseResult[]): string {
+  const rows = [...cases]
+    .sort((a, b) => (b.requests ?? 0) - (a.requests ?? 0) || a.id.localeCompare(b.id))
+    .map(
+      (c) =>
+        `<tr><td data-sort="${esc(c.id)}"><code>${esc(c.id)}</code></td>` +
+        `<td data-sort="${c.verdict}">${verdictBadge(c.verdict)}</td>` +
+        `<td class="n" data-sort="${c.requests ?? 0}">${c.requests ?? 0}</td>` +
+        `<td class="n" data-sort="${c.durationMs}">${c.durationMs}</td></tr>`,
+    );
+  const heading = (label: string, type: 'text' | 'number', sorted?: 'descending') =>
+    `<th data-type="${type}"${sorted ? ` aria-sort="${sorted}"` : ''}><button type="button">${esc(label)}</button></th>`;
+  return [
+    '<h2 id="cost">Requests by case</h2>',
+    '<p class="muted">Requests each case sent, tries and teardown included. A heading sorts the table.</p>',
+    '<table class="cost sortable">',
+    `<thead><tr>${heading('case', 'text')}${heading('verdict', 'text')}${heading('requests', 'number', 'descending')}${heading('ms', 'number')}</tr></thead>`,
+    `<tbody>${rows.join('\n')}</tbody>`,
+    '</table>',
+  ].join('\n');
+}
+
 function leftovers(list: RunResults['leftovers']): string {
   const items = list.map(
     (l) =>
@@ -344,6 +372,25 @@ const SCRIPT = String.raw`(() => {
     bar.addEventListener('input', apply);
     bar.addEventListener('change', apply);
     apply();
+  }
+  // Sortable tables: a heading's button sorts by its column, again the other way.
+  for (const table of $('table.sortable')) {
+    const heads = $('th', table);
+    heads.forEach((th, col) => {
+      th.querySelector('button').addEventListener('click', () => {
+        const down = th.getAttribute('aria-sort') !== 'descending';
+        for (const h of heads) h.removeAttribute('aria-sort');
+        th.setAttribute('aria-sort', down ? 'descending' : 'ascending');
+        const key = (tr) => tr.children[col].dataset.sort;
+        const number = th.dataset.type === 'number';
+        const body = table.tBodies[0];
+        const rows = [...body.rows].sort((a, b) => {
+          const c = number ? Number(key(a)) - Number(key(b)) : key(a).localeCompare(key(b));
+          return down ? -c : c;
+        });
+        body.append(...rows);
+      });
+    });
   }
   for (const b of $('button.copy')) {
     b.addEventListener('click', () => {

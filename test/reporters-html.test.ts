@@ -147,6 +147,24 @@ describe.skipIf(NO_BROWSER)('the HTML report of a real run, in headless Chromium
     await page.locator('#q').fill('');
   });
 
+  it('lists every case with the requests it sent, costliest first, and sorts by a heading when clicked', async () => {
+    const table = page.locator('table.cost');
+    const column = (n: number) =>
+      table.locator('tbody tr').evaluateAll((rows, i) => rows.map((r) => r.children[i].textContent ?? ''), n);
+    const byId = new Map(results.cases.map((c) => [c.id, c.requests]));
+    const ids = await column(0);
+    expect(ids.length).toBe(results.cases.length);
+    const counts = (await column(2)).map(Number);
+    expect(counts).toEqual(ids.map((id) => byId.get(id)));
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(counts[0]).toBeGreaterThan(counts[counts.length - 1]);
+
+    await table.locator('th', { hasText: 'requests' }).locator('button').click();
+    await expect.poll(async () => (await column(2)).map(Number)).toEqual([...counts].sort((a, b) => a - b));
+    await table.locator('th', { hasText: 'case' }).locator('button').click();
+    await expect.poll(() => column(0)).toEqual([...ids].sort((a, b) => b.localeCompare(a)));
+  });
+
   it('requested nothing but the file itself, and logged no error', () => {
     expect(requests).toEqual([pathToFileURL(file).href]);
     expect(errors).toEqual([]);
