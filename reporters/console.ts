@@ -61,6 +61,8 @@ export class ConsoleReporter implements Reporter {
   private readonly running = new Map<string, number>();
   /** The large upload of a case in flight: bytes sent of total, and when a plain line last said so. */
   private readonly transfers = new Map<string, { sent: number; total: number; printedAt: number }>();
+  /** The pause in force, for the status line: what it says, and until when (epoch ms). */
+  private paused?: { text: string; until: number };
   /** Length of the status line on screen, 0 when none is shown. */
   private shown = 0;
   private ticker?: NodeJS.Timeout;
@@ -94,6 +96,9 @@ export class ConsoleReporter implements Reporter {
         break;
       case 'transfer':
         this.transfer(event);
+        break;
+      case 'pacing':
+        this.pacing(event);
         break;
       case 'case-end':
         this.running.delete(event.result.id);
@@ -149,7 +154,10 @@ export class ConsoleReporter implements Reporter {
     let text = `${this.counter()} cases done, ${failing} failing`;
     let oldest: [string, number] | undefined;
     for (const entry of this.running) if (!oldest || entry[1] < oldest[1]) oldest = entry;
-    if (oldest) {
+    if (this.paused && this.paused.until > now) {
+      // While paced nothing moves: say so first, where a narrow terminal keeps it.
+      text = `${this.counter()} ${this.paused.text}, next in ${Math.ceil((this.paused.until - now) / 1000)} s`;
+    } else if (oldest) {
       // The time before the id, so that a narrow terminal cuts the id rather than the time.
       const seconds = ((Date.now() - oldest[1]) / 1000).toFixed(1);
       text += `; ${this.running.size} running, longest ${seconds} s: ${oneLine(oldest[0])}`;
@@ -161,6 +169,28 @@ export class ConsoleReporter implements Reporter {
     if (text.length > width) text = `${text.slice(0, width - 1)}…`;
     this.out.write(`\r${text}${' '.repeat(Math.max(0, this.shown - text.length))}`);
     this.shown = text.length;
+  }
+
+  /**
+   * A pause of the run's pacing: on a terminal in the status line until it ends, otherwise (CI) a
+   * plain line once per pause. What is in the window, the limit, and when the next request goes.
+   */
+  private pacing(event: Extract<RunEvent, { type: 'pacing' }>): void {
+    const until = Date.parse(event.resumeAt);
+    const text =
+      event.cause === 'rate-cap'
+        ? `paced: ${event.inWindow} of ${event.limit} ${event.door} requests in the last ${duration(event.windowMs ?? 0)} (--rate-limit)`
+        : event.cause === 'announced'
+          ? `paced: the target's RateLimit header says no ${event.door} requests are left until its reset`
+          : `paced: the target answered 429 with Retry-After`;
+    if (this.live) {
+      this.paused = { text, until };
+      this.status();
+      return;
+    }
+    const at = event.resumeAt.slice(11, 19);
+    const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    this.write(this.p.dim(`${this.counter()} ${text}; next request at ${at} UTC (in ${seconds} s)`));
   }
 
   /** Live: kept for the status line. Plain: a line every few seconds, and one when the body is sent. */
@@ -382,6 +412,13 @@ export class ConsoleReporter implements Reporter {
       .map((v) => `${tally[v] ?? 0} ${v}`)
       .join(', ');
   }
+}
+
+/** `5 min`, `90 s`, `1 h`: a window's length as people say it. */
+function duration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 1000)} s`;
 }
 
 /** The `n` cases that sent the most requests, most first (ties by id); none that sent nothing. */

@@ -209,6 +209,8 @@ function runContext(
   const timeoutMs = options.timeoutMs ?? RUN_DEFAULTS.timeoutMs;
   const agent = createAgent(concurrency, timeoutMs);
   const traffic = new Traffic({
+    onPause: ({ resumeAt, ...pause }) =>
+      ctx.emit({ type: 'pacing', ...pause, resumeAt: new Date(resumeAt).toISOString() }),
     rateCap: options.rateLimit ? { management: options.rateLimit } : undefined,
     budget: options.maxRequests,
     retries: options.retries,

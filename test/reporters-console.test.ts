@@ -354,6 +354,54 @@ describe('console reporter progress', () => {
     }
   });
 
+  it('says when pacing holds requests back: in the status line live until the pause ends, as one plain line otherwise', async () => {
+    vi.stubEnv('CI', '');
+    vi.useFakeTimers({ now: Date.parse('2026-11-26T10:00:00Z') });
+    try {
+      const live = Object.assign(memoryStream(true), { columns: 120 });
+      const plain = memoryStream(false);
+      const reporters = [
+        new ConsoleReporter({ stream: live, color: false }),
+        new ConsoleReporter({ stream: plain, color: false, live: false }),
+      ];
+      const [start] = eventsOf(sampleResults());
+      const send = (e: Parameters<ConsoleReporter['onEvent']>[0]) => {
+        for (const r of reporters) r.onEvent(e);
+      };
+      send(start);
+      send({ type: 'case-start', caseId: 'mgmt.a', title: 't' });
+      send({
+        type: 'pacing',
+        door: 'management',
+        cause: 'rate-cap',
+        inWindow: 1000,
+        limit: 1000,
+        windowMs: 300_000,
+        resumeAt: '2026-11-26T10:00:41Z',
+      });
+      vi.advanceTimersByTime(1000);
+      expect(live.text().split('\r').at(-1)?.trimEnd()).toBe(
+        '[0/5] paced: 1000 of 1000 management requests in the last 5 min (--rate-limit), next in 40 s',
+      );
+      // Once the pause is over the line shows the cases again.
+      vi.advanceTimersByTime(41_000);
+      expect(live.text().split('\r').at(-1)).toMatch(/^\[0\/5\] cases done, 0 failing; 1 running/);
+      send({ type: 'pacing', door: 'management', cause: 'retry-after', resumeAt: '2026-11-26T10:00:52Z' });
+      for (const r of reporters) await r.close();
+      expect(
+        plain
+          .text()
+          .split('\n')
+          .filter((l) => l.includes('paced')),
+      ).toEqual([
+        '[0/5] paced: 1000 of 1000 management requests in the last 5 min (--rate-limit); next request at 10:00:41 UTC (in 41 s)',
+        '[0/5] paced: the target answered 429 with Retry-After; next request at 10:00:52 UTC (in 10 s)',
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('starts with the run, target, date and counts', async () => {
     const out = await consoleOutput(sampleResults());
     expect(out.split('\n')[0]).toBe(

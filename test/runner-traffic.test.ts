@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseRateCap, readRateLimit, retryAfterMs, Traffic } from '../runner/transports/traffic.ts';
+import type { RunEvent } from '../runner/model/results.ts';
+import {
+  type Pause,
+  parseRateCap,
+  readRateLimit,
+  retryAfterMs,
+  Traffic,
+} from '../runner/transports/traffic.ts';
+import { runInThread } from './helpers/in-thread.ts';
 
 const never = new AbortController().signal;
 
@@ -135,4 +143,63 @@ describe('traffic: header and flag formats', () => {
     expect(parseRateCap('off')).toBe('off');
     for (const bad of ['0/5m', '10', '10/5x', '-1/5m']) expect(parseRateCap(bad)).toBeUndefined();
   });
+});
+
+describe('traffic: long pauses are told, once per pause', () => {
+  it('reports a wait of two seconds or more under the cap once, with the window and when the next request goes', async () => {
+    const pauses: Pause[] = [];
+    const t = new Traffic({
+      rateCap: { management: { requests: 2, windowMs: 2300 } },
+      onPause: (p) => pauses.push(p),
+    });
+    const t0 = Date.now();
+    // Two go at once; the next two wait for the same window (one pause); the fifth waits a second one.
+    await Promise.all(
+      Array.from({ length: 5 }, () => t.admit('management', never).then((answered) => answered())),
+    );
+    expect(pauses).toHaveLength(2);
+    expect(pauses[0]).toMatchObject({
+      door: 'management',
+      cause: 'rate-cap',
+      inWindow: 2,
+      limit: 2,
+      windowMs: 2300,
+    });
+    expect(pauses[0].resumeAt - t0).toBeGreaterThanOrEqual(2250);
+    expect(pauses[1].resumeAt).toBeGreaterThan(pauses[0].resumeAt + 2000);
+  }, 15_000);
+
+  it('tells nothing of short waits', async () => {
+    const pauses: Pause[] = [];
+    const t = new Traffic({
+      rateCap: { s3: { requests: 2, windowMs: 300 } },
+      onPause: (p) => pauses.push(p),
+    });
+    for (let i = 0; i < 6; i++) (await t.admit('s3', never))();
+    expect(pauses).toEqual([]);
+  });
+
+  it("names the target's Retry-After as the cause of a pause it asked for", async () => {
+    const pauses: Pause[] = [];
+    const t = new Traffic({ onPause: (p) => pauses.push(p) });
+    t.observe('s3', { status: 429, headers: { 'retry-after': '2' } });
+    (await t.admit('s3', never))();
+    expect(pauses).toMatchObject([{ door: 's3', cause: 'retry-after' }]);
+  });
+});
+
+describe('traffic: a run tells its reporters of each pause', () => {
+  it('emits a pacing event with the window when --rate-limit holds requests back', async () => {
+    const events: RunEvent[] = [];
+    await runInThread({
+      suites: ['deprecations'],
+      cases: ['dep.threat-score.*'],
+      rateLimit: { requests: 4, windowMs: 2200 },
+      reporters: [{ onEvent: (e) => void events.push(e), close: async () => {} }],
+    });
+    const pacing = events.filter((e) => e.type === 'pacing');
+    expect(pacing.length).toBeGreaterThan(0);
+    expect(pacing[0]).toMatchObject({ door: 'management', cause: 'rate-cap', inWindow: 4, limit: 4 });
+    expect(Date.parse(pacing[0].type === 'pacing' ? pacing[0].resumeAt : '')).toBeGreaterThan(0);
+  }, 60_000);
 });

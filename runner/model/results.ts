@@ -218,6 +218,21 @@ export type RunEvent =
   | { type: 'check'; result: CheckResult }
   /** A large request body of a case in flight: bytes handed to the connection so far, of `total`. */
   | { type: 'transfer'; caseId: string; sent: number; total: number }
+  /**
+   * Pacing holds requests back for a while (PAUSE_REPORTED_FROM_MS or more): once per pause, so a
+   * long wait reads as pacing, not a hang. `cause` says whose limit: the run's `--rate-limit`
+   * (with the requests in the window and the cap), the target's RateLimit header, or a 429's Retry-After.
+   */
+  | {
+      type: 'pacing';
+      door: 'management' | 's3';
+      cause: 'rate-cap' | 'announced' | 'retry-after';
+      inWindow?: number;
+      limit?: number;
+      windowMs?: number;
+      /** When the next request goes (ISO 8601). */
+      resumeAt: string;
+    }
   | { type: 'case-end'; result: CaseResult }
   | { type: 'run-end'; results: RunResults };
 

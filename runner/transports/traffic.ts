@@ -13,7 +13,25 @@ export interface RateCap {
   windowMs: number;
 }
 
+/** A wait long enough to tell the user about: the run is paced, not hung. */
+export interface Pause {
+  door: Door;
+  /** Why it waits: the run's rate cap, the target's RateLimit header, or a 429's Retry-After. */
+  cause: 'rate-cap' | 'announced' | 'retry-after';
+  /** For `rate-cap`: requests in the current window, and the cap. */
+  inWindow?: number;
+  limit?: number;
+  windowMs?: number;
+  /** When the next request may go (epoch ms). */
+  resumeAt: number;
+}
+
+/** Waits from this long on are reported, once per pause (RunEvent `pacing`). */
+export const PAUSE_REPORTED_FROM_MS = 2000;
+
 export interface TrafficOptions {
+  /** Hears each pause of PAUSE_REPORTED_FROM_MS or more, once per pause and door. */
+  onPause?: (pause: Pause) => void;
   /** At most this many requests start within any window, per door (management only by default). */
   rateCap?: Partial<Record<Door, RateCap>>;
   /** Requests the run may send in all, teardown included; new cases stop starting before it is crossed. */
@@ -48,7 +66,12 @@ class Window {
   private pausedUntil = 0;
   /** Remaining requests the target last announced, counted down as requests start. */
   private announced?: { remaining: number; resetAt: number };
-  constructor(private cap?: RateCap) {}
+  /** Until when the pause last reported lasts: waits within it are the same pause. */
+  private reportedUntil = 0;
+  constructor(
+    private cap: RateCap | undefined,
+    private readonly onPause?: (pause: Omit<Pause, 'door'>) => void,
+  ) {}
 
   tighten(cap: RateCap): void {
     const current = this.cap ? this.cap.requests / this.cap.windowMs : Number.POSITIVE_INFINITY;
@@ -72,8 +95,10 @@ class Window {
   /** Resolves when one more request may start; the returned function marks it answered. */
   async admit(signal: AbortSignal): Promise<() => void> {
     for (;;) {
-      const { wait, forAnswer } = this.waitFor(Date.now());
+      const now = Date.now();
+      const { wait, forAnswer, cause } = this.waitFor(now);
       if (wait <= 0 && !forAnswer) break;
+      if (wait >= PAUSE_REPORTED_FROM_MS) this.report(now, wait, cause);
       if (forAnswer) await this.nextAnswer(signal);
       else await sleep(wait, undefined, { signal });
     }
@@ -81,9 +106,11 @@ class Window {
   }
 
   /** How long a request starting at `now` must wait, or whether it waits for an answer in flight. */
-  private waitFor(now: number): { wait: number; forAnswer: boolean } {
+  private waitFor(now: number): { wait: number; forAnswer: boolean; cause: Pause['cause'] } {
     let wait = this.pausedUntil - now;
+    let cause: Pause['cause'] = 'retry-after';
     if (this.announced && now < this.announced.resetAt && this.announced.remaining <= 0) {
+      if (this.announced.resetAt - now > wait) cause = 'announced';
       wait = Math.max(wait, this.announced.resetAt - now);
     }
     let forAnswer = false;
@@ -93,11 +120,30 @@ class Window {
       if (this.ends.length + this.inFlight >= requests) {
         // The place that frees first: the oldest answer's, or else an answer still to come.
         const need = this.ends.length + this.inFlight - requests + 1;
-        if (need <= this.ends.length) wait = Math.max(wait, this.ends[need - 1] + windowMs - now);
-        else forAnswer = true;
+        if (need <= this.ends.length) {
+          const free = this.ends[need - 1] + windowMs - now;
+          if (free > wait) cause = 'rate-cap';
+          wait = Math.max(wait, free);
+        } else forAnswer = true;
       }
     }
-    return { wait, forAnswer };
+    return { wait, forAnswer, cause };
+  }
+
+  /** Tells of a long wait, unless it is part of the pause already told of. */
+  private report(now: number, wait: number, cause: Pause['cause']): void {
+    if (!this.onPause || now < this.reportedUntil) return;
+    const resumeAt = now + wait;
+    this.reportedUntil = resumeAt;
+    const window =
+      cause === 'rate-cap' && this.cap
+        ? {
+            inWindow: this.ends.length + this.inFlight,
+            limit: this.cap.requests,
+            windowMs: this.cap.windowMs,
+          }
+        : {};
+    this.onPause({ cause, ...window, resumeAt });
   }
 
   /** Counts one request as started under the window. */
@@ -202,9 +248,11 @@ export class Traffic {
   readonly budget?: number;
 
   constructor(options: TrafficOptions = {}) {
+    const heard = (door: Door) =>
+      options.onPause && ((pause: Omit<Pause, 'door'>) => options.onPause?.({ door, ...pause }));
     this.windows = {
-      management: new Window(options.rateCap?.management),
-      s3: new Window(options.rateCap?.s3),
+      management: new Window(options.rateCap?.management, heard('management')),
+      s3: new Window(options.rateCap?.s3, heard('s3')),
     };
     this.budget = options.budget;
     this.retries = options.retries ?? 3;
