@@ -5,6 +5,7 @@ import { FaultTrace, TracedFaults } from './fault-trace.ts';
 import { FaultSet } from './faults.ts';
 import type { Handler } from './handler.ts';
 import { createManagementHandler } from './management/index.ts';
+import { limitRequests, type RateLimited } from './management/rate-limit.ts';
 import { createState, type State } from './management/store.ts';
 import { BINDINGS_BUCKET, BINDINGS_PATH } from './s3/bindings.ts';
 import { createS3Handlers } from './s3/index.ts';
@@ -25,6 +26,8 @@ export interface ReferenceOptions {
    * faultTrace: for tests that run the server in their own thread (not reference/worker.ts).
    */
   traceFaults?: boolean;
+  /** Refuse management requests past this limit with 429, as the service does (rate-limit.ts). */
+  managementRateLimit?: { requests: number; windowMs: number };
 }
 
 export interface ReferenceHandle {
@@ -34,6 +37,8 @@ export interface ReferenceHandle {
   state: { management: State; s3: S3Store };
   /** The fault consults so far, when started with traceFaults. */
   faultTrace?: FaultTrace;
+  /** Management requests refused with 429 under managementRateLimit (0 without one). */
+  throttled(): number;
   /** The target config a run uses against this server. */
   target(): ReferenceTarget;
   close(): Promise<void>;
@@ -79,7 +84,8 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     urls: { management: '', s3: '', public: '' },
   };
   const state = { management: createState(context), s3: new S3Store(context.dataDir) };
-  const management = createManagementHandler(context, state.management);
+  const api = createManagementHandler(context, state.management);
+  const management = options.managementRateLimit ? limitRequests(api, options.managementRateLimit) : api;
   const s3 = createS3Handlers(context, state.s3);
   const servers: http.Server[] = [];
   try {
@@ -107,6 +113,7 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     urls: context.urls,
     state,
     faultTrace,
+    throttled: () => (management === api ? 0 : (management as RateLimited).refused()),
     target: () => ({
       name: 'reference',
       embedded: true,
