@@ -4,6 +4,7 @@ import { ROOT } from '../runner/util/paths.ts';
 import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
+import { measurePacedRun } from './paced-run.ts';
 import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
 import { measureSuites } from './suites-time.ts';
@@ -29,7 +30,25 @@ row(
   String(suites.cases),
   String(suites.exitCode),
 );
-console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}\n`);
+console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}`);
+console.log(
+  `  requests: ${suites.requests} (${Object.entries(suites.requestsBySuite)
+    .map(([area, n]) => `${area} ${n}`)
+    .join(', ')})\n`,
+);
+
+// A live target's budget, not the CPU, sets a live run's time.
+const paced = await measurePacedRun();
+row('management + deprecations, live pacing', 'wall s', 'mgmt req.', '429 received');
+row(
+  '  reference enforcing 1200/5m [<= 60 s, no 429]',
+  f(paced.wallMs / 1000, 1),
+  String(paced.management),
+  String(paced.refused),
+);
+if (paced.exitCode !== 0)
+  console.log(`  the paced run exited ${paced.exitCode} (${paced.failing} clauses failing or erroring)`);
+console.log('');
 
 // The installed package runs the build; a checkout runs its sources through tsx.
 await build();

@@ -9,6 +9,9 @@ export interface SuitesTime {
   exitCode: number | null;
   summary: Record<string, Record<string, number>>;
   cases: number;
+  /** Requests the cases of each suite sent. */
+  requestsBySuite: Record<string, number>;
+  requests: number;
 }
 
 /** `edgecheck run` as a user runs it: a new process, the embedded reference, every suite, quick profile. */
@@ -26,5 +29,16 @@ export async function measureSuites(): Promise<SuitesTime> {
   const wallMs = performance.now() - t;
   const results = JSON.parse(readFileSync(out, 'utf8'));
   rmSync(path.dirname(out), { recursive: true, force: true });
-  return { wallMs, exitCode, summary: results.summary, cases: results.cases.length };
+  const requestsBySuite: Record<string, number> = {};
+  for (const c of results.cases as { area: string; requests?: number }[]) {
+    requestsBySuite[c.area] = (requestsBySuite[c.area] ?? 0) + (c.requests ?? 0);
+  }
+  return {
+    wallMs,
+    exitCode,
+    summary: results.summary,
+    cases: results.cases.length,
+    requestsBySuite,
+    requests: results.requests.total,
+  };
 }
