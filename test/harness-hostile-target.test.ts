@@ -122,6 +122,18 @@ describe('the hostile target plays each broken target', () => {
     }
   });
 
+  it('silent takes the request and never answers; flaky-503 refuses every other request', async () => {
+    const silent = await start('silent');
+    const r = await probe(silent.url, 1 << 20, 1500);
+    expect(r.error).toMatch(/deadline|aborted/);
+    expect(silent.requests).toBe(1);
+
+    const flaky = await start('flaky-503');
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await probe(flaky.url)).status);
+    expect(statuses).toEqual([503, 200, 503, 200]);
+  });
+
   it('rate-limited answers success within the window, then 429 with RateLimit headers, and counts them', async () => {
     const t = await start('rate-limited', { limit: 3, windowMs: 60_000 });
     const answers = [];

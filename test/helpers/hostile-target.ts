@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
  */
 export type HostileMode =
   | 'reset'
+  | 'silent'
   | 'slow'
   | 'garbage'
   | 'truncated'
@@ -16,10 +17,12 @@ export type HostileMode =
   | 'huge'
   | 'status-429'
   | 'status-503'
+  | 'flaky-503'
   | 'rate-limited';
 
 export const HOSTILE_MODES: readonly HostileMode[] = [
   'reset',
+  'silent',
   'slow',
   'garbage',
   'truncated',
@@ -28,6 +31,7 @@ export const HOSTILE_MODES: readonly HostileMode[] = [
   'huge',
   'status-429',
   'status-503',
+  'flaky-503',
   'rate-limited',
 ];
 
@@ -114,6 +118,22 @@ export async function startHostileTarget(
     more();
   };
 
+  /** 429 or 503 with the API's error envelope and `Retry-After: 1`. */
+  const refuse = (res: ServerResponse, status: 429 | 503) => {
+    if (status === 429) throttled++;
+    const body = JSON.stringify({
+      success: false,
+      errors: [
+        { code: status === 429 ? 10000 : 10013, message: status === 429 ? 'Rate limited' : 'Unavailable' },
+      ],
+      messages: [],
+      result: null,
+    });
+    res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '1' });
+    bytesSent += Buffer.byteLength(body);
+    res.end(body);
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     requests++;
     firstRequestAt ??= Date.now();
@@ -122,6 +142,9 @@ export async function startHostileTarget(
     switch (mode) {
       case 'reset':
         req.socket.resetAndDestroy();
+        return;
+      case 'silent':
+        // Takes the request and never answers: a hung origin behind an open port.
         return;
       case 'slow': {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -174,26 +197,20 @@ export async function startHostileTarget(
         pump(res, hugeBytes - Buffer.byteLength(head) - Buffer.byteLength(tail), tail);
         return;
       }
-      case 'status-429':
-      case 'status-503': {
-        const status = mode === 'status-429' ? 429 : 503;
-        if (status === 429) throttled++;
-        const body = JSON.stringify({
-          success: false,
-          errors: [
-            {
-              code: status === 429 ? 10000 : 10013,
-              message: status === 429 ? 'Rate limited' : 'Unavailable',
-            },
-          ],
-          messages: [],
-          result: null,
-        });
-        res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '1' });
-        bytesSent += Buffer.byteLength(body);
-        res.end(body);
+      case 'flaky-503':
+        // Every other request (by arrival) is refused; the rest succeed.
+        if (requests % 2 === 1) {
+          refuse(res, 503);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        bytesSent += Buffer.byteLength(SUCCESS_ENVELOPE);
+        res.end(SUCCESS_ENVELOPE);
         return;
-      }
+      case 'status-429':
+      case 'status-503':
+        refuse(res, mode === 'status-429' ? 429 : 503);
+        return;
       case 'rate-limited': {
         // Fixed windows, the first one opened by the first request.
         const now = Date.now();
