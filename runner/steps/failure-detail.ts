@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { readFileSync, statSync } from 'node:fs';
+import { type Document, isMap, isNode, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import {
   EXCHANGE_BODY_LIMIT,
   type Exchange,
@@ -17,6 +17,31 @@ const BEFORE = 3;
 const AFTER = 1;
 
 /**
+ * Case files parsed for excerpts, while unchanged (size, modification time, inode): a target that
+ * is down errs every check of a run, and each would otherwise parse its file again.
+ */
+const caseFiles = new Map<string, { stamp: string; text: string; doc: Document; counter: LineCounter }>();
+
+function parsedCaseFile(file: string): { text: string; doc: Document; counter: LineCounter } | undefined {
+  let stamp: string;
+  let text: string;
+  try {
+    const st = statSync(file);
+    stamp = `${st.size} ${st.mtimeMs} ${st.ino}`;
+    const hit = caseFiles.get(file);
+    if (hit?.stamp === stamp) return hit;
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
+  const entry = { stamp, text, doc, counter };
+  caseFiles.set(file, entry);
+  return entry;
+}
+
+/**
  * The case file's lines around a check, with the line and column of the matcher that did not
  * hold (`key`, e.g. `['json', '/result/status']`), else of the check itself. Built only for
  * failing and erroring checks: the file is read again then, so passing runs pay nothing.
@@ -28,14 +53,9 @@ export function sourceExcerpt(
 ): SourceExcerpt | undefined {
   const at = /:(\d+):(\d+)$/.exec(origin);
   if (!at) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
+  const parsed = parsedCaseFile(file);
+  if (!parsed) return undefined;
+  const { text, doc, counter } = parsed;
   const want = { line: Number(at[1]), col: Number(at[2]) };
   let check: Node | undefined;
   visit(doc, {
