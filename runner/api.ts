@@ -155,6 +155,7 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
       cases,
       baseline: baseline && { file: options.baseline!, known: baseline },
       requests: ctx.traffic.counts,
+      down: ctx.traffic.availability.down,
       stopped: stopping.signal.aborted ? (stopping.signal.reason ?? 'stopped') : undefined,
       bySignal: stopping.bySignal(),
     });
@@ -211,6 +212,7 @@ function runContext(
   const traffic = new Traffic({
     onPause: ({ resumeAt, ...pause }) =>
       ctx.emit({ type: 'pacing', ...pause, resumeAt: new Date(resumeAt).toISOString() }),
+    timeoutMs,
     rateCap: options.rateLimit ? { management: options.rateLimit } : undefined,
     budget: options.maxRequests,
     retries: options.retries,

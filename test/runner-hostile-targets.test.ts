@@ -356,6 +356,21 @@ const BUDGETED: Scenario = {
   args: [...MANAGEMENT_SELECTION, '--max-requests', String(BUDGET)],
 };
 
+/**
+ * Whole runs (every suite) against targets that fail all the way: the run takes the target as down
+ * and stops sending. A full run sends thousands of requests; these see a handful.
+ */
+const DOWN: Scenario[] = [
+  { label: 'down-silent', mode: 'silent', args: ['--rate-limit', 'off'] },
+  { label: 'down-trickle', mode: 'slow', args: ['--rate-limit', 'off'] },
+  { label: 'down-429', mode: 'status-429', args: ['--rate-limit', 'off'] },
+  { label: 'down-flaky-503', mode: 'flaky-503', args: ['--rate-limit', 'off'] },
+  { label: 'down-html-502', mode: 'html', options: { htmlStatus: 502 }, args: ['--rate-limit', 'off'] },
+  { label: 'down-huge', mode: 'huge', args: ['--rate-limit', 'off'], streams: true },
+];
+/** Requests a down target may see before the run stops sending: a full run sends about 3,400. */
+const DOWN_REQUESTS_BOUND = 200;
+
 const runs = new Map<string, Promise<RunOutcome>>();
 
 describe('runs against hostile targets', () => {
@@ -369,7 +384,7 @@ describe('runs against hostile targets', () => {
     };
     // A few runs at a time, so that their timing measures the targets more than the shared cores;
     // the streaming targets' runs start when the others have ended. Tests await their own run.
-    const all = [...BROKEN, ...RATE, BUDGETED];
+    const all = [...BROKEN, ...RATE, BUDGETED, ...DOWN];
     const limit = pLimit(PARALLEL_RUNS);
     const first = all.filter((s) => !s.streams).map((s) => [s, limit(() => launch(s))] as const);
     const firstDone = Promise.allSettled(first.map(([, run]) => run));
@@ -405,6 +420,34 @@ describe('runs against hostile targets', () => {
         for (const m of errors.filter((e) => !say.test(e)))
           expect.soft(m, 'error message').toMatch(/--timeout/);
       }
+    });
+  }
+
+  for (const s of DOWN) {
+    it(`${s.label}, every suite: the target is taken as down, the run stops sending, the cases left are errors saying so, both reports`, async () => {
+      const o = await runs.get(s.label)!;
+      const results = readResults(o);
+      console.log(describeOutcome(o, results));
+      expect.soft(o.killedFor, 'killed by the watchdog').toBeUndefined();
+      expect.soft(o.code, `exit code (stderr: ${o.stderr.slice(-500)})`).toBe(1);
+      expect.soft(o.peakKb, 'peak resident memory in kB').toBeLessThan(MEMORY_BOUND_KB);
+      expect.soft(existsSync(o.junitFile), 'JUnit report written').toBe(true);
+      expect(results, 'JSON report parses').toBeDefined();
+      if (!results) return;
+      expect.soft(o.server.requests, 'requests the target saw').toBeLessThan(DOWN_REQUESTS_BOUND);
+      expect
+        .soft(results.advice?.join('\n'), 'the note saying why the run stopped')
+        .toMatch(/^target unavailable: /);
+      const unavailable = results.cases.filter(
+        (c) => c.verdict === 'error' && c.checks.some((k) => /^target unavailable: /.test(k.message ?? '')),
+      );
+      const judged = results.cases.filter((c) => c.verdict !== 'skipped');
+      expect
+        .soft(unavailable.length, 'cases in error saying the target is unavailable')
+        .toBeGreaterThan(judged.length * 0.8);
+      expect.soft(results.summary.clauses.pass, 'clauses judged pass').toBe(0);
+      // A target answering every other request with a made-up success may fail what it answered; no other may.
+      if (s.mode !== 'flaky-503') expect.soft(results.summary.clauses.fail, 'clauses judged fail').toBe(0);
     });
   }
 

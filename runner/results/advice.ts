@@ -12,11 +12,19 @@ export function bucketRefused(name: string, status: number, code?: string): stri
 }
 
 /**
- * What a person needs to read the run beyond its verdicts, one line each: a target that refuses
- * the spec's only region blocks most of the S3 suite, and nothing else says which flag checks the rest.
+ * What a person needs to read the run beyond its verdicts, one line each: a target taken as down
+ * (`down`, why) leaves the rest of the run unjudged; a target that refuses the spec's only region
+ * blocks most of the S3 suite, and nothing else says which flag checks the rest.
  */
-export function adviceFor(target: Target, cases: CaseResult[]): string[] {
+export function adviceFor(target: Target, cases: CaseResult[], down?: string): string[] {
   const advice: string[] = [];
+  if (down) {
+    const unsent = cases.filter((c) => c.verdict === 'error' && c.requests === 0).length;
+    advice.push(
+      `${down}; the run stopped sending (teardown excepted), so ${unsent} ${unsent === 1 ? 'case was' : 'cases were'} ` +
+        'not run and are errors: run again once the target answers, or with a lower --concurrency and --rate-limit',
+    );
+  }
   if (target.s3 && target.s3.region === 'auto') {
     const refused = cases
       .flatMap((c) => c.checks)

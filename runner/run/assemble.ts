@@ -21,6 +21,8 @@ export interface RunRecord {
   cases: CaseResult[];
   baseline?: { file: string; known: Baseline };
   requests: RequestCounts;
+  /** Why the target was taken as down during the run, if it was. */
+  down?: string;
   /** What stopped the run before every case ran, if anything did. */
   stopped?: unknown;
   bySignal: boolean;
@@ -48,7 +50,7 @@ export function assembleResults(r: RunRecord): RunResults {
     baseline: diff,
     requests: { ...r.requests },
     leftovers,
-    advice: adviceFor(r.target, r.cases),
+    advice: adviceFor(r.target, r.cases, r.down),
     interrupted,
     stoppedBy: interrupted ? errorMessage(r.stopped) : undefined,
     exitCode: exitCodeOf({

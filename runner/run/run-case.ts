@@ -13,7 +13,7 @@ import { describeStep, performStep, type StepOwner, stepKind, stepsNeed } from '
 import { TeardownLedger } from '../steps/teardown.ts';
 import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
-import { CheckFailure, errorMessage, TargetError, TargetLacks } from '../util/errors.ts';
+import { CheckFailure, errorMessage, TargetDown, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 
 interface PlannedCheck {
@@ -184,6 +184,9 @@ class CaseRun {
       // Cut short by the user, not by the target: nothing was judged.
       this.settle([step, ...later], 'blocked', 'the run was interrupted');
       this.hint = 'blocked';
+    } else if (err instanceof TargetDown) {
+      // Nothing more is sent to a target taken as down: every check left is an error, saying why.
+      this.settle([step, ...later], 'error', msg);
     } else if (
       err instanceof TargetLacks ||
       (err instanceof MissingValue && err.placeholder.startsWith('target.'))
@@ -410,6 +413,8 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
   }
   const everyCheck = [...planned.values()].flat();
   if (!reason && everyCheck.length > 0 && everyCheck.every((p) => p.skip)) reason = everyCheck[0].skip;
+  // A target taken as down is sent nothing more: the case is an error at once.
+  const down = reason ? undefined : runCtx.traffic.availability.down;
 
   const ctx: RunContext = { ...runCtx, reservation, onSent: transferProgress(c.id, runCtx) };
   const run = new CaseRun(c, slug, ctx, planned, caseScope(ctx, slug));
@@ -424,6 +429,12 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
       reason,
     );
     run.hint = 'skipped';
+  } else if (down) {
+    run.settle(
+      sequence.map((s) => s.step),
+      'error',
+      down,
+    );
   } else {
     await run.steps(sequence);
   }

@@ -90,8 +90,12 @@ export async function runProperty(
     if (res.unavailable) throw new TargetError(res.unavailable);
     return wire(res);
   };
+  // A target taken as down is sent nothing more: the property is an error at once.
+  const down = skip ? undefined : runCtx.traffic.availability.down;
   if (skip) {
     check = { ...base, verdict: 'skipped', message: skip };
+  } else if (down) {
+    check = { ...base, verdict: 'error', message: down };
   } else {
     const pctx: PropertyContext = {
       runId: ctx.runId,

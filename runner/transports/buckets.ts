@@ -60,7 +60,7 @@ export async function destroyBucket(
   reservation?: Reservation,
 ): Promise<void> {
   const opts = { abortSignal: signal };
-  const s3 = retryingClient(client, undefined, traffic, signal, reservation);
+  const s3 = retryingClient(client, undefined, traffic, signal, reservation, true);
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);

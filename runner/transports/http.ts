@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Agent, errors as undiciErrors } from 'undici';
 import { generateStream } from '../data/generate.ts';
 import { GeneratedBody } from '../template/resolve.ts';
@@ -7,7 +6,7 @@ import { errorMessage, TargetError } from '../util/errors.ts';
 import { Deadline } from './deadline.ts';
 import { exchange } from './exchange.ts';
 import { StepResponse } from './response.ts';
-import type { Door, Reservation, Traffic } from './traffic.ts';
+import { type Door, type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
 
 const SMALL_BODY = 1024 * 1024;
 /** A whole-request deadline grows by this per MiB of body, so large transfers get a floor of 1 MiB/s. */
@@ -74,22 +73,31 @@ export async function sendHttp(agent: Agent, req: OutgoingRequest, opts: SendOpt
     try {
       notStopped(opts.signal, req);
       res = await sendOnce(agent, req, opts, door);
+    } catch (err) {
+      // No answer: a timeout or a transport failure (not the run's own stop or teardown's deadline).
+      if (traffic && !opts.signal.aborted && !opts.abort?.aborted) traffic.noteTry('lost', errorMessage(err));
+      throw err;
     } finally {
       answered?.();
     }
     if (!traffic) return res;
     traffic.observe(door, res);
+    const what = `HTTP ${res.status} to ${req.method} ${new URL(req.url).pathname}`;
+    // An answer cut at the size cap (a flood) is no more an answer than a timeout.
+    if (res.body.cut) traffic.noteTry('lost', `${what}, a body over the size cap`);
+    else traffic.noteTry(UNAVAILABLE.has(res.status) ? 'unavailable' : 'answered', what);
     const delay = traffic.retryDelay(req.method, res, attempt);
     if (delay === undefined) {
       markUnavailable(res, attempt + 1);
       return res;
     }
     traffic.counts.retried += 1;
-    await sleep(delay, undefined, { signal: opts.signal }).catch(() => {
-      throw new TargetError(
-        `request aborted while waiting to retry ${req.method} ${new URL(req.url).pathname}`,
-      );
-    });
+    await traffic.waitToRetry(
+      delay,
+      `${req.method} ${new URL(req.url).pathname}`,
+      opts.signal,
+      opts.teardown,
+    );
   }
 }
 

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Transform } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import * as S3 from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { generateStream } from '../data/generate.ts';
@@ -63,11 +62,25 @@ export function createS3Client(
     // Every request the SDK sends, teardown's included, is paced and counted like the runner's own.
     client.middlewareStack.add(
       (next: any, context: any) => async (args: any) => {
+        // No request to a target taken as down, but teardown's.
+        if (!context[TEARDOWN]) traffic.refuseIfDown();
         const answered = await traffic.pace('s3', stop, context[RESERVATION]);
         try {
           const result = await next(args);
-          traffic.observe('s3', { status: result.response.statusCode, headers: result.response.headers });
+          noteAnswer(traffic, result.response.statusCode, result.response.headers, context.commandName);
           return result;
+        } catch (err) {
+          // An error status comes here parsed. Without one there was no answer (a timeout, a
+          // reset); with a success status, none the SDK could read (over the size cap, garbage).
+          const e = err as {
+            $metadata?: { httpStatusCode?: number };
+            $response?: { headers?: Record<string, string> };
+          };
+          const status = e.$metadata?.httpStatusCode;
+          if (status && status >= 300)
+            noteAnswer(traffic, status, e.$response?.headers ?? {}, context.commandName);
+          else traffic.noteTry('lost', `${context.commandName}: ${errorMessage(err)}`);
+          throw err;
         } finally {
           answered();
         }
@@ -80,19 +93,35 @@ export function createS3Client(
 
 /** Where a command's handler context holds the case's reservation (see `chargeTo`). */
 const RESERVATION = Symbol('edgecheck reservation');
+/** Set in a teardown command's handler context: it goes to a target taken as down too. */
+const TEARDOWN = Symbol('edgecheck teardown');
+
+/** Learns from an SDK answer as from any other: announced limits, throttling, availability. */
+function noteAnswer(
+  traffic: Traffic,
+  status: number,
+  headers: Record<string, string>,
+  command: string,
+): void {
+  traffic.observe('s3', { status, headers });
+  traffic.noteTry(UNAVAILABLE.has(status) ? 'unavailable' : 'answered', `HTTP ${status} to ${command}`);
+}
 
 /**
  * Charges each try of the command to `reservation`: the client's pacing middleware counts it there,
- * so a case's cost includes what its SDK commands, its properties and its teardown sent.
+ * so a case's cost includes what its SDK commands, its properties and its teardown sent. A
+ * teardown command is marked so, and goes even to a target taken as down.
  */
 function chargeTo(
   command: { middlewareStack: { add: (...a: any[]) => void } },
   reservation?: Reservation,
+  teardown = false,
 ): void {
-  if (!reservation) return;
+  if (!reservation && !teardown) return;
   command.middlewareStack.add(
     (next: (args: unknown) => Promise<unknown>, context: Record<symbol, unknown>) => (args: unknown) => {
       context[RESERVATION] = reservation;
+      context[TEARDOWN] = teardown;
       return next(args);
     },
     { step: 'initialize', priority: 'high', name: 'edgecheckReservation' },
@@ -177,6 +206,7 @@ export async function sendRetrying<T>(
   command: Parameters<typeof nameCommand>[0],
   traffic: Traffic | undefined,
   signal: AbortSignal | undefined,
+  teardown: boolean,
   ...rest: unknown[]
 ): Promise<T> {
   let method = 'GET';
@@ -206,9 +236,7 @@ export async function sendRetrying<T>(
         );
       }
       traffic.counts.retried += 1;
-      await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => {
-        throw new TargetError('aborted while waiting to retry');
-      });
+      await traffic.waitToRetry(delay, 'SDK command', signal, teardown);
     }
   }
 }
@@ -223,6 +251,7 @@ export function retryingClient(
   traffic?: Traffic,
   signal?: AbortSignal,
   reservation?: Reservation,
+  teardown = false,
 ): S3.S3Client {
   return new Proxy(client, {
     get(target, key) {
@@ -230,8 +259,8 @@ export function retryingClient(
       if (key !== 'send') return typeof value === 'function' ? value.bind(target) : value;
       return (command: Parameters<typeof nameCommand>[0], ...rest: unknown[]) => {
         if (userAgent) nameCommand(command, userAgent);
-        chargeTo(command, reservation);
-        return sendRetrying(target, command, traffic, signal, ...rest);
+        chargeTo(command, reservation, teardown);
+        return sendRetrying(target, command, traffic, signal, teardown, ...rest);
       };
     },
   });
@@ -252,7 +281,7 @@ export async function sendS3Command(
   if (!Ctor) throw new InputError('s3', `unknown S3 command '${name}'`);
   for (let attempt = 0; ; attempt++) {
     if (opts.signal.aborted) throw new TargetError(`${name} not sent: the run was stopped`);
-    opts.traffic?.checkBudget(opts);
+    opts.traffic?.gate(opts);
     const { response, method } = await sendOnce(client, name, Ctor, input, opts);
     const delay = opts.traffic?.retryDelay(method, response, attempt);
     if (delay === undefined) {
@@ -260,9 +289,7 @@ export async function sendS3Command(
       return response;
     }
     opts.traffic!.counts.retried += 1;
-    await sleep(delay, undefined, { signal: opts.signal }).catch(() => {
-      throw new TargetError(`${name}: aborted while waiting to retry`);
-    });
+    await opts.traffic!.waitToRetry(delay, name, opts.signal, opts.teardown);
   }
 }
 
@@ -286,7 +313,7 @@ async function sendOnce(
     { step: 'deserialize', priority: 'low', name: 'edgecheckWireCapture' } as any,
   );
   if (opts.userAgent) nameCommand(command, opts.userAgent);
-  chargeTo(command, opts.reservation);
+  chargeTo(command, opts.reservation, opts.teardown);
   // One deadline for the whole exchange, body included; large uploads get their transfer allowance.
   const size = typeof input.ContentLength === 'number' ? input.ContentLength : 0;
   let limitMs = opts.timeoutMs + transferAllowance(size);

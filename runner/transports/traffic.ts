@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TargetLacks } from '../util/errors.ts';
+import { TargetDown, TargetError, TargetLacks } from '../util/errors.ts';
+import { Availability, type TryOutcome } from './availability.ts';
 
 /** Which door of the target a request goes through: rate caps and counts are kept per door. */
 export type Door = 'management' | 's3';
@@ -30,6 +31,8 @@ export interface Pause {
 export const PAUSE_REPORTED_FROM_MS = 2000;
 
 export interface TrafficOptions {
+  /** The run's request timeout: tries lost with nothing answered for this long mean a target down. */
+  timeoutMs?: number;
   /** Hears each pause of PAUSE_REPORTED_FROM_MS or more, once per pause and door. */
   onPause?: (pause: Pause) => void;
   /** At most this many requests start within any window, per door (management only by default). */
@@ -241,6 +244,8 @@ export interface TrafficCounts {
  */
 export class Traffic {
   readonly counts: TrafficCounts = { total: 0, management: 0, s3: 0, retried: 0, throttled: 0 };
+  /** Whether the target still answers; once it is down no request but teardown's is sent. */
+  readonly availability: Availability;
   private readonly windows: Record<Door, Window>;
   private readonly reservations = new Set<Reservation>();
   readonly retries: number;
@@ -254,6 +259,7 @@ export class Traffic {
       management: new Window(options.rateCap?.management, heard('management')),
       s3: new Window(options.rateCap?.s3, heard('s3')),
     };
+    this.availability = new Availability(options.timeoutMs);
     this.budget = options.budget;
     this.retries = options.retries ?? 3;
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
@@ -277,11 +283,43 @@ export class Traffic {
     if (r) this.reservations.delete(r);
   }
 
-  /** Refuses a request that would cross the budget. Teardown always goes: leaving things behind is worse. */
-  checkBudget(opts: { teardown?: boolean } = {}): void {
-    if (!opts.teardown && this.budget !== undefined && this.counts.total >= this.budget) {
+  /**
+   * Refuses a request that would cross the budget, or go to a target taken as down. Teardown always
+   * goes: leaving things behind is worse.
+   */
+  gate(opts: { teardown?: boolean } = {}): void {
+    if (opts.teardown) return;
+    this.refuseIfDown();
+    if (this.budget !== undefined && this.counts.total >= this.budget) {
       throw new BudgetReached(`the request budget of ${this.budget} is spent`);
     }
+  }
+
+  /** Throws TargetDown once the target is taken as down. */
+  refuseIfDown(): void {
+    const down = this.availability.down;
+    if (down) throw new TargetDown(down);
+  }
+
+  /**
+   * Waits `ms` before trying again. The wait ends early when `signal` aborts, and (but for
+   * teardown's) when the target is taken as down, which throws TargetDown: nothing is tried again.
+   */
+  async waitToRetry(ms: number, what: string, signal?: AbortSignal, teardown = false): Promise<void> {
+    const signals = [signal, teardown ? undefined : this.availability.signal].filter(
+      (x): x is AbortSignal => x !== undefined,
+    );
+    try {
+      await sleep(ms, undefined, { signal: AbortSignal.any(signals) });
+    } catch {
+      if (!teardown) this.refuseIfDown();
+      throw new TargetError(`${what}: aborted while waiting to retry`);
+    }
+  }
+
+  /** How a try ended: the target is taken as down after enough lost or throttled ones. */
+  noteTry(outcome: TryOutcome, what: string): void {
+    this.availability.note(outcome, what);
   }
 
   /**
@@ -308,7 +346,7 @@ export class Traffic {
     door: Door,
     opts: { teardown?: boolean; reservation?: Reservation } = {},
   ): (() => void) | undefined {
-    this.checkBudget(opts);
+    this.gate(opts);
     const answered = this.windows[door].admitNow();
     if (answered) this.count(door, opts.reservation);
     return answered;
@@ -319,8 +357,15 @@ export class Traffic {
     signal: AbortSignal,
     opts: { teardown?: boolean; reservation?: Reservation } = {},
   ): Promise<() => void> {
-    this.checkBudget(opts);
-    return this.pace(door, signal, opts.reservation);
+    this.gate(opts);
+    // A wait for pacing ends when the target goes down; teardown's goes on.
+    const waiting = opts.teardown ? signal : AbortSignal.any([signal, this.availability.signal]);
+    try {
+      return await this.pace(door, waiting, opts.reservation);
+    } catch (err) {
+      if (!opts.teardown) this.refuseIfDown();
+      throw err;
+    }
   }
 
   /** Learns from an answer: the target's announced limits, and throttling. */

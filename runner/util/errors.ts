@@ -14,6 +14,9 @@ export class InputError extends Error {
 /** A target answered something the runner cannot judge: the check's verdict is `error`. */
 export class TargetError extends Error {}
 
+/** The target was taken as down (transports/availability.ts): what remains is an error, saying why. */
+export class TargetDown extends TargetError {}
+
 /** The target cannot be asked this (no such endpoint, credentials or feature configured): skipped. */
 export class TargetLacks extends Error {}
 
