@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../runner/util/paths.ts';
+import { measureFailingTargets } from './failing-targets.ts';
 import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
@@ -11,10 +12,12 @@ import { measureSuites } from './suites-time.ts';
 
 /**
  * `npm run bench`: prints the numbers behind the project's targets. It measures and prints;
- * it asserts nothing, so a busy machine never fails a build. `--skip-gib` leaves out the 1 GiB run;
+ * it asserts nothing, so a busy machine never fails a build. `--skip-gib` leaves out the 1 GiB run,
+ * `--skip-failing` the runs against failing targets (about two minutes);
  * `--npm-test` also times the project's own `npm test` (minutes).
  */
 const skipGib = process.argv.includes('--skip-gib');
+const skipFailing = process.argv.includes('--skip-failing');
 const npmTest = process.argv.includes('--npm-test');
 const f = (n: number, d = 1) => n.toFixed(d);
 const row = (...cells: string[]) =>
@@ -103,6 +106,22 @@ row(
   `${f(several.togetherMs / several.aloneMs, 2)}x`,
 );
 console.log('');
+
+// A target that is down, throttles or floods: the run ends on its own, reports written.
+if (!skipFailing) {
+  row('failing target, every suite, defaults', 'wall s', 'at target s', 'peak MiB', 'requests', 'exit');
+  for (const r of await measureFailingTargets()) {
+    row(
+      `  ${r.label}${r.reports ? '' : ' (no reports)'}`,
+      f(r.wallMs / 1000),
+      r.atTargetMs === undefined ? '-' : f(r.atTargetMs / 1000),
+      f(r.peakMiB, 0),
+      String(r.requests),
+      String(r.exitCode),
+    );
+  }
+  console.log('  [target: ends within 30 s at the target, peak <= 300 MB]\n');
+}
 
 if (!skipGib) {
   const g = await measureGib();
