@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { limitRequests } from '../reference/management/rate-limit.ts';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { runEdgecheck, today } from '../runner/api.ts';
+import { runMain } from './helpers/cli.ts';
 
 /** A handler behind the limit, served on loopback, and a clock the test moves. */
 async function limited(cap: { requests: number; windowMs: number }) {
@@ -69,6 +70,14 @@ describe('the reference enforcing the service limit (serve --enforce-rate-limit)
     } finally {
       await s.close();
     }
+  });
+
+  it('serve refuses a limit it cannot read in one line naming the flag', async () => {
+    const r = await runMain(['serve', '--enforce-rate-limit', 'lots']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      "edgecheck: --enforce-rate-limit lots: write N/WINDOW, e.g. 1200/5m, or 'service'",
+    );
   });
 
   it('a run paced at the same limit is never refused; the same run unpaced is', async () => {
