@@ -9,6 +9,7 @@ clauses no check cites. One line per problem, as file:line:column: what to do.
   --strict     clauses no check cites are errors too
   --suite N    lint one suite (repeatable; default all)
   --suites-dir DIR  lint the suites in DIR instead of the project's suites/
+  --passive    list the clauses that observed traffic can judge (edgecheck proxy, edgecheck judge)
 Exit code: 0 when clean, 2 when there are errors.
 `;
 
@@ -17,6 +18,7 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
     strict: { type: 'boolean' },
     suite: { type: 'string', multiple: true },
     'suites-dir': { type: 'string' },
+    passive: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -36,8 +38,13 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
     (n, c) => n + [...c.given, ...c.steps].reduce((m, s) => m + (s.expect?.length ?? 0), 0),
     loaded.properties.length,
   );
+  const passive = [...loaded.clauses.values()].filter((c) => c.passive?.length);
+  if (values.passive) {
+    for (const c of passive) out.write(`${c.id}  ${c.title}\n`);
+  }
   out.write(
-    `edgecheck lint: ${loaded.clauses.size} clauses, ${loaded.cases.length} cases, ${loaded.properties.length} properties, ` +
+    `edgecheck lint: ${loaded.clauses.size} clauses (${passive.length} judgeable from observed traffic), ` +
+      `${loaded.cases.length} cases, ${loaded.properties.length} properties, ` +
       `${checks} checks; ${errors} error(s), ${loaded.problems.length - errors} warning(s)\n`,
   );
   return errors ? 2 : 0;

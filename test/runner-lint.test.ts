@@ -132,7 +132,7 @@ describe('the uncited-clause warning', () => {
     const r = await lint('uncited-clause');
     expect(problemLines(r.stderr)).toEqual([warning]);
     expect(r.stdout).toBe(
-      'edgecheck lint: 2 clauses, 1 cases, 0 properties, 1 checks; 0 error(s), 1 warning(s)\n',
+      'edgecheck lint: 2 clauses (0 judgeable from observed traffic), 1 cases, 0 properties, 1 checks; 0 error(s), 1 warning(s)\n',
     );
     expect(r.code).toBe(0);
   });

@@ -39,6 +39,7 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
   for (const area of areas) {
     const sections = loadSections(area, root);
     const src = readYaml(path.join(root, area, 'clauses.yaml'), 'clauses');
+    citeOwnClause(src.value);
     if (!validate(src.value)) {
       const e = validate.errors![0];
       const at = pointerToPath(e.instancePath);
@@ -67,10 +68,25 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
       if (c.since && c.until && c.since >= c.until) {
         throw new InputError(origin, `clause '${c.id}' has since ${c.since} not before until ${c.until}`);
       }
-      out.set(c.id, { ...c, section, source: c.source ?? 'spec', origin, area });
+      const passive = c.passive?.map((p, j) => ({ ...p, origin: src.where(['clauses', i, 'passive', j]) }));
+      out.set(c.id, { ...c, passive, section, source: c.source ?? 'spec', origin, area });
     });
   }
   return out;
+}
+
+/** A passive check's `expect` is a case check whose clauses default to the clause it is written under. */
+function citeOwnClause(doc: unknown): void {
+  const clauses = (doc as { clauses?: unknown })?.clauses;
+  if (!Array.isArray(clauses)) return;
+  for (const c of clauses) {
+    const passive = (c as { id?: unknown; passive?: unknown })?.passive;
+    if (!Array.isArray(passive)) continue;
+    for (const p of passive) {
+      const expect = (p as { expect?: Record<string, unknown> })?.expect;
+      if (expect && typeof expect === 'object' && expect.clauses === undefined) expect.clauses = [c.id];
+    }
+  }
 }
 
 /** The title(s) of the section id(s) a clause names; an id the area's registry lacks is an error there. */

@@ -1,3 +1,5 @@
+import type { CheckDef } from './case.ts';
+
 /** One testable statement of SPEC (see docs/case-format.md). Checked against schemas/clauses.schema.json on load. */
 export interface Clause {
   id: string;
@@ -13,9 +15,33 @@ export interface Clause {
   /** A name of runner/model/features.ts: the target must offer it. */
   feature?: string;
   untestable?: string;
+  /** How observed traffic judges it (runner/passive/); absent when it cannot. */
+  passive?: PassiveCheck[];
   /** Where the clause is defined: file:line, for messages. */
   origin: string;
   area: string;
+}
+
+/** Which observed exchanges a passive check judges: every field given must hold. */
+export interface PassiveWhen {
+  door?: 'management' | 's3';
+  method?: string;
+  /** A regular expression the request path (without the query) matches. */
+  path?: string;
+  /** A regular expression the query string (without `?`) matches. */
+  query?: string;
+  /** A value matcher the answer's status meets. */
+  status?: unknown;
+  /** Request header name -> value or matcher. */
+  requestHeaders?: Record<string, unknown>;
+}
+
+/** A clause judged from observed traffic: the exchanges `when` selects must meet `expect`, a case check. */
+export interface PassiveCheck {
+  when: PassiveWhen;
+  expect: CheckDef;
+  /** file:line of the entry, for reports. */
+  origin: string;
 }
 
 /** True when the clause's date window includes the as-of date (YYYY-MM-DD strings compare lexically). */
