@@ -59,32 +59,39 @@ const RULES: IForbiddenRuleType[] = [
     from: { path: '^cli/' },
     to: {
       path: '^runner/',
-      pathNot: '^runner/(api[.]ts|version[.]ts|diff/index[.]ts|sweep/index[.]ts|model/|util/)',
+      pathNot:
+        '^runner/(api[.]ts|version[.]ts|diff/index[.]ts|sweep/index[.]ts|passive/index[.]ts|model/|util/)',
     },
   },
   {
     name: 'the-run-engine-imports-no-other-engine',
     severity: 'error',
     from: { path: '^runner/(run/|api[.]ts|kit[.]ts)' },
-    to: { path: '^runner/(diff|sweep)/' },
+    to: { path: '^runner/(diff|sweep|passive)/' },
   },
   {
     name: 'the-diff-engine-imports-no-other-engine',
     severity: 'error',
     from: { path: '^runner/diff/' },
-    to: { path: '^runner/(run/|sweep/|api[.]ts)' },
+    to: { path: '^runner/(run/|sweep/|passive/|api[.]ts)' },
   },
   {
     name: 'the-sweep-engine-imports-no-other-engine',
     severity: 'error',
     from: { path: '^runner/sweep/' },
-    to: { path: '^runner/(run/|diff/|api[.]ts)' },
+    to: { path: '^runner/(run/|diff/|passive/|api[.]ts)' },
+  },
+  {
+    name: 'the-passive-engine-imports-no-other-engine',
+    severity: 'error',
+    from: { path: '^runner/passive/' },
+    to: { path: '^runner/(run/|diff/|sweep/|api[.]ts|kit[.]ts)' },
   },
   {
     name: 'shared-pieces-import-no-engine',
     severity: 'error',
     from: { path: '^runner/(model|steps|transports|load|results|match|template|schema|data|util)/' },
-    to: { path: '^runner/(run/|diff/|sweep/|api[.]ts|kit[.]ts)' },
+    to: { path: '^runner/(run/|diff/|sweep/|passive/|api[.]ts|kit[.]ts)' },
   },
   {
     // Scripts (npm run tables, schemas, check:fresh) and the benchmark are leaves that bin/ and the

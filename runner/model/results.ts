@@ -155,6 +155,13 @@ export interface MergedRun {
 export interface RunResults {
   edgecheck: string;
   runId: string;
+  /**
+   * How the verdicts were obtained: `run` (the default, absent in earlier documents) sends the
+   * suites' requests; `proxy` and `judge` judge traffic others sent, passing or recorded.
+   */
+  mode?: 'run' | 'proxy' | 'judge';
+  /** proxy and judge: the exchanges observed. */
+  observed?: number;
   target: {
     name: string;
     management?: string;
@@ -202,6 +209,8 @@ export type RunEvent =
   | {
       type: 'run-start';
       runId: string;
+      /** proxy or judge: verdicts from observed traffic (RunResults.mode); absent for a run. */
+      mode?: 'run' | 'proxy' | 'judge';
       target: RunResults['target'];
       asOf: string;
       profile: 'quick' | 'full';

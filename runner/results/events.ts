@@ -6,6 +6,7 @@ export function eventsOf(results: RunResults): RunEvent[] {
     {
       type: 'run-start',
       runId: results.runId,
+      mode: results.mode,
       target: results.target,
       asOf: results.asOf,
       profile: results.profile,

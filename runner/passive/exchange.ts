@@ -1,0 +1,30 @@
+import type { CollectedBody } from '../transports/response.ts';
+
+/** One request and its answer as seen passing (the proxy) or recorded (a HAR file). */
+export interface ObservedExchange {
+  door: 'management' | 's3';
+  request: {
+    method: string;
+    /** Path and query as sent, `/client/v4/zones?page=2`. */
+    target: string;
+    /** Lower-case names. */
+    headers: Record<string, string>;
+  };
+  response: {
+    status: number;
+    /** Lower-case names; repeated headers joined with ', '. */
+    headers: Record<string, string>;
+    /** Kept up to the cap, hashed beyond it (transports/response.ts). */
+    body: CollectedBody;
+  };
+  /** When the request started (ISO 8601), where known. */
+  startedAt?: string;
+}
+
+/** The management API's prefix: requests under it go through the management door. */
+export const MANAGEMENT_PREFIX = '/client/v4';
+
+/** Which door a request went through, from its path: the management API's prefix, else S3. */
+export function doorOf(path: string): ObservedExchange['door'] {
+  return path === MANAGEMENT_PREFIX || path.startsWith(`${MANAGEMENT_PREFIX}/`) ? 'management' : 's3';
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { Clause } from '../model/clause.ts';
+import type { RunResults } from '../model/results.ts';
+import { newRunId } from '../model/run-id.ts';
+import { clauseResults, summarize } from '../results/aggregate.ts';
+import { VERSION } from '../version.ts';
+import type { PassiveJudge } from './judge.ts';
+
+// The passive engine: judges traffic it observes (edgecheck proxy) or reads (edgecheck judge)
+// against the clauses' passive checks, sending nothing of its own.
+export { doorOf, type ObservedExchange } from './exchange.ts';
+export { HAR_LIMIT, readHar } from './har.ts';
+export { PassiveJudge } from './judge.ts';
+export { type ProxyHandle, startProxy } from './proxy.ts';
+export { HarRecorder } from './record.ts';
+
+/** The clauses that declare a passive check, for lint and the README. */
+export function passiveClauses(clauses: Iterable<Clause>): Clause[] {
+  return [...clauses].filter((c) => c.passive?.length);
+}
+
+/**
+ * The results document of what a judge saw, for the same reporters as a run: each passive check
+ * observed is a case; clauses never observed are `untested`, and clauses with no passive check
+ * are left out (the document is about what traffic can tell).
+ */
+export function passiveResults(r: {
+  judge: PassiveJudge;
+  clauses: Clause[];
+  mode: 'proxy' | 'judge';
+  target: RunResults['target'];
+  asOf: string;
+  startedAt: Date;
+  interrupted?: boolean;
+}): RunResults {
+  const cases = r.judge.cases();
+  const judgeable = new Set(r.judge.judgeable);
+  const clauses = clauseResults(
+    r.clauses.filter((c) => judgeable.has(c.id)),
+    cases,
+    r.asOf,
+    r.clauses.flatMap((c) => (c.feature ? [c.feature] : [])),
+  );
+  const failing = clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error');
+  return {
+    edgecheck: VERSION,
+    runId: newRunId(),
+    mode: r.mode,
+    observed: r.judge.observed,
+    target: r.target,
+    asOf: r.asOf,
+    profile: 'quick',
+    seed: randomBytes(4).readUInt32BE(0) >>> 1,
+    startedAt: r.startedAt.toISOString(),
+    durationMs: Date.now() - r.startedAt.getTime(),
+    summary: summarize(clauses, cases),
+    clauses,
+    cases,
+    leftovers: [],
+    interrupted: false,
+    exitCode: failing ? 1 : 0,
+  };
+}
