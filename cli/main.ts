@@ -13,6 +13,8 @@ Usage: edgecheck <command> [options]     (edgecheck <command> --help for its opt
   diff       send generated S3 request sequences to two targets and report where they differ
   merge      join the JSON results of the shards of one run (--shard I/N) into one
   sweep      list what interrupted runs left on a target; --delete removes it
+  proxy      forward traffic to a target unchanged and judge every exchange per clause
+  judge      judge recorded traffic (a HAR file) per clause, sending nothing
 
 Usage: edgecheck run [options]
 
@@ -66,6 +68,10 @@ export async function main(argv: string[], out = process.stdout, err = process.s
         return await (await import('./diff.ts')).diffCommand(rest, out);
       case 'sweep':
         return await (await import('./sweep.ts')).sweepCommand(rest, out);
+      case 'proxy':
+        return await (await import('./proxy.ts')).proxyCommand(rest, out);
+      case 'judge':
+        return await (await import('./judge.ts')).judgeCommand(rest, out);
       default:
         err.write(`edgecheck: unknown command '${command}'; run 'edgecheck --help' for the list\n`);
         return 2;

@@ -225,10 +225,14 @@ export class ConsoleReporter implements Reporter {
     const t = event.target;
     const where = t.embedded ? 'embedded reference' : [t.management, t.s3].filter(Boolean).join(', ');
     const faults = t.faults?.length ? `, faults: ${t.faults.join(', ')}` : '';
+    const passive = event.mode === 'proxy' || event.mode === 'judge';
     const lines = [
       this.p.bold(
-        `edgecheck run ${event.runId}: ${t.name} (${where}${faults}), as of ${event.asOf}, ` +
-          `profile ${event.profile}, ${event.cases} cases, ${event.clauses} clauses`,
+        passive
+          ? `edgecheck ${event.mode} ${event.runId}: ${t.name}${where ? ` (${where})` : ''}, as of ${event.asOf}, ` +
+              `${event.clauses} clauses judged from observed traffic, not one request of edgecheck's own`
+          : `edgecheck run ${event.runId}: ${t.name} (${where}${faults}), as of ${event.asOf}, ` +
+              `profile ${event.profile}, ${event.cases} cases, ${event.clauses} clauses`,
       ),
     ];
     if (event.limits) lines.push(this.p.dim(event.limits));

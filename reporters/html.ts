@@ -98,7 +98,9 @@ function header(results: RunResults, complete: boolean, total?: number): string 
     `<h1>edgecheck report: ${esc(t.name)}</h1>`,
     `<p class="muted">${esc(`${where}${faults}`)}<br>${esc(
       [
-        `run ${results.runId}`,
+        results.mode === 'proxy' || results.mode === 'judge'
+          ? `${results.mode} ${results.runId}: ${results.observed ?? 0} observed exchanges, no request of edgecheck's own`
+          : `run ${results.runId}`,
         `edgecheck ${results.edgecheck}`,
         `started ${results.startedAt}`,
         `${(results.durationMs / 1000).toFixed(1)} s`,

@@ -72,7 +72,9 @@ export function renderJunit(results: RunResults, complete = true): string {
   const doc = {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     testsuites: {
-      '@_name': xmlAttr(`edgecheck ${results.target.name} as of ${results.asOf}`),
+      '@_name': xmlAttr(
+        `edgecheck ${results.mode && results.mode !== 'run' ? `${results.mode} ` : ''}${results.target.name} as of ${results.asOf}`,
+      ),
       '@_tests': count('tests'),
       '@_failures': count('failures'),
       '@_errors': count('errors'),

@@ -69,10 +69,15 @@ export function renderMarkdown(results: RunResults, complete = true): string {
     ? 'embedded reference'
     : [results.target.management, results.target.s3].filter(Boolean).join(', ');
   const faults = results.target.faults?.length ? `, faults ${results.target.faults.join(', ')}` : '';
+  const passive = results.mode === 'proxy' || results.mode === 'judge';
   lines.push(
-    `Run ${code(results.runId)} against ${mdText(where)}${mdText(faults)}, as of ${results.asOf}, ` +
-      `profile ${results.profile}, seed ${results.seed}, ${(results.durationMs / 1000).toFixed(1)} s, ` +
-      `exit code ${results.exitCode}.`,
+    passive
+      ? `${results.mode === 'proxy' ? 'Proxy' : 'Judge'} ${code(results.runId)}: ${results.observed ?? 0} observed ` +
+          `exchanges of ${mdText(results.target.name)} judged, as of ${results.asOf}, no request of edgecheck's own, ` +
+          `exit code ${results.exitCode}.`
+      : `Run ${code(results.runId)} against ${mdText(where)}${mdText(faults)}, as of ${results.asOf}, ` +
+          `profile ${results.profile}, seed ${results.seed}, ${(results.durationMs / 1000).toFixed(1)} s, ` +
+          `exit code ${results.exitCode}.`,
     '',
   );
   if (!complete) {

@@ -1,0 +1,65 @@
+import { createReporter } from '../reporters/registry.ts';
+import { eventsOf, listAreas, loadSuites, today } from '../runner/api.ts';
+import type { Reporter } from '../runner/model/results.ts';
+import { PassiveJudge, passiveResults, readHar } from '../runner/passive/index.ts';
+import { errorMessage, InputError } from '../runner/util/errors.ts';
+import { date, parse } from './args.ts';
+
+export const JUDGE_HELP = `Usage: edgecheck judge FILE.har [options]
+
+Judges recorded traffic, a HAR file (browser devtools, intercepting proxies, or
+edgecheck proxy --record), against every clause that can be judged from what passes: each
+request under /client/v4 as the management API's, any other as the S3 endpoint's. Sends nothing.
+A clause the traffic shows and never contradicts passes with the number of exchanges; one
+contradicted fails with that exchange (redacted); one never shown is untested.
+'edgecheck lint --passive' lists the clauses that can be judged this way.
+
+Options
+  --as-of YYYY-MM-DD   the date whose rules the traffic is judged by (default today)
+  --reporter SPEC      console (default), json[=FILE], junit[=FILE], markdown[=FILE], html[=FILE]
+                       (repeatable)
+
+Exit code: 0 when no observed clause fails, 1 otherwise, 2 for bad input.
+`;
+
+export async function judgeCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const { values, positionals } = parse(
+    'judge',
+    argv,
+    {
+      'as-of': { type: 'string' },
+      reporter: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+    true,
+  );
+  if (values.help) {
+    out.write(JUDGE_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new InputError('judge', 'give one HAR file: edgecheck judge FILE.har');
+  const asOf = date('--as-of', values['as-of']) ?? today();
+  const reporters: Reporter[] = (values.reporter?.length ? values.reporter : ['console']).map((spec) =>
+    createReporter(spec, { stream: out }),
+  );
+  const startedAt = new Date();
+  const exchanges = readHar(positionals[0]);
+  const areas = listAreas();
+  const clauses = [...(await loadSuites(areas, areas)).clauses.values()];
+  const judge = new PassiveJudge(clauses, asOf);
+  for (const ex of exchanges) judge.observe(ex);
+  const results = passiveResults({
+    judge,
+    clauses,
+    mode: 'judge',
+    target: { name: positionals[0], embedded: false },
+    asOf,
+    startedAt,
+  });
+  for (const event of eventsOf(results)) for (const r of reporters) r.onEvent(event);
+  const closing = await Promise.allSettled(reporters.map((r) => r.close()));
+  const failed = closing.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+  if (failed)
+    throw new InputError('--reporter', `could not write the results: ${errorMessage(failed.reason)}`);
+  return results.exitCode;
+}
