@@ -1,0 +1,237 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import Cloudflare from 'cloudflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReference } from '../reference/server.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { Clause } from '../runner/model/clause.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { HarRecorder, PassiveJudge, passiveResults, readHar, startProxy } from '../runner/passive/index.ts';
+import { VERSION } from '../runner/version.ts';
+import { findTool, haveTool } from './helpers/not-run.ts';
+
+const run = promisify(execFile);
+const asOf = today();
+let clauses: Clause[];
+let dir: string;
+
+/** What the clients below make the traffic show: passively judgeable clauses they exercise. */
+const EXERCISED = [
+  'mgmt.envelope.fields',
+  'mgmt.envelope.success',
+  'mgmt.errors.envelope',
+  'mgmt.errors.object',
+  'mgmt.result-info.fields',
+  's3.region.head-bucket-header',
+  's3.get.range-206',
+  's3.get.content-range-partial-only',
+  's3.mpu.etag-format',
+  's3.xml.error-no-xmlns',
+  's3.xml.content-type',
+  's3.error.precondition-failed',
+];
+
+/** Is the AWS CLI on this machine? (CI installs it; a developer may not have it.) */
+async function awsCli(): Promise<boolean> {
+  return findTool('aws') !== undefined;
+}
+
+/**
+ * The reference with `faults`, behind the proxy, driven by real clients: the AWS SDK, the official
+ * cloudflare client and (where present) the AWS CLI. Returns the proxy's verdicts and its HAR.
+ */
+async function session(label: string, faults: string[] = []): Promise<{ results: RunResults; har: string }> {
+  const ref = await startReference({ asOf, faults });
+  const judge = new PassiveJudge(clauses, asOf);
+  const har = path.join(dir, `${label}.har`);
+  const recorder = new HarRecorder(har, VERSION);
+  const upstream = { management: ref.urls.management, s3: ref.urls.s3 };
+  const proxy = await startProxy({
+    upstream,
+    onExchange: (ex) => {
+      judge.observe(ex);
+      recorder.add(ex, upstream);
+    },
+  });
+  const startedAt = new Date();
+  try {
+    const c = ref.context.credentials;
+    const s3 = new S3Client({
+      endpoint: proxy.urls.s3,
+      region: 'auto',
+      forcePathStyle: true,
+      credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
+      maxAttempts: 1,
+    });
+    const Bucket = `passive-${label}`;
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    await s3.send(new HeadBucketCommand({ Bucket }));
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'k', Body: 'hello, passive' }));
+    for (const Range of ['bytes=0-0', 'bytes=2-5', undefined]) {
+      const got = await s3.send(new GetObjectCommand({ Bucket, Key: 'k', Range }));
+      await got.Body?.transformToString();
+    }
+    await expect(s3.send(new GetObjectCommand({ Bucket, Key: 'missing' }))).rejects.toThrow();
+    await expect(
+      s3.send(new PutObjectCommand({ Bucket, Key: 'k', Body: 'again', IfNoneMatch: '*' })),
+    ).rejects.toThrow();
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'm' }));
+    const part = await s3.send(
+      new UploadPartCommand({ Bucket, Key: 'm', UploadId, PartNumber: 1, Body: 'one part' }),
+    );
+    await s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket,
+        Key: 'm',
+        UploadId,
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+      }),
+    );
+    // The CLI starts slowly: it drives the fault-free session and one with a fault it can show.
+    if ((label === 'clean' || label === 's3-head-bucket-region-missing') && (await awsCli())) {
+      const env = {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: c.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: c.secretAccessKey,
+        AWS_DEFAULT_REGION: 'us-east-1',
+      };
+      const endpoint = ['--endpoint-url', proxy.urls.s3!];
+      await run('aws', ['s3api', 'head-bucket', '--bucket', Bucket, ...endpoint], { env });
+      await run(
+        'aws',
+        [
+          's3api',
+          'get-object',
+          '--bucket',
+          Bucket,
+          '--key',
+          'k',
+          '--range',
+          'bytes=0-1',
+          path.join(dir, 'got'),
+          ...endpoint,
+        ],
+        { env },
+      );
+      await run('aws', ['s3api', 'head-object', '--bucket', Bucket, '--key', 'missing', ...endpoint], {
+        env,
+      }).catch(() => undefined);
+    }
+    for (const Key of ['k', 'm']) await s3.send(new DeleteObjectCommand({ Bucket, Key }));
+    await s3.send(new DeleteBucketCommand({ Bucket }));
+    s3.destroy();
+
+    const cf = new Cloudflare({
+      apiToken: c.token,
+      baseURL: `${proxy.urls.management}/client/v4`,
+      maxRetries: 0,
+    });
+    const zone_id = ref.context.ids.zoneId;
+    await cf.zones.get({ zone_id });
+    for await (const _ of cf.dns.records.list({ zone_id, per_page: 5 })) void _;
+    await expect(cf.zones.get({ zone_id: '0'.repeat(32) })).rejects.toThrow();
+  } finally {
+    await proxy.close();
+    recorder.close();
+    await ref.close();
+  }
+  const results = passiveResults({
+    judge,
+    clauses,
+    mode: 'proxy',
+    target: { name: 'reference', embedded: false },
+    asOf,
+    startedAt,
+  });
+  return { results, har };
+}
+
+const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+const failing = (r: RunResults) => r.clauses.filter((c) => c.verdict === 'fail').map((c) => c.id);
+
+describe('the proxy judges the traffic of real clients, and judge a recording of it', () => {
+  beforeAll(async () => {
+    const areas = listAreas();
+    clauses = [...(await loadSuites(areas, areas)).clauses.values()];
+    dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-passive-'));
+    haveTool(
+      'aws',
+      'the AWS CLI through edgecheck proxy (test/passive-proxy-judge.test.ts)',
+      'apt-get install awscli',
+    );
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  let clean: { results: RunResults; har: string };
+
+  it('fault-free: every clause the clients exercise passes, with its count, and none fails', async () => {
+    clean = await session('clean');
+    expect(failing(clean.results)).toEqual([]);
+    const v = verdicts(clean.results);
+    for (const id of EXERCISED) expect(v[id], id).toBe('pass');
+    expect(clean.results.mode).toBe('proxy');
+    expect(clean.results.observed).toBeGreaterThan(15);
+  }, 60_000);
+
+  it('a HAR of the same traffic gives the same verdicts through judge, and holds no secret', () => {
+    const judge = new PassiveJudge(clauses, asOf);
+    for (const ex of readHar(clean.har)) judge.observe(ex);
+    const again = passiveResults({
+      judge,
+      clauses,
+      mode: 'judge',
+      target: { name: 'har', embedded: false },
+      asOf,
+      startedAt: new Date(),
+    });
+    expect(verdicts(again)).toEqual(verdicts(clean.results));
+    const text = readFileSync(clean.har, 'utf8');
+    for (const secret of ['edgecheck-reference-token', 'edgecheck-reference-secret-access-key'])
+      expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/Signature=[0-9a-f]{64}/);
+  });
+
+  for (const [fault, clause] of [
+    ['s3-error-xmlns', 's3.xml.error-no-xmlns'],
+    ['s3-multipart-etag-no-suffix', 's3.mpu.etag-format'],
+    ['s3-head-bucket-region-missing', 's3.region.head-bucket-header'],
+    ['s3-content-range-on-full', 's3.get.content-range-partial-only'],
+    ['drop-result-info', 'mgmt.result-info.fields'],
+  ] as const) {
+    it(`with the fault ${fault}, ${clause} fails with the exchange as evidence, and only it`, async () => {
+      const { results, har } = await session(fault, [fault]);
+      expect(failing(results)).toEqual([clause]);
+      const check = results.cases.flatMap((c) => c.checks).find((k) => k.verdict === 'fail');
+      expect(check?.exchange?.response.status).toBeGreaterThan(0);
+      expect(JSON.stringify(check?.exchange)).not.toContain('edgecheck-reference-token');
+      const judge = new PassiveJudge(clauses, asOf);
+      for (const ex of readHar(har)) judge.observe(ex);
+      const again = passiveResults({
+        judge,
+        clauses,
+        mode: 'judge',
+        target: { name: 'har', embedded: false },
+        asOf,
+        startedAt: new Date(),
+      });
+      expect(failing(again)).toEqual([clause]);
+    }, 60_000);
+  }
+});
