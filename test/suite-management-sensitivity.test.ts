@@ -35,7 +35,8 @@ const faults = FAULTS.filter((f) => f.area === 'management');
 
 const ROTATION_SEED = Number(process.env.EDGECHECK_SENSITIVITY_SEED ?? Math.floor(Date.now() / 86_400_000));
 const CROSSCHECK = process.env.EDGECHECK_SENSITIVITY_CROSSCHECK ?? '3';
-const TIMEOUT = CROSSCHECK === 'all' ? 3_600_000 : 300_000;
+// Generous: it bounds a hung run, not speed; a slow or busy machine must not fail a proof.
+const TIMEOUT = CROSSCHECK === 'all' ? 3_600_000 : 900_000;
 
 /** Runs at once: each is a runner and a reference in one thread, and the machine may have two cores. */
 const limit = pLimit(2);
