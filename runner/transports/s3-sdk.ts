@@ -71,13 +71,14 @@ export function createS3Client(
           return result;
         } catch (err) {
           // An error status comes here parsed. Without one there was no answer (a timeout, a
-          // reset); with a success status, none the SDK could read (over the size cap, garbage).
+          // reset), as with a body over the size cap (a flood); a success the SDK could not parse
+          // is an answer all the same, a wrong one.
           const e = err as {
             $metadata?: { httpStatusCode?: number };
             $response?: { headers?: Record<string, string> };
           };
           const status = e.$metadata?.httpStatusCode;
-          if (status && status >= 300)
+          if (status && !OVER_CAP.test(errorMessage(err)))
             noteAnswer(traffic, status, e.$response?.headers ?? {}, context.commandName);
           else traffic.noteTry('lost', `${context.commandName}: ${errorMessage(err)}`);
           throw err;
@@ -127,6 +128,9 @@ function chargeTo(
     { step: 'initialize', priority: 'high', name: 'edgecheckReservation' },
   );
 }
+
+/** How `capped` says an answer went past the cap. */
+const OVER_CAP = /answer over the [\d.]+ MiB edgecheck reads/;
 
 /** Passes at most `limit` bytes, then fails: an XML answer is parsed whole, so its size is capped. */
 function capped(body: NodeJS.ReadableStream, limit: number, what: string): Transform {
