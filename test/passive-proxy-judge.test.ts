@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +24,7 @@ import type { Clause } from '../runner/model/clause.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { HarRecorder, PassiveJudge, passiveResults, readHar, startProxy } from '../runner/passive/index.ts';
 import { VERSION } from '../runner/version.ts';
+import { startHostileTarget } from './helpers/hostile-target.ts';
 import { findTool, haveTool } from './helpers/not-run.ts';
 
 const run = promisify(execFile);
@@ -132,6 +134,25 @@ async function session(label: string, faults: string[] = []): Promise<{ results:
         env,
       }).catch(() => undefined);
     }
+    if ((label === 'clean' || label === 's3-head-bucket-region-missing') && findTool('rclone')) {
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        RCLONE_CONFIG: path.join(dir, 'no-rclone.conf'),
+        RCLONE_CONFIG_PX_TYPE: 's3',
+        RCLONE_CONFIG_PX_PROVIDER: 'Cloudflare',
+        RCLONE_CONFIG_PX_ACCESS_KEY_ID: c.accessKeyId,
+        RCLONE_CONFIG_PX_SECRET_ACCESS_KEY: c.secretAccessKey,
+        RCLONE_CONFIG_PX_ENDPOINT: proxy.urls.s3!,
+        RCLONE_CONFIG_PX_REGION: 'auto',
+      };
+      const file = path.join(dir, `${label}-up`);
+      writeFileSync(file, 'through rclone');
+      await run('rclone', ['copyto', file, `px:${Bucket}/r`], { env });
+      await run('rclone', ['cat', '--offset', '0', '--count', '4', `px:${Bucket}/r`], { env });
+      await run('rclone', ['lsf', `px:${Bucket}`], { env });
+      await run('rclone', ['deletefile', `px:${Bucket}/r`], { env });
+    }
     for (const Key of ['k', 'm']) await s3.send(new DeleteObjectCommand({ Bucket, Key }));
     await s3.send(new DeleteBucketCommand({ Bucket }));
     s3.destroy();
@@ -173,6 +194,11 @@ describe('the proxy judges the traffic of real clients, and judge a recording of
       'aws',
       'the AWS CLI through edgecheck proxy (test/passive-proxy-judge.test.ts)',
       'apt-get install awscli',
+    );
+    haveTool(
+      'rclone',
+      'rclone through edgecheck proxy (test/passive-proxy-judge.test.ts)',
+      'apt-get install rclone',
     );
   });
   afterAll(() => {
@@ -234,4 +260,63 @@ describe('the proxy judges the traffic of real clients, and judge a recording of
       expect(failing(again)).toEqual([clause]);
     }, 60_000);
   }
+});
+
+describe('the proxy under clients that leave', () => {
+  it('a client gone mid-answer or mid-upload cuts its exchange, which is not judged, and the proxy goes on', async () => {
+    const endless = await startHostileTarget('endless');
+    const ref = await startReference({ asOf });
+    const observed: string[] = [];
+    const proxy = await startProxy({
+      upstream: { management: ref.urls.management, s3: endless.url },
+      onExchange: (ex) => void observed.push(ex.request.target),
+    });
+    try {
+      // Mid-answer: read 1 MiB of an endless body, then leave.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no answer through the proxy')), 10_000);
+        const req = http.get(`${proxy.urls.s3}/bucket/endless`, (res) => {
+          let got = 0;
+          res.on('data', (d: Buffer) => {
+            got += d.length;
+            if (got > 1024 * 1024) {
+              clearTimeout(timer);
+              req.destroy();
+              resolve();
+            }
+          });
+        });
+        req.on('error', () => undefined);
+      });
+      // Mid-upload: announce 64 MiB, send 1 MiB, leave.
+      await new Promise<void>((resolve) => {
+        const req = http.request(`${proxy.urls.s3}/bucket/upload`, {
+          method: 'PUT',
+          headers: { 'content-length': String(64 * 1024 * 1024) },
+        });
+        req.on('error', () => resolve());
+        req.write(Buffer.alloc(1024 * 1024), () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      // The endless body stops being pumped once its client left: the proxy does not read on.
+      await new Promise((r) => setTimeout(r, 300));
+      const before = endless.bytesSent;
+      await new Promise((r) => setTimeout(r, 500));
+      expect(endless.bytesSent - before).toBeLessThan(1024 * 1024);
+      expect(observed).toEqual([]);
+      // The same proxy still serves the other door.
+      const res = await fetch(`${proxy.urls.management}/client/v4/zones`, {
+        headers: { authorization: `Bearer ${ref.context.credentials.token}` },
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      expect(observed).toEqual(['/client/v4/zones']);
+    } finally {
+      await proxy.close();
+      await endless.close();
+      await ref.close();
+    }
+  }, 60_000);
 });
