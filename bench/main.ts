@@ -6,6 +6,7 @@ import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
 import { measurePacedRun } from './paced-run.ts';
+import { measureProxyOverhead } from './proxy-overhead.ts';
 import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
 import { measureSuites } from './suites-time.ts';
@@ -106,6 +107,23 @@ row(
   `${f(several.togetherMs / several.aloneMs, 2)}x`,
 );
 console.log('');
+
+// A validating proxy: what judging traffic in passing adds to it.
+const px = await measureProxyOverhead();
+row('edgecheck proxy, loopback', 'direct', 'proxied', 'added');
+row(
+  '  median per exchange, us [<= 1 ms added]',
+  f(px.directMedianUs, 0),
+  f(px.proxiedMedianUs, 0),
+  f(px.proxiedMedianUs - px.directMedianUs, 0),
+);
+row(
+  '  1 GiB upload, ms [<= 1.1x]',
+  f(px.gibDirectMs, 0),
+  f(px.gibProxiedMs, 0),
+  `${f(px.gibProxiedMs / px.gibDirectMs, 2)}x`,
+);
+console.log(`  exchanges judged in passing: ${px.exchangesJudged}\n`);
 
 // A target that is down, throttles or floods: the run ends on its own, reports written.
 if (!skipFailing) {
