@@ -182,7 +182,8 @@ describe('traffic: long pauses are told, once per pause', () => {
   it("names the target's Retry-After as the cause of a pause it asked for", async () => {
     const pauses: Pause[] = [];
     const t = new Traffic({ onPause: (p) => pauses.push(p) });
-    t.observe('s3', { status: 429, headers: { 'retry-after': '2' } });
+    // Three seconds: a slow machine's delay before admit still leaves a wait past the two reported.
+    t.observe('s3', { status: 429, headers: { 'retry-after': '3' } });
     (await t.admit('s3', never))();
     expect(pauses).toMatchObject([{ door: 's3', cause: 'retry-after' }]);
   });
