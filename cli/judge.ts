@@ -1,9 +1,10 @@
 import { createReporter } from '../reporters/registry.ts';
-import { eventsOf, listAreas, loadSuites, today } from '../runner/api.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { Reporter } from '../runner/model/results.ts';
 import { PassiveJudge, passiveResults, readHar } from '../runner/passive/index.ts';
-import { errorMessage, InputError } from '../runner/util/errors.ts';
+import { InputError } from '../runner/util/errors.ts';
 import { date, parse } from './args.ts';
+import { reportDocument } from './report-document.ts';
 
 export const JUDGE_HELP = `Usage: edgecheck judge FILE.har [options]
 
@@ -56,10 +57,5 @@ export async function judgeCommand(argv: string[], out: NodeJS.WritableStream): 
     asOf,
     startedAt,
   });
-  for (const event of eventsOf(results)) for (const r of reporters) r.onEvent(event);
-  const closing = await Promise.allSettled(reporters.map((r) => r.close()));
-  const failed = closing.find((c): c is PromiseRejectedResult => c.status === 'rejected');
-  if (failed)
-    throw new InputError('--reporter', `could not write the results: ${errorMessage(failed.reason)}`);
-  return results.exitCode;
+  return reportDocument(results, reporters);
 }

@@ -1,11 +1,12 @@
 import { createReporter } from '../reporters/registry.ts';
-import { eventsOf, listAreas, loadSuites, today } from '../runner/api.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { Reporter } from '../runner/model/results.ts';
 import { HarRecorder, PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
 import { errorMessage, InputError } from '../runner/util/errors.ts';
 import { registerSecret } from '../runner/util/redact.ts';
 import { VERSION } from '../runner/version.ts';
 import { date, int, parse } from './args.ts';
+import { reportDocument } from './report-document.ts';
 
 export const PROXY_HELP = `Usage: edgecheck proxy --management-url URL --s3-endpoint URL [options]
 
@@ -110,12 +111,7 @@ export async function proxyCommand(
     asOf,
     startedAt,
   });
-  for (const event of eventsOf(results)) for (const r of reporters) r.onEvent(event);
-  const closing = await Promise.allSettled(reporters.map((r) => r.close()));
-  const failed = closing.find((c): c is PromiseRejectedResult => c.status === 'rejected');
-  if (failed)
-    throw new InputError('--reporter', `could not write the results: ${errorMessage(failed.reason)}`);
-  return results.exitCode;
+  return reportDocument(results, reporters);
 }
 
 /** The origin of a URL flag, or an InputError naming it. */

@@ -1,0 +1,16 @@
+import { eventsOf } from '../runner/api.ts';
+import type { Reporter, RunResults } from '../runner/model/results.ts';
+import { errorMessage, InputError } from '../runner/util/errors.ts';
+
+/**
+ * Feeds a finished results document to reporters as the run's events, and closes them: for the
+ * commands whose verdicts come whole (judge, proxy). A reporter that cannot write is bad input.
+ */
+export async function reportDocument(results: RunResults, reporters: Reporter[]): Promise<number> {
+  for (const event of eventsOf(results)) for (const r of reporters) r.onEvent(event);
+  const closing = await Promise.allSettled(reporters.map((r) => r.close()));
+  const failed = closing.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+  if (failed)
+    throw new InputError('--reporter', `could not write the results: ${errorMessage(failed.reason)}`);
+  return results.exitCode;
+}
