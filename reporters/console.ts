@@ -360,7 +360,11 @@ export class ConsoleReporter implements Reporter {
     const seconds = (results.durationMs / 1000).toFixed(1);
     lines.push(
       '',
-      this.p.dim(`run ${results.runId}, seed ${results.seed}, ${seconds} s, exit code ${results.exitCode}`),
+      this.p.dim(
+        results.mode === 'proxy' || results.mode === 'judge'
+          ? `${results.mode} ${results.runId}, ${results.observed ?? 0} exchanges observed, exit code ${results.exitCode}`
+          : `run ${results.runId}, seed ${results.seed}, ${seconds} s, exit code ${results.exitCode}`,
+      ),
     );
     if (complete) lines.push(closingLine(results.summary.clauses));
     return lines.join('\n');

@@ -24,6 +24,7 @@ import type { Clause } from '../runner/model/clause.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { HarRecorder, PassiveJudge, passiveResults, readHar, startProxy } from '../runner/passive/index.ts';
 import { VERSION } from '../runner/version.ts';
+import { runMain } from './helpers/cli.ts';
 import { startHostileTarget } from './helpers/hostile-target.ts';
 import { findTool, haveTool } from './helpers/not-run.ts';
 
@@ -182,6 +183,20 @@ async function session(label: string, faults: string[] = []): Promise<{ results:
   return { results, har };
 }
 
+/** What `edgecheck judge` makes of a recording. */
+function judgeHar(har: string): RunResults {
+  const judge = new PassiveJudge(clauses, asOf);
+  for (const ex of readHar(har)) judge.observe(ex);
+  return passiveResults({
+    judge,
+    clauses,
+    mode: 'judge',
+    target: { name: har, embedded: false },
+    asOf,
+    startedAt: new Date(),
+  });
+}
+
 const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
 const failing = (r: RunResults) => r.clauses.filter((c) => c.verdict === 'fail').map((c) => c.id);
 
@@ -217,16 +232,7 @@ describe('the proxy judges the traffic of real clients, and judge a recording of
   }, 60_000);
 
   it('a HAR of the same traffic gives the same verdicts through judge, and holds no secret', () => {
-    const judge = new PassiveJudge(clauses, asOf);
-    for (const ex of readHar(clean.har)) judge.observe(ex);
-    const again = passiveResults({
-      judge,
-      clauses,
-      mode: 'judge',
-      target: { name: 'har', embedded: false },
-      asOf,
-      startedAt: new Date(),
-    });
+    const again = judgeHar(clean.har);
     expect(verdicts(again)).toEqual(verdicts(clean.results));
     const text = readFileSync(clean.har, 'utf8');
     for (const secret of ['edgecheck-reference-token', 'edgecheck-reference-secret-access-key'])
@@ -247,19 +253,30 @@ describe('the proxy judges the traffic of real clients, and judge a recording of
       const check = results.cases.flatMap((c) => c.checks).find((k) => k.verdict === 'fail');
       expect(check?.exchange?.response.status).toBeGreaterThan(0);
       expect(JSON.stringify(check?.exchange)).not.toContain('edgecheck-reference-token');
-      const judge = new PassiveJudge(clauses, asOf);
-      for (const ex of readHar(har)) judge.observe(ex);
-      const again = passiveResults({
-        judge,
-        clauses,
-        mode: 'judge',
-        target: { name: 'har', embedded: false },
-        asOf,
-        startedAt: new Date(),
-      });
+      const again = judgeHar(har);
       expect(failing(again)).toEqual([clause]);
     }, 60_000);
   }
+});
+
+describe('edgecheck judge on bad input', () => {
+  it('a missing file, or one that is not a HAR, is one line naming the file, exit 2', async () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'edgecheck-judge-'));
+    try {
+      const missing = await runMain(['judge', path.join(d, 'none.har')]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/^edgecheck: \S+none\.har: cannot read: /);
+      writeFileSync(path.join(d, 'bad.har'), 'not json\nat all');
+      const bad = await runMain(['judge', path.join(d, 'bad.har')]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/bad\.har: not JSON .*expected a HAR file/);
+      writeFileSync(path.join(d, 'nolog.har'), '{"entries":[]}');
+      expect((await runMain(['judge', path.join(d, 'nolog.har')])).stderr).toMatch(/no log\.entries array/);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the proxy under clients that leave', () => {

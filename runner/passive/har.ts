@@ -39,7 +39,8 @@ export function readHar(file: string): ObservedExchange[] {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new InputError(file, `not JSON: ${(err as Error).message}; expected a HAR file (log.entries)`);
+    const why = (err as Error).message.split('\n')[0].replace(/, ".*$/, '');
+    throw new InputError(file, `not JSON (${why}); expected a HAR file (log.entries)`);
   }
   const entries = doc?.log?.entries;
   if (!Array.isArray(entries)) throw new InputError(file, 'not a HAR file: no log.entries array');
