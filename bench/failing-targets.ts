@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../runner/util/paths.ts';
 import { type HostileMode, type HostileOptions, startHostileTarget } from '../test/helpers/hostile-target.ts';
+import { vmHwmKb } from '../test/helpers/peak-memory.ts';
 
 export interface FailingRun {
   label: string;
@@ -26,16 +27,6 @@ const FAILING: { label: string; mode: HostileMode; options?: HostileOptions }[] 
   { label: '200 MB bodies', mode: 'huge' },
   { label: 'endless bodies', mode: 'endless' },
 ];
-
-/** Peak resident memory of a live process (kB), from /proc; undefined once it is gone. */
-function vmHwmKb(pid: number): number | undefined {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A whole run (every suite, default timeout, no pacing) against each failing target, one at a

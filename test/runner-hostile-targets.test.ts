@@ -12,6 +12,7 @@ import {
   type HostileTarget,
   startHostileTarget,
 } from './helpers/hostile-target.ts';
+import { vmHwmKb } from './helpers/peak-memory.ts';
 
 // A run against a target that misbehaves ends in bounded time and memory, judges nothing it cannot
 // (`error`, never `fail`) and writes its reports; a rate cap and a request budget hold it to a
@@ -100,16 +101,6 @@ const servers: HostileTarget[] = [];
 const children = new Set<ChildProcess>();
 /** Set once the tests are over: a wave that has not started yet never starts. */
 let stopping = false;
-
-/** The peak resident set of a live process (kB); undefined once it is gone. */
-function vmHwmKb(pid: number): number | undefined {
-  try {
-    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Keeps the last `max` characters: a child's output cannot grow the test process unbounded. */
 function tail(text: string, chunk: Buffer, max = 64 * 1024): string {
