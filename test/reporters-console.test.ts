@@ -30,6 +30,24 @@ async function consoleOutput(
 
 const ESC = '\u001b';
 
+/**
+ * A console reporter on a 120-column terminal (a live status line) and one writing plain lines,
+ * both fed the same events, the run's start already sent.
+ */
+function liveAndPlain() {
+  const live = Object.assign(memoryStream(true), { columns: 120 });
+  const plain = memoryStream(false);
+  const reporters = [
+    new ConsoleReporter({ stream: live, color: false }),
+    new ConsoleReporter({ stream: plain, color: false, live: false }),
+  ];
+  const send = (e: Parameters<ConsoleReporter['onEvent']>[0]) => {
+    for (const r of reporters) r.onEvent(e);
+  };
+  send(eventsOf(sampleResults())[0]);
+  return { live, plain, reporters, send };
+}
+
 /** The lines a terminal shows for this text: `\r` returns to the line's start, characters overwrite. */
 function screen(text: string): string[] {
   const lines = [''];
@@ -314,17 +332,7 @@ describe('console reporter progress', () => {
     vi.useFakeTimers({ now: 0 });
     try {
       const GiB = 1024 ** 3;
-      const live = Object.assign(memoryStream(true), { columns: 120 });
-      const plain = memoryStream(false);
-      const reporters = [
-        new ConsoleReporter({ stream: live, color: false }),
-        new ConsoleReporter({ stream: plain, color: false, live: false }),
-      ];
-      const [start] = eventsOf(sampleResults());
-      const send = (e: Parameters<ConsoleReporter['onEvent']>[0]) => {
-        for (const r of reporters) r.onEvent(e);
-      };
-      send(start);
+      const { live, plain, reporters, send } = liveAndPlain();
       send({ type: 'case-start', caseId: 's3.put.large', title: 't' });
       send({ type: 'transfer', caseId: 's3.put.large', sent: 64 * 1024, total: GiB });
       vi.advanceTimersByTime(4000);
@@ -358,17 +366,7 @@ describe('console reporter progress', () => {
     vi.stubEnv('CI', '');
     vi.useFakeTimers({ now: Date.parse('2026-11-26T10:00:00Z') });
     try {
-      const live = Object.assign(memoryStream(true), { columns: 120 });
-      const plain = memoryStream(false);
-      const reporters = [
-        new ConsoleReporter({ stream: live, color: false }),
-        new ConsoleReporter({ stream: plain, color: false, live: false }),
-      ];
-      const [start] = eventsOf(sampleResults());
-      const send = (e: Parameters<ConsoleReporter['onEvent']>[0]) => {
-        for (const r of reporters) r.onEvent(e);
-      };
-      send(start);
+      const { live, plain, reporters, send } = liveAndPlain();
       send({ type: 'case-start', caseId: 'mgmt.a', title: 't' });
       send({
         type: 'pacing',
