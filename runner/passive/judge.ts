@@ -5,7 +5,7 @@ import type { Clause, PassiveCheck } from '../model/clause.ts';
 import { clauseApplies } from '../model/clause.ts';
 import { type CaseResult, type CheckResult, EXCHANGE_BODY_LIMIT, type Exchange } from '../model/results.ts';
 import { StepResponse } from '../transports/response.ts';
-import { CheckFailure, errorMessage } from '../util/errors.ts';
+import { CheckFailure } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 
@@ -16,8 +16,6 @@ interface Tally {
   pattern: { path?: RegExp; query?: RegExp };
   held: number;
   failed?: { message: string; expected?: unknown; actual?: unknown; exchange: Exchange };
-  /** Exchanges it selected whose answer could not be read (a body over the cap, say). */
-  unreadable?: string;
 }
 
 /**
@@ -70,7 +68,8 @@ export class PassiveJudge {
             actual: redactDeep(err.actual),
             exchange: exchangeOf(ex),
           };
-        } else t.unreadable ??= redactText(errorMessage(err));
+        }
+        // An answer the check cannot read (a body over the cap) neither holds nor contradicts it.
       }
     }
   }
