@@ -34,7 +34,8 @@ Exit code: 0 when no observed clause fails, 1 otherwise, 2 for bad input.
 export async function proxyCommand(
   argv: string[],
   out: NodeJS.WritableStream,
-  stop: Promise<unknown> = signalled(),
+  /** Resolves when the proxy is to stop; the first SIGINT or SIGTERM by default. */
+  stop?: Promise<unknown>,
 ): Promise<number> {
   const { values } = parse('proxy', argv, {
     'management-url': { type: 'string' },
@@ -100,7 +101,7 @@ export async function proxyCommand(
       '',
     ].join('\n'),
   );
-  await stop;
+  await (stop ?? signalled());
   await proxy.close();
   recorder?.close();
   const results = passiveResults({
