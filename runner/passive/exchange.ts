@@ -9,6 +9,8 @@ export interface ObservedExchange {
     target: string;
     /** Lower-case names. */
     headers: Record<string, string>;
+    /** The body as sent, kept to the cap and cut there (`cut`); absent when there was none. */
+    body?: CollectedBody;
   };
   response: {
     status: number;

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { BodyCollector, type CollectedBody } from '../transports/response.ts';
+import { BodyCollector, type CollectedBody, partBody } from '../transports/response.ts';
 import { InputError } from '../util/errors.ts';
 import { redactText } from '../util/redact.ts';
 import { doorOf, type ObservedExchange } from './exchange.ts';
@@ -13,7 +13,13 @@ interface HarHeader {
 }
 interface HarEntry {
   startedDateTime?: string;
-  request: { method: string; url: string; headers?: HarHeader[] };
+  request: {
+    method: string;
+    url: string;
+    headers?: HarHeader[];
+    postData?: { text?: string; encoding?: string };
+    bodySize?: number;
+  };
   response: {
     status: number;
     headers?: HarHeader[];
@@ -60,11 +66,16 @@ function exchangeOf(e: HarEntry, where: string): ObservedExchange {
   const target = `${url.pathname}${url.search}`;
   return {
     door: doorOf(url.pathname),
-    request: { method: e.request.method.toUpperCase(), target, headers: headerMap(e.request.headers) },
+    request: {
+      method: e.request.method.toUpperCase(),
+      target,
+      headers: headerMap(e.request.headers),
+      body: e.request.postData === undefined ? undefined : bodyOf(e.request.postData, e.request.bodySize),
+    },
     response: {
       status: e.response.status,
       headers: headerMap(e.response.headers),
-      body: bodyOf(e.response.content),
+      body: bodyOf(e.response.content, e.response.content?.size),
     },
     startedAt: e.startedDateTime,
   };
@@ -82,11 +93,17 @@ function headerMap(list: HarHeader[] | undefined): Record<string, string> {
   return out;
 }
 
-/** The recorded body, through the same cap as a live one. */
-function bodyOf(content: { text?: string; encoding?: string } | undefined): CollectedBody {
+/**
+ * The recorded body, through the same cap as a live one. A recording that kept less than the size
+ * it declares (a cut body) gives a body that is known to be partial: no check reads it as whole.
+ */
+function bodyOf(content: { text?: string; encoding?: string } | undefined, declared?: number): CollectedBody {
+  const bytes =
+    typeof content?.text === 'string'
+      ? Buffer.from(content.text, content.encoding === 'base64' ? 'base64' : 'utf8')
+      : Buffer.alloc(0);
+  if (typeof declared === 'number' && declared > bytes.length) return partBody(bytes, declared);
   const collector = new BodyCollector();
-  if (typeof content?.text === 'string') {
-    collector.push(Buffer.from(content.text, content.encoding === 'base64' ? 'base64' : 'utf8'));
-  }
+  collector.push(bytes);
   return collector.done();
 }

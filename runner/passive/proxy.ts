@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { BodyCollector, flattenHeaders } from '../transports/response.ts';
 import type { ObservedExchange } from './exchange.ts';
@@ -104,12 +105,16 @@ async function forward(
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
   const hasBody =
     req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  // The request body is kept to the cap for the checks that read it (a CompleteMultipartUpload's
+  // parts), and only passed on beyond it.
+  const sent = hasBody ? new BodyCollector(true) : undefined;
   try {
     const answer = await request(new URL(req.url ?? '/', upstream), {
       dispatcher: agent,
       method: req.method as 'GET',
       headers,
-      body: hasBody ? req : undefined,
+      // undici sends an async iterable as it comes, awaiting the socket: backpressure holds.
+      body: sent ? (tap(req, sent) as unknown as Readable) : undefined,
       signal: cut.signal,
     });
     const out: Record<string, string | string[]> = {};
@@ -125,7 +130,12 @@ async function forward(
     res.end();
     onExchange({
       door,
-      request: { method: req.method ?? 'GET', target: req.url ?? '/', headers: flattenHeaders(req.headers) },
+      request: {
+        method: req.method ?? 'GET',
+        target: req.url ?? '/',
+        headers: flattenHeaders(req.headers),
+        body: sent?.done(),
+      },
       response: {
         status: answer.statusCode,
         headers: flattenHeaders(answer.headers),
@@ -139,5 +149,14 @@ async function forward(
       res.writeHead(502, { 'content-type': 'text/plain' });
       res.end('edgecheck proxy: the target did not answer\n');
     } else res.destroy();
+  }
+}
+
+/** The request's chunks as they come, passed on unchanged, the first of them kept by `into`. */
+async function* tap(req: http.IncomingMessage, into: BodyCollector): AsyncGenerator<Buffer> {
+  let keeping = true;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    if (keeping) keeping = into.push(chunk);
+    yield chunk;
   }
 }

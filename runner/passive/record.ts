@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import type { CollectedBody } from '../transports/response.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 
@@ -28,8 +29,7 @@ export class HarRecorder {
     if (this.closed) return;
     const base = (ex.door === 'management' ? origin.management : origin.s3) ?? 'http://target';
     const body = ex.response.body;
-    const kept = body.bytes.subarray(0, RECORDED_BODY_LIMIT);
-    const text = isUtf8(kept) ? kept.toString('utf8') : kept.toString('base64');
+    const sent = ex.request.body;
     const entry = {
       startedDateTime: ex.startedAt ?? new Date().toISOString(),
       time: 0,
@@ -39,21 +39,18 @@ export class HarRecorder {
         httpVersion: 'HTTP/1.1',
         headers: pairs(ex.request.headers),
         queryString: [],
+        ...(sent
+          ? { postData: { mimeType: ex.request.headers['content-type'] ?? '', ...content(sent) } }
+          : {}),
         headersSize: -1,
-        bodySize: -1,
+        bodySize: sent ? sent.size : -1,
       },
       response: {
         status: ex.response.status,
         statusText: '',
         httpVersion: 'HTTP/1.1',
         headers: pairs(ex.response.headers),
-        content: {
-          size: body.size,
-          mimeType: ex.response.headers['content-type'] ?? '',
-          text: redactText(text),
-          ...(isUtf8(kept) ? {} : { encoding: 'base64' }),
-          ...(body.size > kept.length ? { comment: `cut at ${kept.length} of ${body.size} bytes` } : {}),
-        },
+        content: { size: body.size, mimeType: ex.response.headers['content-type'] ?? '', ...content(body) },
         redirectURL: '',
         headersSize: -1,
         bodySize: body.size,
@@ -70,6 +67,19 @@ export class HarRecorder {
     writeSync(this.fd, '\n]}}\n');
     closeSync(this.fd);
   }
+}
+
+/** A body as HAR text, cut at RECORDED_BODY_LIMIT and redacted; base64 where it is not UTF-8. */
+function content(body: CollectedBody): { text: string; encoding?: 'base64'; comment?: string } {
+  const kept = body.bytes.subarray(0, RECORDED_BODY_LIMIT);
+  const utf8 = isUtf8(kept);
+  return {
+    text: redactText(utf8 ? kept.toString('utf8') : kept.toString('base64')),
+    ...(utf8 ? {} : { encoding: 'base64' as const }),
+    ...(body.size > kept.length || body.cut
+      ? { comment: `cut at ${kept.length} of ${body.size} bytes` }
+      : {}),
+  };
 }
 
 function pairs(headers: Record<string, string>): { name: string; value: string }[] {

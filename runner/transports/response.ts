@@ -130,6 +130,15 @@ export function bufferBody(bytes: Buffer): CollectedBody {
   return new Collected(bytes.length, bytes, false);
 }
 
+/**
+ * A body of which only the first bytes are known (a recording that cut it): `size` says how long
+ * it was; beyond what is kept it has no digest and cannot be parsed.
+ */
+export function partBody(bytes: Buffer, size: number): CollectedBody {
+  if (size <= bytes.length && bytes.length <= KEEP_BYTES) return bufferBody(bytes);
+  return new Collected(Math.max(size, bytes.length), bytes.subarray(0, PREFIX_BYTES), true, undefined, true);
+}
+
 export function emptyBody(): CollectedBody {
   return new Collected(0, Buffer.alloc(0), false);
 }
