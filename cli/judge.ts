@@ -46,8 +46,9 @@ export async function judgeCommand(argv: string[], out: NodeJS.WritableStream): 
   const startedAt = new Date();
   const exchanges = readHar(positionals[0]);
   const areas = listAreas();
-  const clauses = [...(await loadSuites(areas, areas)).clauses.values()];
-  const judge = new PassiveJudge(clauses, asOf);
+  const suites = await loadSuites(areas, areas);
+  const clauses = [...suites.clauses.values()];
+  const judge = new PassiveJudge({ clauses, properties: suites.properties }, asOf);
   for (const ex of exchanges) judge.observe(ex);
   const results = passiveResults({
     judge,

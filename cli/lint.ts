@@ -1,4 +1,5 @@
 import { listAreas, loadSuites } from '../runner/api.ts';
+import { passiveClauses } from '../runner/passive/index.ts';
 import { parse } from './args.ts';
 
 export const LINT_HELP = `Usage: edgecheck lint [--strict] [--suite NAME]...
@@ -38,9 +39,12 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
     (n, c) => n + [...c.given, ...c.steps].reduce((m, s) => m + (s.expect?.length ?? 0), 0),
     loaded.properties.length,
   );
-  const passive = [...loaded.clauses.values()].filter((c) => c.passive?.length);
+  const passive = passiveClauses({ clauses: loaded.clauses.values(), properties: loaded.properties });
   if (values.passive) {
-    for (const c of passive) out.write(`${c.id}  ${c.title}\n`);
+    for (const { clause, declared, observers } of passive) {
+      const by = [...(declared ? ['clauses.yaml'] : []), ...observers].join(', ');
+      out.write(`${clause.id}  ${clause.title}  (by ${by})\n`);
+    }
   }
   out.write(
     `edgecheck lint: ${loaded.clauses.size} clauses (${passive.length} judgeable from observed traffic), ` +

@@ -66,8 +66,9 @@ export async function proxyCommand(
     createReporter(spec, { stream: out }),
   );
   const areas = listAreas();
-  const clauses = [...(await loadSuites(areas, areas)).clauses.values()];
-  const judge = new PassiveJudge(clauses, asOf);
+  const suites = await loadSuites(areas, areas);
+  const clauses = [...suites.clauses.values()];
+  const judge = new PassiveJudge({ clauses, properties: suites.properties }, asOf);
   let recorder: HarRecorder | undefined;
   if (values.record) {
     try {

@@ -15,7 +15,13 @@ export { XMLParser } from 'fast-xml-parser';
 export { generateBuffer } from './data/generate.ts';
 // What a property is, what it is given, and what it talks to.
 export type { BindingCall, HttpRequest } from './model/case.ts';
-export type { PropertyContext, PropertyDef, WireResponse } from './model/property.ts';
+export type {
+  ObservedView,
+  Observer,
+  PropertyContext,
+  PropertyDef,
+  WireResponse,
+} from './model/property.ts';
 export type { S3Target, Target } from './model/target.ts';
 // How a refused CreateBucket is worded, so that the run's advice finds it wherever it happened.
 export { bucketRefused } from './results/advice.ts';

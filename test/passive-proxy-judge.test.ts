@@ -20,6 +20,7 @@ import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { Clause } from '../runner/model/clause.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { HarRecorder, PassiveJudge, passiveResults, readHar, startProxy } from '../runner/passive/index.ts';
@@ -31,6 +32,7 @@ import { findTool, haveTool } from './helpers/not-run.ts';
 const run = promisify(execFile);
 const asOf = today();
 let clauses: Clause[];
+let properties: LoadedSuites['properties'];
 let dir: string;
 
 /** What the clients below make the traffic show: passively judgeable clauses they exercise. */
@@ -60,7 +62,7 @@ async function awsCli(): Promise<boolean> {
  */
 async function session(label: string, faults: string[] = []): Promise<{ results: RunResults; har: string }> {
   const ref = await startReference({ asOf, faults });
-  const judge = new PassiveJudge(clauses, asOf);
+  const judge = new PassiveJudge({ clauses, properties }, asOf);
   const har = path.join(dir, `${label}.har`);
   const recorder = new HarRecorder(har, VERSION);
   const upstream = { management: ref.urls.management, s3: ref.urls.s3 };
@@ -185,7 +187,7 @@ async function session(label: string, faults: string[] = []): Promise<{ results:
 
 /** What `edgecheck judge` makes of a recording. */
 function judgeHar(har: string): RunResults {
-  const judge = new PassiveJudge(clauses, asOf);
+  const judge = new PassiveJudge({ clauses, properties }, asOf);
   for (const ex of readHar(har)) judge.observe(ex);
   return passiveResults({
     judge,
@@ -203,7 +205,9 @@ const failing = (r: RunResults) => r.clauses.filter((c) => c.verdict === 'fail')
 describe('the proxy judges the traffic of real clients, and judge a recording of it', () => {
   beforeAll(async () => {
     const areas = listAreas();
-    clauses = [...(await loadSuites(areas, areas)).clauses.values()];
+    const suites = await loadSuites(areas, areas);
+    clauses = [...suites.clauses.values()];
+    properties = suites.properties;
     dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-passive-'));
     haveTool(
       'aws',

@@ -24,6 +24,45 @@ export interface PropertyDef {
   /** About how many requests one run of it sends (quick profile), for the request budget. */
   requests?: number;
   run(ctx: PropertyContext): Promise<void>;
+  /**
+   * How traffic the run did not send judges the same clauses (edgecheck proxy, edgecheck judge):
+   * called once per judge, it returns the function each observed exchange is given, which keeps
+   * what it needs between exchanges (bounded: a judge may see millions). That function answers
+   * undefined for an exchange it does not judge, true for one that holds, and throws, as `run`
+   * does, with what contradicts the clause. It judges by the same helpers as `run`, so that the
+   * active and the passive check are one definition.
+   */
+  observe?: () => Observer;
+}
+
+/** See PropertyDef.observe. */
+export type Observer = (ex: ObservedView) => boolean | undefined;
+
+/** One exchange seen passing (edgecheck proxy) or recorded (a HAR file), as an observer reads it. */
+export interface ObservedView {
+  door: 'management' | 's3';
+  /** Upper case. */
+  method: string;
+  /** The request path as sent (percent-encoded), without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-case names. */
+  requestHeaders: Record<string, string>;
+  /** The request body when it was kept whole; undefined when there was none or it was cut. */
+  requestBody?: Buffer;
+  status: number;
+  /** Lower-case names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  /** The answer's body when kept whole; undefined when it was over the cap or a recording cut it. */
+  body?: Buffer;
+  /** The answer's length in bytes, whole or not. */
+  size: number;
+  /**
+   * The answer's body as text, or parsed as JSON. Where it was not kept whole or does not parse,
+   * these throw an error the judge reads as "not judged", never as a contradiction.
+   */
+  text(): string;
+  json(): any;
 }
 
 export interface WireResponse {

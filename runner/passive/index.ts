@@ -4,19 +4,36 @@ import type { RunResults } from '../model/results.ts';
 import { newRunId } from '../model/run-id.ts';
 import { clauseResults, summarize } from '../results/aggregate.ts';
 import { VERSION } from '../version.ts';
-import type { PassiveJudge } from './judge.ts';
+import type { ObservingProperty, PassiveJudge } from './judge.ts';
 
 // The passive engine: judges traffic it observes (edgecheck proxy) or reads (edgecheck judge)
 // against the clauses' passive checks, sending nothing of its own.
 export { doorOf, type ObservedExchange } from './exchange.ts';
 export { HAR_LIMIT, readHar } from './har.ts';
-export { PassiveJudge } from './judge.ts';
+export { type ObservingProperty, PassiveJudge } from './judge.ts';
 export { type ProxyHandle, startProxy } from './proxy.ts';
 export { HarRecorder } from './record.ts';
 
-/** The clauses that declare a passive check, for lint and the README. */
-export function passiveClauses(clauses: Iterable<Clause>): Clause[] {
-  return [...clauses].filter((c) => c.passive?.length);
+/**
+ * The clauses observed traffic can judge, for lint and the README: each with what judges it, its
+ * declared checks (`clauses.yaml`) and the properties whose observers cite it.
+ */
+export function passiveClauses(suites: {
+  clauses: Iterable<Clause>;
+  properties?: Iterable<ObservingProperty>;
+}): { clause: Clause; declared: number; observers: string[] }[] {
+  const observers = new Map<string, string[]>();
+  for (const p of suites.properties ?? []) {
+    if (!p.def.observe) continue;
+    for (const id of p.def.clauses) observers.set(id, [...(observers.get(id) ?? []), p.def.id]);
+  }
+  return [...suites.clauses]
+    .map((clause) => ({
+      clause,
+      declared: clause.passive?.length ?? 0,
+      observers: observers.get(clause.id) ?? [],
+    }))
+    .filter((c) => c.declared || c.observers.length);
 }
 
 /**

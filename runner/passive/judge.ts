@@ -1,105 +1,148 @@
 import { isUtf8 } from 'node:buffer';
 import { evaluateCheck } from '../match/check.ts';
 import { ABSENT, match } from '../match/value.ts';
-import type { Clause, PassiveCheck } from '../model/clause.ts';
+import type { Clause, PassiveCheck, PassiveWhen } from '../model/clause.ts';
 import { clauseApplies } from '../model/clause.ts';
+import type { ObservedView, PropertyDef } from '../model/property.ts';
 import { type CaseResult, type CheckResult, EXCHANGE_BODY_LIMIT, type Exchange } from '../model/results.ts';
 import { StepResponse } from '../transports/response.ts';
 import { CheckFailure } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
+import { Unreadable, viewOf } from './view.ts';
 
-/** What one passive check saw: exchanges judged, and the first that contradicted it. */
-interface Tally {
-  clause: Clause;
-  check: PassiveCheck;
-  pattern: { path?: RegExp; query?: RegExp };
-  held: number;
-  failed?: { message: string; expected?: unknown; actual?: unknown; exchange: Exchange };
+/** What a check contradicted by an exchange says, with that exchange as evidence. */
+interface Failure {
+  message: string;
+  expected?: unknown;
+  actual?: unknown;
+  exchange: Exchange;
 }
 
 /**
- * Judges observed exchanges against every passive check of the clauses in force at `asOf`. A
- * clause whose selected exchanges all hold passes, with their number; the first exchange that
- * contradicts it fails it, with that exchange (redacted) as evidence; a clause no exchange
- * selected is left untested. Exchanges are judged as they come and not kept.
+ * One passive check and what it saw: a clause's declared check (clauses.yaml `passive:`) or a
+ * property's observer (PropertyDef.observe). `judge` answers whether it selected the exchange
+ * and held, or throws what contradicts it.
+ */
+/** The exchange as each kind of check reads it, made once per exchange when first asked for. */
+interface Readings {
+  response(): StepResponse;
+  view(): ObservedView;
+}
+
+interface Tally {
+  id: string;
+  title: string;
+  clauses: string[];
+  area: string;
+  origin: string;
+  file: string;
+  judge(ex: ObservedExchange, path: string, query: string, read: Readings): boolean;
+  held: number;
+  failed?: Failure;
+  /** The observer itself threw (a bug in it, not the target's answer): its verdict is error. */
+  broken?: string;
+}
+
+/** A property with an observer, as the suites loaded it. */
+export interface ObservingProperty {
+  def: PropertyDef;
+  file: string;
+  area: string;
+}
+
+/**
+ * Judges observed exchanges against every passive check of the clauses in force at `asOf`: the
+ * checks clauses declare, and the observers of the properties that judge them. A check whose
+ * selected exchanges all hold passes, with their number; the first exchange that contradicts it
+ * fails it, with that exchange (redacted) as evidence; a check no exchange selected is left
+ * untested. Exchanges are judged as they come and not kept.
  */
 export class PassiveJudge {
   private readonly tallies: Tally[] = [];
   observed = 0;
 
-  constructor(clauses: Iterable<Clause>, asOf: string) {
-    for (const clause of clauses) {
-      if (!clause.passive || !clauseApplies(clause, asOf)) continue;
-      for (const check of clause.passive) {
-        this.tallies.push({
-          clause,
-          check,
-          pattern: {
-            path: check.when.path === undefined ? undefined : new RegExp(check.when.path),
-            query: check.when.query === undefined ? undefined : new RegExp(check.when.query),
-          },
-          held: 0,
-        });
-      }
+  constructor(suites: { clauses: Iterable<Clause>; properties?: Iterable<ObservingProperty> }, asOf: string) {
+    const inForce = new Map<string, Clause>();
+    for (const clause of suites.clauses) if (clauseApplies(clause, asOf)) inForce.set(clause.id, clause);
+    for (const clause of inForce.values()) {
+      for (const check of clause.passive ?? []) this.tallies.push(declared(clause, check));
+    }
+    for (const p of suites.properties ?? []) {
+      const clauses = p.def.clauses.filter((id) => inForce.has(id));
+      if (p.def.observe && clauses.length) this.tallies.push(observing(p, clauses));
     }
   }
 
   /** The clauses this judge can judge. */
   get judgeable(): string[] {
-    return [...new Set(this.tallies.map((t) => t.clause.id))];
+    return [...new Set(this.tallies.flatMap((t) => t.clauses))];
   }
 
   observe(ex: ObservedExchange): void {
     this.observed += 1;
     const [path, query = ''] = splitTarget(ex.request.target);
     let response: StepResponse | undefined;
+    let view: ObservedView | undefined;
+    const read: Readings = {
+      response: () => {
+        response ??= new StepResponse(ex.response.status, ex.response.headers, ex.response.body);
+        return response;
+      },
+      view: () => {
+        view ??= viewOf(ex, path, query);
+        return view;
+      },
+    };
     for (const t of this.tallies) {
-      if (t.failed || !selects(t, ex, path, query)) continue;
-      response ??= new StepResponse(ex.response.status, ex.response.headers, ex.response.body);
+      if (t.failed || t.broken) continue;
       try {
-        evaluateCheck(t.check.expect, response);
-        t.held += 1;
+        if (t.judge(ex, path, query, read)) t.held += 1;
       } catch (err) {
-        if (err instanceof CheckFailure) {
-          t.failed = {
-            message: redactText(err.message),
-            expected: err.expected,
-            actual: redactDeep(err.actual),
-            exchange: exchangeOf(ex),
-          };
-        }
         // An answer the check cannot read (a body over the cap) neither holds nor contradicts it.
+        if (err instanceof Unreadable || !(err instanceof Error)) continue;
+        if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) {
+          t.broken = `the observer failed: ${redactText(err.message)}`;
+          continue;
+        }
+        const failure = err instanceof CheckFailure ? err : undefined;
+        t.failed = {
+          message: redactText(err.message),
+          expected: failure?.expected,
+          actual: redactDeep(failure?.actual),
+          exchange: exchangeOf(ex),
+        };
       }
     }
   }
 
-  /** One result per passive check, as the reporters read cases: `passive <clause>`. */
+  /** One result per passive check that saw something, as the reporters read cases: `passive <id>`. */
   cases(): CaseResult[] {
     return this.tallies
-      .filter((t) => t.held > 0 || t.failed)
+      .filter((t) => t.held > 0 || t.failed || t.broken)
       .map((t, i) => {
+        const verdict = t.broken ? 'error' : t.failed ? 'fail' : 'pass';
+        const seen = `${t.held} observed ${t.held === 1 ? 'exchange' : 'exchanges'}`;
         const check: CheckResult = {
-          caseId: `passive ${t.clause.id}`,
+          caseId: t.id,
           step: 'observed',
           index: i,
-          title: t.check.expect.title ?? t.clause.title,
-          clauses: t.check.expect.clauses,
-          verdict: t.failed ? 'fail' : 'pass',
-          message: t.failed
-            ? `${t.failed.message} (after ${t.held} ${t.held === 1 ? 'exchange' : 'exchanges'} that held)`
-            : `held in ${t.held} observed ${t.held === 1 ? 'exchange' : 'exchanges'}`,
+          title: t.title,
+          clauses: t.clauses,
+          verdict,
+          message:
+            t.broken ?? (t.failed ? `${t.failed.message} (after ${seen} that held)` : `held in ${seen}`),
           expected: t.failed?.expected,
           actual: t.failed?.actual,
           exchange: t.failed?.exchange,
-          origin: t.check.origin,
+          origin: t.origin,
         };
         return {
-          id: `passive ${t.clause.id}`,
-          title: t.clause.title,
-          file: t.check.origin.replace(/:\d+:\d+$/, ''),
-          area: t.clause.area,
-          verdict: check.verdict,
+          id: t.id,
+          title: t.title,
+          file: t.file,
+          area: t.area,
+          verdict,
           durationMs: 0,
           requests: 0,
           checks: [check],
@@ -108,17 +151,59 @@ export class PassiveJudge {
   }
 }
 
+/** A clause's declared check: the exchanges `when` selects must meet `expect`. */
+function declared(clause: Clause, check: PassiveCheck): Tally {
+  const pattern = {
+    path: check.when.path === undefined ? undefined : new RegExp(check.when.path),
+    query: check.when.query === undefined ? undefined : new RegExp(check.when.query),
+  };
+  return {
+    id: `passive ${clause.id}`,
+    title: check.expect.title ?? clause.title,
+    clauses: check.expect.clauses,
+    area: clause.area,
+    origin: check.origin,
+    file: check.origin.replace(/:\d+:\d+$/, ''),
+    held: 0,
+    judge(ex, path, query, read) {
+      if (!selects(check.when, pattern, ex, path, query)) return false;
+      evaluateCheck(check.expect, read.response());
+      return true;
+    },
+  };
+}
+
+/** A property's observer, fresh for this judge: it keeps its own state between exchanges. */
+function observing(p: ObservingProperty, clauses: string[]): Tally {
+  const observer = p.def.observe?.();
+  return {
+    id: `passive ${p.def.id}`,
+    title: p.def.title,
+    clauses,
+    area: p.area,
+    origin: p.file,
+    file: p.file,
+    held: 0,
+    judge: (_ex, _path, _query, read) => observer?.(read.view()) === true,
+  };
+}
+
 function splitTarget(target: string): [string, string?] {
   const q = target.indexOf('?');
   return q < 0 ? [target] : [target.slice(0, q), target.slice(q + 1)];
 }
 
-function selects(t: Tally, ex: ObservedExchange, path: string, query: string): boolean {
-  const w = t.check.when;
+function selects(
+  w: PassiveWhen,
+  pattern: { path?: RegExp; query?: RegExp },
+  ex: ObservedExchange,
+  path: string,
+  query: string,
+): boolean {
   if (w.door && w.door !== ex.door) return false;
   if (w.method && w.method !== ex.request.method.toUpperCase()) return false;
-  if (t.pattern.path && !t.pattern.path.test(path)) return false;
-  if (t.pattern.query && !t.pattern.query.test(query)) return false;
+  if (pattern.path && !pattern.path.test(path)) return false;
+  if (pattern.query && !pattern.query.test(query)) return false;
   if (w.status !== undefined && match(w.status, ex.response.status)) return false;
   for (const [name, want] of Object.entries(w.requestHeaders ?? {})) {
     const have = ex.request.headers[name.toLowerCase()];
