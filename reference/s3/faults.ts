@@ -356,6 +356,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-multipart-etag-no-suffix', 'Multipart ETags lack the -N suffix', ['s3.mpu.etag-format']],
   [
+    's3-multipart-etag-parts-unsorted',
+    'The multipart ETag hashes the part MD5s in the order Complete lists them, not in part-number order',
+    ['s3.mpu.etag-format'],
+  ],
+  [
     's3-list-uploads-encoding-ignored',
     'ListMultipartUploads ignores encoding-type',
     ['s3.mpu.list-uploads-encoding'],

@@ -229,6 +229,7 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     }
   }
 
+  const asListed = listed.map((p) => p.partNumber);
   const ascending = listed.every((p, i) => i === 0 || listed[i - 1].partNumber < p.partNumber);
   if (!ascending && call.ctx.faults.has('s3-complete-unsorted-rejected')) {
     throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
@@ -258,7 +259,12 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   }
   checkPartSizes(call, parts);
 
-  const md5s = Buffer.concat(parts.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
+  // Under a fault, the ETag hashes the part MD5s in the order Complete listed them.
+  const byNumber = new Map(listed.map((p, i) => [p.partNumber, parts[i]]));
+  const hashed = call.ctx.faults.has('s3-multipart-etag-parts-unsorted')
+    ? asListed.map((n) => byNumber.get(n)!)
+    : parts;
+  const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
   const digest = createHash('md5').update(md5s).digest('hex');
   const etag = call.ctx.faults.has('s3-multipart-etag-no-suffix')
     ? `"${digest}"`
