@@ -30,5 +30,7 @@ export { schemas } from './schema/registry.ts';
 // and sent through ctx.send, paced and retried as the run's own requests are.
 export { buildS3Request } from './transports/s3-raw.ts';
 export { signerFor } from './transports/sigv4.ts';
+// What an observer remembers between exchanges (PropertyDef.observe), bounded.
+export { RecentMap } from './util/recent-map.ts';
 // XML's entities and character references in one pass, which the parser leaves to its caller.
 export { decodeXmlEntities } from './util/xml.ts';

@@ -1,4 +1,11 @@
-import { fc, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
+import {
+  fc,
+  type ObservedView,
+  type Observer,
+  type PropertyContext,
+  type PropertyDef,
+  RecentMap,
+} from 'edgecheck/kit';
 import { createRecords, deleteRecords, listPage, type RecordView, zoneName } from './support/dns-records.ts';
 import { type ResultInfo, violation } from './support/envelope.ts';
 import { examplesFor } from './support/examples.ts';
@@ -143,6 +150,7 @@ const order: PropertyDef = {
   title: 'order=name with direction ASC or DESC sorts the list across pages',
   clauses: ['mgmt.pagination.order'],
   requests: 30,
+  observe: () => observeOrder,
   run: (ctx) =>
     serial(() =>
       withRecords(ctx, ['ASC', 'DESC'], groupSize(ctx), async (listed) => {
@@ -177,6 +185,41 @@ const order: PropertyDef = {
       }),
     ),
 };
+
+/** Orders a page may be sorted in: code units, or letters' case ignored, or the locale's collation. */
+const COLLATIONS: ((a: string, b: string) => number)[] = [
+  (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  (a, b) => {
+    const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+    return x < y ? -1 : x > y ? 1 : 0;
+  },
+  (a, b) => a.localeCompare(b),
+];
+
+/**
+ * A page of a list asked for with order and direction must be sorted by that attribute, in that
+ * direction; SPEC names no collation, so any of COLLATIONS will do, and items without the attribute
+ * as a string leave the page unjudged.
+ */
+function observeOrder(ex: ObservedView): boolean | undefined {
+  const attribute = ex.query.get('order');
+  const direction = ex.query.get('direction')?.toUpperCase();
+  if (ex.door !== 'management' || ex.method !== 'GET' || ex.status !== 200 || !attribute) return undefined;
+  if (direction !== 'ASC' && direction !== 'DESC') return undefined;
+  const env = ex.json() as Page;
+  if (env?.success !== true || !Array.isArray(env.result)) return undefined;
+  const values = env.result.map((r) => (r as unknown as Record<string, unknown>)?.[attribute]);
+  if (!values.every((v): v is string => typeof v === 'string')) return undefined;
+  const sign = direction === 'ASC' ? 1 : -1;
+  const sorted = COLLATIONS.some((cmp) =>
+    values.every((v, i) => i === 0 || sign * cmp(values[i - 1], v) <= 0),
+  );
+  if (!sorted)
+    violation(
+      `GET ${ex.path}?${ex.query}: the page is not sorted by ${attribute} ${direction}: ${JSON.stringify(values.slice(0, 20))}`,
+    );
+  return true;
+}
 
 const pageQuery = fc.record({ pick: fc.nat(), perPage });
 
@@ -228,18 +271,60 @@ function onExistingPages(
   );
 }
 
+/** A list page seen in traffic (edgecheck proxy, edgecheck judge). */
+interface ObservedPage {
+  env: Page;
+  ri: ResultInfo;
+  where: string;
+  /**
+   * The page and page size the request asked for (the target's defaults where it asked for none),
+   * when result_info says the target used them; a page answered at another size or number is the
+   * echo clause's to judge, and says nothing certain of the others.
+   */
+  at?: At;
+}
+
+/**
+ * An observer of management list pages: every GET answered 200 with a success envelope holding a
+ * result array and a result_info block goes to `judge`, which answers false where it has nothing
+ * to judge.
+ */
+function onObservedPages(judge: (page: ObservedPage) => unknown): Observer {
+  return (ex: ObservedView) => {
+    if (ex.door !== 'management' || ex.method !== 'GET' || ex.status !== 200) return undefined;
+    const env = ex.json() as Page;
+    const ri = env?.result_info;
+    if (env?.success !== true || !Array.isArray(env.result) || !ri || typeof ri !== 'object')
+      return undefined;
+    const asked = (name: string, used: unknown) => {
+      const v = ex.query.get(name);
+      return v === null ? used : Number(v);
+    };
+    const page = asked('page', ri.page);
+    const perPage = asked('per_page', ri.per_page);
+    const where = `GET ${ex.path}${ex.query.size ? `?${ex.query}` : ''}`;
+    const used = page === ri.page && perPage === ri.per_page;
+    const valid =
+      Number.isInteger(page) && Number.isInteger(perPage) && Number(page) >= 1 && Number(perPage) >= 1;
+    const at = used && valid ? { page: Number(page), perPage: Number(perPage), where } : undefined;
+    return judge({ env, ri, where, at }) !== false;
+  };
+}
+
+function judgeCount(env: Page, ri: ResultInfo, { where }: Pick<At, 'where'>): void {
+  if (ri.count !== env.result.length) {
+    violation(`${where}: count is ${ri.count}, the page holds ${env.result.length}`);
+  }
+}
+
 const count: PropertyDef = {
   id: 'mgmt.result-info.count-matches',
   title: 'result_info.count is the number of items on the page',
   clauses: ['mgmt.result-info.count'],
   readOnly: true,
   requests: 2,
-  run: (ctx) =>
-    onExistingPages(ctx, 2, (env, ri, { where }) => {
-      if (ri.count !== env.result.length) {
-        violation(`${where}: count is ${ri.count}, the page holds ${env.result.length}`);
-      }
-    }),
+  run: (ctx) => onExistingPages(ctx, 2, judgeCount),
+  observe: () => onObservedPages((page) => judgeCount(page.env, page.ri, page)),
 };
 
 /**
@@ -262,33 +347,28 @@ const totals: PropertyDef = {
   clauses: ['mgmt.result-info.totals'],
   readOnly: true,
   requests: 3,
-  run: (ctx) =>
-    onExistingPages(
-      ctx,
-      3,
-      (env, ri, { page, perPage, where }) => {
-        if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
-          violation(
-            `${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`,
-          );
-        }
-        const pagesExpected = Math.ceil(ri.total_count / perPage);
-        // An empty list may report zero pages or one empty page.
-        const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
-        if (!pagesOk)
-          violation(
-            `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
-          );
-        const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
-        if (env.result.length !== size) {
-          violation(
-            `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
-          );
-        }
-      },
-      leavingARemainder,
-    ),
+  run: (ctx) => onExistingPages(ctx, 3, judgeTotals, leavingARemainder),
+  observe: () => onObservedPages((page) => (page.at ? judgeTotals(page.env, page.ri, page.at) : false)),
 };
+
+function judgeTotals(env: Page, ri: ResultInfo, { page, perPage, where }: At): void {
+  if (!Number.isInteger(ri.total_count) || !Number.isInteger(ri.total_pages)) {
+    violation(`${where}: total_count ${ri.total_count} and total_pages ${ri.total_pages} must be integers`);
+  }
+  const pagesExpected = Math.ceil(ri.total_count / perPage);
+  // An empty list may report zero pages or one empty page.
+  const pagesOk = ri.total_pages === pagesExpected || (ri.total_count === 0 && ri.total_pages === 1);
+  if (!pagesOk)
+    violation(
+      `${where}: total_pages is ${ri.total_pages}, total_count ${ri.total_count} gives ${pagesExpected}`,
+    );
+  const size = Math.min(perPage, Math.max(0, ri.total_count - (page - 1) * perPage));
+  if (env.result.length !== size) {
+    violation(
+      `${where}: the page holds ${env.result.length} items, total_count ${ri.total_count} gives ${size}`,
+    );
+  }
+}
 
 /** The list's size at `perPage` by reading its pages up to the first empty one (an answer without result_info). */
 async function countByReading(ctx: PropertyContext, perPage: number, first: RecordView[]): Promise<number> {
@@ -325,16 +405,48 @@ const pastEnd: PropertyDef = {
           // Records added by other cases meanwhile may add a page; two spare pages absorb that.
           const page = last + 2 + beyond;
           const env = await listPage(ctx, zoneId(ctx), { page, per_page: perPage });
-          if (env.result.length !== 0)
-            violation(
-              `page ${page} at per_page ${perPage} (last is ${last}) holds ${env.result.length} items`,
-            );
+          judgePastEnd(env.result.length, { page, perPage, where: 'GET dns_records' }, last);
           total = reported(env) ?? total;
         }),
         { seed: ctx.fc.seed, numRuns: examplesFor(ctx, 2), endOnFailure: true },
       ),
     );
   },
+  observe: () => {
+    // A list's total_count as last reported, by the list and its page size (every query parameter
+    // but page): an error for a page well past it is then known to be past the end.
+    const totals = new RecentMap<string, { total: number; perPage: number }>();
+    return (ex) => {
+      if (ex.door !== 'management' || ex.method !== 'GET') return undefined;
+      const page = Number(ex.query.get('page') ?? 1);
+      const rest = new URLSearchParams([...ex.query].filter(([k]) => k !== 'page').sort());
+      const list = `${ex.path}?${rest}`;
+      const where = `GET ${ex.path}?${ex.query}`;
+      const env = ex.json() as Page;
+      const ri = env?.result_info;
+      if (env?.success === true && Array.isArray(env.result) && ri && typeof ri === 'object') {
+        const perPage = Number(ex.query.get('per_page') ?? ri.per_page);
+        if (!Number.isInteger(ri.total_count) || !Number.isInteger(perPage) || perPage < 1) return undefined;
+        totals.set(list, { total: ri.total_count, perPage });
+        const last = Math.max(1, Math.ceil(ri.total_count / perPage));
+        if (!Number.isInteger(page) || page <= last) return undefined;
+        judgePastEnd(env.result.length, { page, perPage, where }, last);
+        return true;
+      }
+      const known = totals.get(list);
+      if (env?.success !== false || !known || !Number.isInteger(page)) return undefined;
+      // Records added elsewhere meanwhile may add a page; two spare pages absorb that, as in run.
+      const last = Math.max(1, Math.ceil(known.total / known.perPage));
+      if (page <= last + 2) return undefined;
+      violation(`${where}: page ${page} (last is ${last}) answered an error, ${JSON.stringify(env.errors)}`);
+    };
+  },
 };
+
+/** A page past the last one holds nothing. */
+function judgePastEnd(items: number, { page, perPage, where }: At, last: number): void {
+  if (items !== 0)
+    violation(`${where}: page ${page} at per_page ${perPage} (last is ${last}) holds ${items} items`);
+}
 
 export default [pages, order, count, totals, pastEnd] satisfies PropertyDef[];
