@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fc, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
+import { fc, type Observer, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { expectThat } from './support/wire.ts';
 
@@ -49,11 +49,53 @@ function expected(method: Method, header: 'if-match' | 'if-none-match', matches:
   return method === 'PUT' ? 412 : 304;
 }
 
+/** Which conditional headers an observer judges: lists, weak ETags, or the wildcard. */
+type Kind = 'list' | 'weak' | 'wildcard';
+
+/**
+ * Conditional GETs and HEADs seen in traffic, judged against the ETag their answer carries: one
+ * If-Match or If-None-Match of the `kind` given (no date condition beside it, no other), answered 200
+ * or 304, must be answered what `expected` says of the object it answered about. A 412 carries no
+ * ETag and is left unjudged, as are entity tags not in quotes.
+ */
+function observeConditional(kind: Kind): Observer {
+  return (ex) => {
+    if (ex.door !== 's3' || (ex.method !== 'GET' && ex.method !== 'HEAD')) return undefined;
+    if (ex.status !== 200 && ex.status !== 304) return undefined;
+    const current = ex.headers.etag;
+    const conditions = Object.keys(ex.requestHeaders).filter((h) => h.startsWith('if-'));
+    if (!current || conditions.length !== 1) return undefined;
+    const header = conditions[0];
+    if (header !== 'if-match' && header !== 'if-none-match') return undefined;
+    const value = ex.requestHeaders[header];
+    const tags = value.split(',').map((t) => t.trim());
+    if (!tags.every((t) => t === '*' || /^(W\/)?"[^"]*"$/.test(t))) return undefined;
+    const weak = tags.some((t) => t.startsWith('W/'));
+    const mine =
+      kind === 'wildcard'
+        ? value.trim() === '*'
+        : kind === 'weak'
+          ? header === 'if-none-match' && weak
+          : tags.length > 1 && !weak && !tags.includes('*');
+    if (!mine) return undefined;
+    // If-None-Match compares weakly (RFC 9110 13.1.2): W/ is dropped on both sides.
+    const opaque = (t: string) => t.replace(/^W\//, '');
+    const matches = tags.some((t) => t === '*' || opaque(t) === opaque(current));
+    const want = expected(ex.method as Method, header, matches);
+    expectThat(
+      ex.status === want,
+      `${ex.method} ${ex.path} with ${header}: ${value} -> ${ex.status}, ETag ${current}; expected ${want}`,
+    );
+    return true;
+  };
+}
+
 const properties: PropertyDef[] = [
   {
     id: 's3.prop.cond-etag-lists',
     title: 'If-Match and If-None-Match with any ETag list on GET, HEAD and PUT',
     clauses: ['s3.cond.etag-list'],
+    observe: () => observeConditional('list'),
     async run(ctx) {
       const o = await withObject(ctx);
       await fc.assert(
@@ -84,6 +126,7 @@ const properties: PropertyDef[] = [
     id: 's3.prop.cond-weak',
     title: 'Weak ETags in If-None-Match lists match by weak comparison on GET and HEAD',
     clauses: ['s3.cond.weak-etag'],
+    observe: () => observeConditional('weak'),
     async run(ctx) {
       const o = await withObject(ctx);
       const weakList = fc
@@ -116,6 +159,7 @@ const properties: PropertyDef[] = [
     id: 's3.prop.cond-wildcard',
     title: 'The wildcard * matches any existing object and no missing one',
     clauses: ['s3.cond.wildcard'],
+    observe: () => observeConditional('wildcard'),
     async run(ctx) {
       const o = await withObject(ctx);
       let fresh = 0;

@@ -1,4 +1,4 @@
-import { fc, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
+import { fc, type Observer, type PropertyContext, type PropertyDef, RecentMap } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import {
   expectedListing,
@@ -8,6 +8,7 @@ import {
   urlDecode,
   utf8Compare,
 } from './support/keys.ts';
+import { observedListings } from './support/observed-listing.ts';
 import { expectThat } from './support/wire.ts';
 import { type ListPage, parseListPage } from './support/xml.ts';
 
@@ -178,11 +179,13 @@ function property(
   title: string,
   clause: string,
   check: (ctx: PropertyContext, world: World, keys: string[], p: Params) => Promise<void>,
+  observe?: () => Observer,
 ): PropertyDef {
   return {
     id,
     title,
     clauses: [clause],
+    observe,
     async run(ctx) {
       const world = worlds(ctx);
       await fc.assert(
@@ -209,6 +212,16 @@ const properties: PropertyDef[] = [
         `prefix ${show(p.prefix)}: expected ${show(want.keys)}, got ${show(got.keys)}`,
       );
     },
+    // Seen in traffic: of the keys a page lists, the model keeps every one under the prefix asked.
+    observedListings((l) => {
+      if (!l.prefix) return false;
+      const want = expectedListing(l.page.keys, { prefix: l.prefix });
+      const outside = l.page.keys.filter((k) => !want.keys.includes(k));
+      expectThat(
+        outside.length === 0,
+        `${l.where}: listed ${show(outside)}, outside prefix ${show(l.prefix)}`,
+      );
+    }),
   ),
   property(
     's3.prop.list-delimiter',
@@ -225,6 +238,18 @@ const properties: PropertyDef[] = [
         );
       }
     },
+    // Seen in traffic: the model rolls up none of the keys a page lists, and rolls each common
+    // prefix it lists up to itself.
+    observedListings((l) => {
+      if (!l.delimiter) return false;
+      const p = { prefix: l.prefix, delimiter: l.delimiter };
+      const rolled = l.page.keys.filter((k) => expectedListing([k], p).keys.length === 0);
+      const wrong = l.page.prefixes.filter((cp) => expectedListing([cp], p).prefixes[0] !== cp);
+      expectThat(
+        rolled.length === 0 && wrong.length === 0,
+        `${l.where}: ${rolled.length ? `keys ${show(rolled)} hold the delimiter ${show(l.delimiter)}` : ''}${rolled.length && wrong.length ? '; ' : ''}${wrong.length ? `${show(wrong)} are no common prefixes of it` : ''}`,
+      );
+    }),
   ),
   property(
     's3.prop.list-start-after',
@@ -258,6 +283,12 @@ const properties: PropertyDef[] = [
         );
       }
     },
+    // Seen in traffic: every key a page lists sorts after start-after (V2) or marker (V1).
+    observedListings((l) => {
+      if (!l.startAfter) return false;
+      const early = l.page.keys.filter((k) => utf8Compare(k, l.startAfter!) <= 0);
+      expectThat(early.length === 0, `${l.where}: listed ${show(early)}, at or before ${show(l.startAfter)}`);
+    }),
   ),
   property(
     's3.prop.list-max-keys',
@@ -265,14 +296,19 @@ const properties: PropertyDef[] = [
     's3.list.max-keys',
     async (ctx, bucket, keys, p) => {
       const page = await listPage(ctx, bucket, { maxKeys: p.maxKeys });
+      judgeMaxKeys(page, p.maxKeys, `max-keys ${p.maxKeys}`);
       const n = page.keys.length + page.prefixes.length;
-      expectThat(n <= p.maxKeys, `max-keys ${p.maxKeys}: page holds ${n} entries`);
       expectThat(
         n >= Math.min(1, keys.length),
         `max-keys ${p.maxKeys}: empty first page of ${keys.length} keys`,
       );
-      expectThat(page.maxKeys === p.maxKeys, `max-keys ${p.maxKeys}: MaxKeys says ${page.maxKeys}`);
     },
+    // Seen in traffic: a page asked for with max-keys up to S3's 1000 holds at most that many
+    // entries and says so in MaxKeys.
+    observedListings((l) => {
+      if (l.maxKeys === undefined || l.maxKeys > 1000) return false;
+      judgeMaxKeys(l.page, l.maxKeys, l.where);
+    }),
   ),
   property(
     's3.prop.list-pagination',
@@ -287,6 +323,7 @@ const properties: PropertyDef[] = [
         `params ${show(p)}: expected ${show(want)}, got ${show(got)}`,
       );
     },
+    observePagination,
   ),
   property(
     's3.prop.list-key-count',
@@ -298,13 +335,11 @@ const properties: PropertyDef[] = [
         bucket,
         p,
         keys.length + 2,
-        (page) => {
-          const n = page.keys.length + page.prefixes.length;
-          expectThat(page.keyCount === n, `params ${show(p)}: KeyCount ${page.keyCount} for ${n} entries`);
-        },
+        (page) => judgeKeyCount(page, `params ${show(p)}`),
         true,
       );
     },
+    observedListings((l) => (l.v2 ? judgeKeyCount(l.page, l.where) : false)),
   ),
   property(
     's3.prop.list-next-marker',
@@ -319,10 +354,7 @@ const properties: PropertyDef[] = [
           maxKeys: p.maxKeys,
           rawMarker: marker,
         });
-        expectThat(
-          page.isTruncated || page.nextMarker === undefined,
-          `params ${show(p)}: NextMarker ${show(page.nextMarker)} on a page that is not truncated`,
-        );
+        judgeNextMarker(page, `params ${show(p)}`);
         if (!page.isTruncated) return;
         // Without NextMarker, S3 clients continue from the last key.
         const last = page.keys.at(-1);
@@ -330,6 +362,7 @@ const properties: PropertyDef[] = [
         if (marker === undefined) return;
       }
     },
+    observedListings((l) => (l.v2 ? false : judgeNextMarker(l.page, l.where))),
   ),
   property(
     's3.prop.list-exact-fit',
@@ -367,15 +400,14 @@ const properties: PropertyDef[] = [
         { maxKeys: p.maxKeys },
         keys.length + 2,
         (page, sent) => {
-          if (sent !== undefined)
-            expectThat(
-              page.token === sent,
-              `sent continuation token, ContinuationToken is ${show(page.token)}`,
-            );
+          if (sent !== undefined) judgeTokenEcho(page, sent, 'sent continuation token');
         },
         true,
       );
     },
+    observedListings((l) =>
+      l.v2 && l.token !== undefined ? judgeTokenEcho(l.page, l.token, l.where) : false,
+    ),
   ),
   property(
     's3.prop.list-encoding',
@@ -395,8 +427,7 @@ const properties: PropertyDef[] = [
         });
         const label = `${v1 ? 'V1' : 'V2'} encoding-type url, params ${show({ ...p, delimiter })}`;
         // Encoded: a key or prefix left as stored may still decode to itself (ü, é/), so decoding alone proves nothing.
-        const unencoded = got.raw.filter((s) => !/^[\x21-\x7e]*$/.test(s));
-        expectThat(unencoded.length === 0, `${label}: sent unencoded ${show(unencoded)}`);
+        judgeEncoded(got.raw, label);
         // Keys and common prefixes together: which is which is the delimiter property's to judge.
         expectThat(
           sameSet([...got.keys, ...got.prefixes], [...want.keys, ...want.prefixes]),
@@ -404,7 +435,70 @@ const properties: PropertyDef[] = [
         );
       }
     },
+    observedListings((l) => (l.encoded ? judgeEncoded(l.raw, l.where) : false)),
   ),
 ];
+
+/** A page holds at most max-keys entries, and MaxKeys echoes it. */
+function judgeMaxKeys(page: ListPage, maxKeys: number, label: string): void {
+  const n = page.keys.length + page.prefixes.length;
+  expectThat(n <= maxKeys, `${label}: page holds ${n} entries`);
+  expectThat(page.maxKeys === maxKeys, `${label}: MaxKeys says ${page.maxKeys}`);
+}
+
+/** KeyCount is the number of keys plus common prefixes. */
+function judgeKeyCount(page: ListPage, label: string): void {
+  const n = page.keys.length + page.prefixes.length;
+  expectThat(page.keyCount === n, `${label}: KeyCount ${page.keyCount} for ${n} entries`);
+}
+
+/** NextMarker only on a truncated page. */
+function judgeNextMarker(page: ListPage, label: string): void {
+  expectThat(
+    page.isTruncated || page.nextMarker === undefined,
+    `${label}: NextMarker ${show(page.nextMarker)} on a page that is not truncated`,
+  );
+}
+
+/** A page asked for with a continuation token echoes it. */
+function judgeTokenEcho(page: ListPage, sent: string, label: string): void {
+  expectThat(page.token === sent, `${label}: ContinuationToken is ${show(page.token)}`);
+}
+
+/** With encoding-type url, every key and common prefix is sent encoded: printable ASCII, no space. */
+function judgeEncoded(raw: string[], label: string): void {
+  const unencoded = raw.filter((s) => !/^[\x21-\x7e]*$/.test(s));
+  expectThat(unencoded.length === 0, `${label}: sent unencoded ${show(unencoded)}`);
+}
+
+/**
+ * Pagination seen in traffic: a V2 page lists its keys, and its common prefixes, each in UTF-8
+ * order; a page asked for with a continuation token lists only entries after the last one of the
+ * page that gave the token (the same bucket and parameters): none repeated, none from before.
+ */
+function observePagination(): Observer {
+  const issued = new RecentMap<string, { list: string; last: string }>();
+  return observedListings((l) => {
+    if (!l.v2) return false;
+    for (const [what, list] of [
+      ['keys', l.page.keys],
+      ['common prefixes', l.page.prefixes],
+    ] as const) {
+      const at = list.findIndex((k, i) => i > 0 && utf8Compare(list[i - 1], k) >= 0);
+      expectThat(at < 0, `${l.where}: ${what} out of order: ${show(list[at - 1])} before ${show(list[at])}`);
+    }
+    const entries = [...l.page.keys, ...l.page.prefixes].sort(utf8Compare);
+    const from = l.token === undefined ? undefined : issued.get(l.token);
+    if (from && from.list === l.list) {
+      const early = entries.filter((e) => utf8Compare(e, from.last) <= 0);
+      expectThat(
+        early.length === 0,
+        `${l.where}: listed ${show(early)}, at or before ${show(from.last)}, where the page that gave the continuation token ended`,
+      );
+    }
+    if (l.page.nextToken !== undefined && entries.length)
+      issued.set(l.page.nextToken, { list: l.list, last: entries[entries.length - 1] });
+  })();
+}
 
 export default properties;

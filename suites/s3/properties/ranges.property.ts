@@ -1,4 +1,4 @@
-import { fc, generateBuffer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
+import { fc, generateBuffer, type Observer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { expectThat } from './support/wire.ts';
 
@@ -63,6 +63,7 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-status',
     title: 'Any satisfiable range is answered 206 with exactly the bytes it asks for',
     clauses: ['s3.get.range-206'],
+    observe: () => observeRange((r) => judgeRangeStatus(r, (form) => form === 'closed')),
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
@@ -86,6 +87,7 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-bytes',
     title: 'Any satisfiable range returns exactly bytes first..last inclusive and the exact Content-Range',
     clauses: ['s3.get.range-inclusive'],
+    observe: () => observeRange(judgeInclusive),
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
@@ -135,6 +137,7 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-forms',
     title: 'Open-ended, suffix and over-long ranges are clipped to the object (Amazon S3, RFC 9110)',
     clauses: ['s3.get.range-forms'],
+    observe: () => observeRange((r) => judgeRangeStatus(r, (form) => form !== 'closed')),
     async run(ctx) {
       const read = reader(ctx);
       const form = fc.oneof(
@@ -180,6 +183,7 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-unsatisfiable',
     title: 'A range starting at or beyond the end is answered 416 InvalidRange (Amazon S3)',
     clauses: ['s3.get.range-unsatisfiable'],
+    observe: () => observeRange(judgeUnsatisfiable),
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
@@ -207,3 +211,117 @@ const properties: PropertyDef[] = [
 ];
 
 export default properties;
+
+/** A single byte range as a GET asks for it: bytes=first-last, bytes=first- or bytes=-suffix. */
+interface AskedRange {
+  header: string;
+  /** closed: first-last within or past the object; open: first-; suffix: -n. */
+  form: 'closed' | 'open' | 'suffix';
+  first: number;
+  last?: number;
+}
+
+/** A ranged GET seen in traffic, with the object's size where the answer tells it. */
+interface SeenRange {
+  asked: AskedRange;
+  status: number;
+  /** The object's size: Content-Range's total on a 206, the whole body on a 200. */
+  size?: number;
+  /** first-last of a 206's Content-Range. */
+  served?: { first: number; last: number };
+  /** Bytes the answer carried. */
+  bodySize: number;
+  where: string;
+}
+
+function askedRange(header: string): AskedRange | undefined {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') return { header, form: 'suffix', first: Number(m[2]) };
+  const first = Number(m[1]);
+  if (m[2] === '') return { header, form: 'open', first };
+  const last = Number(m[2]);
+  // A last byte before the first is no range: it is ignored (another clause).
+  return last < first ? undefined : { header, form: 'closed', first, last };
+}
+
+/**
+ * An observer of plain ranged GETs: one byte range, no condition that could answer 304 or 412 or
+ * depend on If-Range, answered 200, 206 or 416. `judge` answers false where it has nothing to judge.
+ */
+function observeRange(judge: (r: SeenRange) => unknown): Observer {
+  return (ex) => {
+    const header = ex.requestHeaders.range;
+    if (ex.door !== 's3' || ex.method !== 'GET' || header === undefined) return undefined;
+    if (Object.keys(ex.requestHeaders).some((h) => h.startsWith('if-'))) return undefined;
+    if (![200, 206, 416].includes(ex.status)) return undefined;
+    const asked = askedRange(header);
+    if (!asked) return undefined;
+    const seen: SeenRange = {
+      asked,
+      status: ex.status,
+      bodySize: ex.size,
+      where: `GET ${ex.path} Range: ${header}`,
+    };
+    const cr = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(ex.headers['content-range'] ?? '');
+    if (ex.status === 206 && cr) {
+      seen.served = { first: Number(cr[1]), last: Number(cr[2]) };
+      seen.size = Number(cr[3]);
+    } else if (ex.status === 200 && !ex.headers['content-encoding']) seen.size = ex.size;
+    return judge(seen) !== false;
+  };
+}
+
+/** The bytes first..last a range selects of an object of `size` bytes; undefined when none. */
+function selection(r: AskedRange, size: number): { first: number; last: number } | undefined {
+  if (r.form === 'suffix')
+    return r.first === 0 ? undefined : { first: Math.max(0, size - r.first), last: size - 1 };
+  if (r.first >= size) return undefined;
+  return { first: r.first, last: r.form === 'open' ? size - 1 : Math.min(r.last!, size - 1) };
+}
+
+/**
+ * A satisfiable range of the forms `which` selects (closed ranges within the object are
+ * s3.get.range-206's; open, suffix and over-long ones s3.get.range-forms's) is answered 206 with
+ * exactly the bytes it selects.
+ */
+function judgeRangeStatus(r: SeenRange, which: (form: AskedRange['form']) => boolean): boolean | undefined {
+  if (r.size === undefined) return false;
+  const want = selection(r.asked, r.size);
+  if (!want) return false;
+  const overLong = r.asked.form === 'closed' && r.asked.last! >= r.size;
+  if (!which(overLong ? 'open' : r.asked.form)) return false;
+  expectThat(r.status === 206, `${r.where} of ${r.size} bytes: expected 206, got ${r.status}`);
+  const n = want.last - want.first + 1;
+  expectThat(
+    r.bodySize === n && r.served?.first === want.first && r.served.last === want.last,
+    `${r.where} of ${r.size} bytes: expected bytes ${want.first}-${want.last} (${n}), got Content-Range bytes ${r.served?.first}-${r.served?.last} and ${r.bodySize} bytes`,
+  );
+  return true;
+}
+
+/** A closed range's 206 names first-last inclusive, clipped to the object, and carries that many bytes. */
+function judgeInclusive(r: SeenRange): boolean | undefined {
+  if (r.status !== 206 || r.asked.form !== 'closed' || r.size === undefined || !r.served) return false;
+  const want = selection(r.asked, r.size);
+  if (!want) return false;
+  expectThat(
+    r.served.first === want.first && r.served.last === want.last,
+    `${r.where}: Content-Range bytes ${r.served.first}-${r.served.last}/${r.size}, expected bytes ${want.first}-${want.last}/${r.size}`,
+  );
+  expectThat(
+    r.bodySize === want.last - want.first + 1,
+    `${r.where}: ${r.bodySize} bytes for bytes ${want.first}-${want.last}`,
+  );
+  return true;
+}
+
+/** A range starting at or past the end of an object whose size the answer tells is answered 416. */
+function judgeUnsatisfiable(r: SeenRange): boolean | undefined {
+  if (r.asked.form === 'suffix' || r.size === undefined || r.asked.first < r.size) return false;
+  expectThat(
+    false,
+    `${r.where}: starts at or past the end of ${r.size} bytes, expected 416, got ${r.status}`,
+  );
+  return true;
+}
