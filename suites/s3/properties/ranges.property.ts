@@ -264,7 +264,8 @@ function observeRange(judge: (r: SeenRange) => unknown): Observer {
       where: `GET ${ex.path} Range: ${header}`,
     };
     const cr = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(ex.headers['content-range'] ?? '');
-    if (ex.status === 206 && cr) {
+    if (cr) {
+      // A 200 that names a range is partial whatever its status says: its total is the size.
       seen.served = { first: Number(cr[1]), last: Number(cr[2]) };
       seen.size = Number(cr[3]);
     } else if (ex.status === 200 && !ex.headers['content-encoding']) seen.size = ex.size;
