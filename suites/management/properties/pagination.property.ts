@@ -348,7 +348,11 @@ const totals: PropertyDef = {
   readOnly: true,
   requests: 3,
   run: (ctx) => onExistingPages(ctx, 3, judgeTotals, leavingARemainder),
-  observe: () => onObservedPages((page) => (page.at ? judgeTotals(page.env, page.ri, page.at) : false)),
+  // Pages past the last are mgmt.pagination.past-end's to judge.
+  observe: () =>
+    onObservedPages(({ env, ri, at }) =>
+      at && at.page <= Math.max(1, Math.ceil(ri.total_count / at.perPage)) ? judgeTotals(env, ri, at) : false,
+    ),
 };
 
 function judgeTotals(env: Page, ri: ResultInfo, { page, perPage, where }: At): void {
