@@ -1,0 +1,242 @@
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import Cloudflare from 'cloudflare';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAULTS } from '../reference/faults.ts';
+import { startReference } from '../reference/server.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+
+// Property observers (PropertyDef.observe) judge what a matcher cannot state: counts against items,
+// cursors against the page that gave them, ranges against sizes, multipart ETags against the parts
+// Complete sent, conditionals against the ETag answered. Real clients (the AWS SDK, the official
+// cloudflare client) make the traffic; the proxy judges it on its way to the reference.
+
+const asOf = today();
+let suites: LoadedSuites;
+
+/** The clauses this traffic lets observers judge, fault-free. */
+const OBSERVED = [
+  'mgmt.result-info.count',
+  'mgmt.result-info.totals',
+  'mgmt.pagination.order',
+  'mgmt.pagination.past-end',
+  's3.list.prefix',
+  's3.list.delimiter',
+  's3.list.start-after',
+  's3.list.max-keys',
+  's3.list.pagination',
+  's3.list.key-count',
+  's3.list.next-marker',
+  's3.list.continuation-echo',
+  's3.list.encoding-type',
+  's3.get.range-206',
+  's3.get.range-inclusive',
+  's3.get.range-forms',
+  's3.cond.etag-list',
+  's3.cond.weak-etag',
+  's3.cond.wildcard',
+  's3.mpu.etag-format',
+];
+
+const KEYS = ['a/1', 'a/2', 'b', 'c', 'd/e/f', 'g', 'h i', 'é'];
+const OTHER = `"${'0'.repeat(32)}"`;
+
+/** Answers that a fault turns into errors are part of the traffic, not the test's concern. */
+const settle = <T>(p: Promise<T>) => p.catch(() => undefined);
+
+/** The reference with `faults`, behind the proxy, driven by the AWS SDK and the cloudflare client. */
+async function observe(faults: string[] = []): Promise<RunResults> {
+  const ref = await startReference({ asOf, faults });
+  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
+  const proxy = await startProxy({
+    upstream: { management: ref.urls.management, s3: ref.urls.s3 },
+    onExchange: (ex) => judge.observe(ex),
+  });
+  const startedAt = new Date();
+  const c = ref.context.credentials;
+  const s3 = new S3Client({
+    endpoint: proxy.urls.s3,
+    region: 'auto',
+    forcePathStyle: true,
+    credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
+    maxAttempts: 1,
+  });
+  try {
+    const Bucket = 'observed';
+    await s3.send(new CreateBucketCommand({ Bucket }));
+    for (const Key of KEYS) await s3.send(new PutObjectCommand({ Bucket, Key, Body: `body of ${Key}` }));
+
+    // Listings: V2 pages followed by their tokens, then prefix, delimiter, start-after, encoding.
+    let token: string | undefined;
+    for (let n = 0; n < 10; n++) {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket, MaxKeys: 3, ContinuationToken: token }));
+      token = page.NextContinuationToken;
+      if (!token) break;
+    }
+    for (const params of [
+      { Prefix: 'a/' },
+      { Delimiter: '/' },
+      { StartAfter: 'b' },
+      { EncodingType: 'url' as const, Delimiter: '/' },
+    ]) {
+      await settle(s3.send(new ListObjectsV2Command({ Bucket, ...params })));
+    }
+    // V1 pages, by NextMarker or the last key.
+    let marker: string | undefined;
+    for (let n = 0; n < 10; n++) {
+      const page = await s3.send(new ListObjectsCommand({ Bucket, MaxKeys: 3, Marker: marker }));
+      marker = page.NextMarker ?? page.Contents?.at(-1)?.Key;
+      if (!page.IsTruncated || !marker) break;
+    }
+    await s3.send(new ListObjectsCommand({ Bucket, Marker: 'b' }));
+
+    // Ranges of a 100-byte object: closed, open, suffix, over-long, and past the end.
+    const put = await s3.send(new PutObjectCommand({ Bucket, Key: 'r', Body: Buffer.alloc(100, 7) }));
+    for (const Range of [
+      'bytes=2-5',
+      'bytes=0-0',
+      'bytes=10-',
+      'bytes=-7',
+      'bytes=90-500',
+      'bytes=200-300',
+    ]) {
+      const got = await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'r', Range })));
+      await got?.Body?.transformToByteArray();
+    }
+
+    // Conditionals against the object's ETag: lists, weak tags, the wildcard.
+    const etag = put.ETag!;
+    await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'r', IfNoneMatch: `${OTHER}, ${etag}` })));
+    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfMatch: `${OTHER}, ${etag}` })));
+    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfNoneMatch: `${OTHER}, W/${etag}` })));
+    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfNoneMatch: '*' })));
+    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfMatch: '*' })));
+
+    // A multipart upload of two parts, completed with the parts listed in reverse.
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'm' }));
+    const parts = [];
+    for (const [i, body] of [Buffer.alloc(5 * 1024 * 1024, 1), Buffer.from('last')].entries()) {
+      const part = await s3.send(
+        new UploadPartCommand({ Bucket, Key: 'm', UploadId, PartNumber: i + 1, Body: body }),
+      );
+      parts.push({ PartNumber: i + 1, ETag: part.ETag });
+    }
+    await settle(
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket,
+          Key: 'm',
+          UploadId,
+          MultipartUpload: { Parts: parts.reverse() },
+        }),
+      ),
+    );
+
+    // Management lists: DNS records by name in both directions over pages, a page past the end,
+    // certificate packs one per page.
+    const cf = new Cloudflare({
+      apiToken: c.token,
+      baseURL: `${proxy.urls.management}/client/v4`,
+      maxRetries: 0,
+    });
+    const zone_id = ref.context.ids.zoneId;
+    const zone = await cf.zones.get({ zone_id });
+    for (let i = 0; i < 7; i++) {
+      await cf.dns.records.create({
+        zone_id,
+        type: 'A',
+        name: `obs-${i}.${zone.name}`,
+        content: `192.0.2.${i + 10}`,
+        ttl: 1,
+      });
+    }
+    for (const direction of ['asc', 'desc'] as const) {
+      for (const page of [1, 2])
+        await cf.dns.records.list({ zone_id, per_page: 5, page, order: 'name', direction });
+    }
+    await settle(cf.dns.records.list({ zone_id, per_page: 5, page: 1 }));
+    await settle(cf.dns.records.list({ zone_id, per_page: 5, page: 40 }));
+    await settle(
+      cf.get(`/zones/${zone_id}/ssl/certificate_packs`, { query: { status: 'all', per_page: 1 } }),
+    );
+  } finally {
+    s3.destroy();
+    await proxy.close();
+    await ref.close();
+  }
+  return passiveResults({
+    judge,
+    clauses: [...suites.clauses.values()],
+    mode: 'proxy',
+    target: { name: 'reference', embedded: false },
+    asOf,
+    startedAt,
+  });
+}
+
+const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+const failing = (r: RunResults) =>
+  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+
+describe('property observers judge relations in traffic that no single matcher states', () => {
+  beforeAll(async () => {
+    const areas = listAreas();
+    suites = await loadSuites(areas, areas);
+  });
+
+  it('fault-free: every clause the traffic lets observers judge passes, and none fails', async () => {
+    const results = await observe();
+    expect(failing(results)).toEqual([]);
+    const v = verdicts(results);
+    for (const id of OBSERVED) expect(v[id], id).toBe('pass');
+  }, 60_000);
+
+  for (const [fault, clause] of [
+    ['certpacks-count-is-total', 'mgmt.result-info.count'],
+    ['total-pages-floor', 'mgmt.result-info.totals'],
+    ['ignore-direction', 'mgmt.pagination.order'],
+    ['past-end-last-page', 'mgmt.pagination.past-end'],
+    ['error-past-last-page', 'mgmt.pagination.past-end'],
+    ['s3-list-prefix-ignored', 's3.list.prefix'],
+    ['s3-list-delimiter-ignored', 's3.list.delimiter'],
+    ['s3-list-start-after-inclusive', 's3.list.start-after'],
+    ['s3-list-max-keys-ignored', 's3.list.max-keys'],
+    ['s3-list-pagination-repeats-last', 's3.list.pagination'],
+    ['s3-list-keycount-without-prefixes', 's3.list.key-count'],
+    ['s3-list-next-marker-always', 's3.list.next-marker'],
+    ['s3-list-continuation-not-echoed', 's3.list.continuation-echo'],
+    ['s3-list-encoding-ignored', 's3.list.encoding-type'],
+    ['s3-range-status-200', 's3.get.range-206'],
+    ['s3-range-off-by-one', 's3.get.range-inclusive'],
+    ['s3-range-unsatisfiable-200', 's3.get.range-unsatisfiable'],
+    ['s3-cond-etag-list-first-only', 's3.cond.etag-list'],
+    ['s3-cond-weak-etag-unmatched', 's3.cond.weak-etag'],
+    ['s3-cond-wildcard-ignored', 's3.cond.wildcard'],
+    ['s3-multipart-etag-parts-unsorted', 's3.mpu.etag-format'],
+  ] as const) {
+    it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
+      const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];
+      const results = await observe([fault]);
+      const failed = failing(results);
+      expect(failed).toContain(clause);
+      expect(failed.filter((id) => !family.includes(id))).toEqual([]);
+      const evidence = results.cases
+        .flatMap((c) => c.checks)
+        .find((k) => k.verdict === 'fail' && k.clauses.includes(clause));
+      expect(evidence?.exchange?.response.status).toBeGreaterThan(0);
+    }, 60_000);
+  }
+});
