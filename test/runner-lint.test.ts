@@ -109,6 +109,14 @@ const CASES: { problem: string; line: string }[] = [
     line: `${file('dates-reversed', 'clauses.yaml')}:6:9: error: clause 'mgmt.lint.never' has since 2025-01-01 not before until 2024-01-01`,
   },
   {
+    problem: 'passive-same-as-uncited',
+    line: `${file('passive-same-as-uncited', 'clauses.yaml')}:7:9: error: sameAs: lint.same-as/read#1 (${file('passive-same-as-uncited', 'refs.case.yaml')}:9:9) does not cite 'mgmt.lint.one'; name a check that does`,
+  },
+  {
+    problem: 'passive-same-as-placeholder',
+    line: `${file('passive-same-as-placeholder', 'clauses.yaml')}:7:9: error: sameAs: lint.same-as/read#0 (${file('passive-same-as-placeholder', 'refs.case.yaml')}:7:9) holds a placeholder, which traffic cannot fill; write expect`,
+  },
+  {
     problem: 'unknown-clause-key',
     line: `${file('unknown-clause-key', 'clauses.yaml')}:6:5: error: /clauses/0: unknown key 'sinse'; see schemas/clauses.schema.json`,
   },

@@ -5,6 +5,7 @@ import { SUITES_DIR } from '../util/paths.ts';
 import { caseFiles, loadCaseFile } from './cases.ts';
 import { loadClauses } from './clauses.ts';
 import { lintSuites, type Problem } from './lint.ts';
+import { resolvePassiveRefs } from './passive-refs.ts';
 import { type LoadedProperty, loadProperties } from './properties.ts';
 
 export interface LoadedSuites {
@@ -56,6 +57,8 @@ export async function loadSuites(
   } catch (err) {
     asProblem(err);
   }
+  if (!problems.length)
+    problems.push(...resolvePassiveRefs(clauses, cases, areas.length === allAreas.length));
   if (!problems.length) problems.push(...lintSuites(clauses, cases, properties));
   return { areas, clauses, cases, properties, problems };
 }

@@ -39,7 +39,10 @@ export interface PassiveWhen {
 /** A clause judged from observed traffic: the exchanges `when` selects must meet `expect`, a case check. */
 export interface PassiveCheck {
   when: PassiveWhen;
+  /** Written here, or the check `sameAs` names, taken from its case when the suites load. */
   expect: CheckDef;
+  /** `<case id>/<step id>#<n>`: the case check this one is (runner/load/passive-refs.ts). */
+  sameAs?: string;
   /** file:line of the entry, for reports. */
   origin: string;
 }
