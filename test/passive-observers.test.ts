@@ -21,7 +21,8 @@ import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/inde
 
 // Property observers (PropertyDef.observe) judge what a matcher cannot state: counts against items,
 // cursors against the page that gave them, ranges against sizes, multipart ETags against the parts
-// Complete sent, conditionals against the ETag answered. Real clients (the AWS SDK, the official
+// Complete sent, conditionals against the ETag answered; and the deprecation schedule is judged at
+// today's date by the checks its cases make (sameAs). Real clients (the AWS SDK, the official
 // cloudflare client) make the traffic; the proxy judges it on its way to the reference.
 
 const asOf = today();
@@ -49,6 +50,12 @@ const OBSERVED = [
   's3.cond.weak-etag',
   's3.cond.wildcard',
   's3.mpu.etag-format',
+  'dep.waf-packages.retired',
+  'dep.rate-limits.retired',
+  'dep.brotli.retired',
+  'dep.organizations.retired',
+  'dep.dns-error-chain.direct',
+  'mgmt.errors.error-chain',
 ];
 
 const KEYS = ['a/1', 'a/2', 'b', 'c', 'd/e/f', 'g', 'h i', 'é'];
@@ -172,6 +179,25 @@ async function observe(faults: string[] = []): Promise<RunResults> {
     await settle(
       cf.get(`/zones/${zone_id}/ssl/certificate_packs`, { query: { status: 'all', per_page: 1 } }),
     );
+
+    // The deprecation schedule: endpoints retired before today, and a DNS record SPEC finds invalid
+    // (SRV data as a string, where data is an object).
+    for (const retired of [
+      `/zones/${zone_id}/firewall/waf/packages`,
+      `/zones/${zone_id}/rate_limits`,
+      `/zones/${zone_id}/settings/brotli`,
+      `/organizations/${ref.context.ids.accountId}`,
+    ]) {
+      await settle(cf.get(retired));
+    }
+    const srv = {
+      zone_id,
+      type: 'SRV',
+      name: `_sip._tcp.obs.${zone.name}`,
+      ttl: 300,
+      data: '10 5 5060 sip.example.com',
+    };
+    await settle(cf.dns.records.create(srv as unknown as Parameters<typeof cf.dns.records.create>[0]));
   } finally {
     s3.destroy();
     await proxy.close();
@@ -226,6 +252,10 @@ describe('property observers judge relations in traffic that no single matcher s
     ['s3-cond-weak-etag-unmatched', 's3.cond.weak-etag'],
     ['s3-cond-wildcard-ignored', 's3.cond.wildcard'],
     ['s3-multipart-etag-parts-unsorted', 's3.mpu.etag-format'],
+    ['serve-retired-waf-packages', 'dep.waf-packages.retired'],
+    ['retired-server-error', 'dep.brotli.retired'],
+    ['keep-error-chain', 'dep.dns-error-chain.direct'],
+    ['root-cause-wrapper-code', 'dep.dns-error-chain.direct'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];
