@@ -32,7 +32,11 @@ export interface PropertyDef {
    * does, with what contradicts the clause. It judges by the same helpers as `run`, so that the
    * active and the passive check are one definition.
    */
-  observe?: () => Observer;
+  observe?: {
+    /** Which exchanges it judges, in words, for `edgecheck lint --passive` and the README. */
+    selects: string;
+    observer: () => Observer;
+  };
 }
 
 /** See PropertyDef.observe. */

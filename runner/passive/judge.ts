@@ -175,7 +175,7 @@ function declared(clause: Clause, check: PassiveCheck): Tally {
 
 /** A property's observer, fresh for this judge: it keeps its own state between exchanges. */
 function observing(p: ObservingProperty, clauses: string[]): Tally {
-  const observer = p.def.observe?.();
+  const observer = p.def.observe?.observer();
   return {
     id: `passive ${p.def.id}`,
     title: p.def.title,

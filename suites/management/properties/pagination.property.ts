@@ -150,7 +150,10 @@ const order: PropertyDef = {
   title: 'order=name with direction ASC or DESC sorts the list across pages',
   clauses: ['mgmt.pagination.order'],
   requests: 30,
-  observe: () => observeOrder,
+  observe: {
+    selects: 'list pages answered 200 to GETs asking for order and direction',
+    observer: () => observeOrder,
+  },
   run: (ctx) =>
     serial(() =>
       withRecords(ctx, ['ASC', 'DESC'], groupSize(ctx), async (listed) => {
@@ -324,7 +327,10 @@ const count: PropertyDef = {
   readOnly: true,
   requests: 2,
   run: (ctx) => onExistingPages(ctx, 2, judgeCount),
-  observe: () => onObservedPages((page) => judgeCount(page.env, page.ri, page)),
+  observe: {
+    selects: 'list pages answered 200 with result_info',
+    observer: () => onObservedPages((page) => judgeCount(page.env, page.ri, page)),
+  },
 };
 
 /**
@@ -348,11 +354,16 @@ const totals: PropertyDef = {
   readOnly: true,
   requests: 3,
   run: (ctx) => onExistingPages(ctx, 3, judgeTotals, leavingARemainder),
-  // Pages past the last are mgmt.pagination.past-end's to judge.
-  observe: () =>
-    onObservedPages(({ env, ri, at }) =>
-      at && at.page <= Math.max(1, Math.ceil(ri.total_count / at.perPage)) ? judgeTotals(env, ri, at) : false,
-    ),
+  observe: {
+    selects: 'list pages answered 200 with result_info, at the page and size asked for, up to the last page',
+    // Pages past the last are mgmt.pagination.past-end\'s to judge.
+    observer: () =>
+      onObservedPages(({ env, ri, at }) =>
+        at && at.page <= Math.max(1, Math.ceil(ri.total_count / at.perPage))
+          ? judgeTotals(env, ri, at)
+          : false,
+      ),
+  },
 };
 
 function judgeTotals(env: Page, ri: ResultInfo, { page, perPage, where }: At): void {
@@ -416,34 +427,40 @@ const pastEnd: PropertyDef = {
       ),
     );
   },
-  observe: () => {
-    // A list's total_count as last reported, by the list and its page size (every query parameter
-    // but page): an error for a page well past it is then known to be past the end.
-    const totals = new RecentMap<string, { total: number; perPage: number }>();
-    return (ex) => {
-      if (ex.door !== 'management' || ex.method !== 'GET') return undefined;
-      const page = Number(ex.query.get('page') ?? 1);
-      const rest = new URLSearchParams([...ex.query].filter(([k]) => k !== 'page').sort());
-      const list = `${ex.path}?${rest}`;
-      const where = `GET ${ex.path}?${ex.query}`;
-      const env = ex.json() as Page;
-      const ri = env?.result_info;
-      if (env?.success === true && Array.isArray(env.result) && ri && typeof ri === 'object') {
-        const perPage = Number(ex.query.get('per_page') ?? ri.per_page);
-        if (!Number.isInteger(ri.total_count) || !Number.isInteger(perPage) || perPage < 1) return undefined;
-        totals.set(list, { total: ri.total_count, perPage });
-        const last = Math.max(1, Math.ceil(ri.total_count / perPage));
-        if (!Number.isInteger(page) || page <= last) return undefined;
-        judgePastEnd(env.result.length, { page, perPage, where }, last);
-        return true;
-      }
-      const known = totals.get(list);
-      if (env?.success !== false || !known || !Number.isInteger(page)) return undefined;
-      // Records added elsewhere meanwhile may add a page; two spare pages absorb that, as in run.
-      const last = Math.max(1, Math.ceil(known.total / known.perPage));
-      if (page <= last + 2) return undefined;
-      violation(`${where}: page ${page} (last is ${last}) answered an error, ${JSON.stringify(env.errors)}`);
-    };
+  observe: {
+    selects: 'list pages asked for by number, and errors answered to them',
+    observer: () => {
+      // A list's total_count as last reported, by the list and its page size (every query parameter
+      // but page): an error for a page well past it is then known to be past the end.
+      const totals = new RecentMap<string, { total: number; perPage: number }>();
+      return (ex) => {
+        if (ex.door !== 'management' || ex.method !== 'GET') return undefined;
+        const page = Number(ex.query.get('page') ?? 1);
+        const rest = new URLSearchParams([...ex.query].filter(([k]) => k !== 'page').sort());
+        const list = `${ex.path}?${rest}`;
+        const where = `GET ${ex.path}?${ex.query}`;
+        const env = ex.json() as Page;
+        const ri = env?.result_info;
+        if (env?.success === true && Array.isArray(env.result) && ri && typeof ri === 'object') {
+          const perPage = Number(ex.query.get('per_page') ?? ri.per_page);
+          if (!Number.isInteger(ri.total_count) || !Number.isInteger(perPage) || perPage < 1)
+            return undefined;
+          totals.set(list, { total: ri.total_count, perPage });
+          const last = Math.max(1, Math.ceil(ri.total_count / perPage));
+          if (!Number.isInteger(page) || page <= last) return undefined;
+          judgePastEnd(env.result.length, { page, perPage, where }, last);
+          return true;
+        }
+        const known = totals.get(list);
+        if (env?.success !== false || !known || !Number.isInteger(page)) return undefined;
+        // Records added elsewhere meanwhile may add a page; two spare pages absorb that, as in run.
+        const last = Math.max(1, Math.ceil(known.total / known.perPage));
+        if (page <= last + 2) return undefined;
+        violation(
+          `${where}: page ${page} (last is ${last}) answered an error, ${JSON.stringify(env.errors)}`,
+        );
+      };
+    },
   },
 };
 

@@ -95,7 +95,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.cond-etag-lists',
     title: 'If-Match and If-None-Match with any ETag list on GET, HEAD and PUT',
     clauses: ['s3.cond.etag-list'],
-    observe: () => observeConditional('list'),
+    observe: {
+      selects: 'GET and HEAD with one If-Match or If-None-Match list of ETags, answered 200 or 304',
+      observer: () => observeConditional('list'),
+    },
     async run(ctx) {
       const o = await withObject(ctx);
       await fc.assert(
@@ -126,7 +129,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.cond-weak',
     title: 'Weak ETags in If-None-Match lists match by weak comparison on GET and HEAD',
     clauses: ['s3.cond.weak-etag'],
-    observe: () => observeConditional('weak'),
+    observe: {
+      selects: 'GET and HEAD with an If-None-Match holding a weak ETag, answered 200 or 304',
+      observer: () => observeConditional('weak'),
+    },
     async run(ctx) {
       const o = await withObject(ctx);
       const weakList = fc
@@ -159,7 +165,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.cond-wildcard',
     title: 'The wildcard * matches any existing object and no missing one',
     clauses: ['s3.cond.wildcard'],
-    observe: () => observeConditional('wildcard'),
+    observe: {
+      selects: 'GET and HEAD with If-Match: * or If-None-Match: *, answered 200 or 304',
+      observer: () => observeConditional('wildcard'),
+    },
     async run(ctx) {
       const o = await withObject(ctx);
       let fresh = 0;

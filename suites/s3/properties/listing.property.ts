@@ -179,7 +179,7 @@ function property(
   title: string,
   clause: string,
   check: (ctx: PropertyContext, world: World, keys: string[], p: Params) => Promise<void>,
-  observe?: () => Observer,
+  observe?: PropertyDef['observe'],
 ): PropertyDef {
   return {
     id,
@@ -213,7 +213,7 @@ const properties: PropertyDef[] = [
       );
     },
     // Seen in traffic: of the keys a page lists, the model keeps every one under the prefix asked.
-    observedListings((l) => {
+    observedListings('asked for with a prefix', (l) => {
       if (!l.prefix) return false;
       const want = expectedListing(l.page.keys, { prefix: l.prefix });
       const outside = l.page.keys.filter((k) => !want.keys.includes(k));
@@ -240,7 +240,7 @@ const properties: PropertyDef[] = [
     },
     // Seen in traffic: the model rolls up none of the keys a page lists, and rolls each common
     // prefix it lists up to itself.
-    observedListings((l) => {
+    observedListings('asked for with a delimiter', (l) => {
       if (!l.delimiter) return false;
       const p = { prefix: l.prefix, delimiter: l.delimiter };
       const rolled = l.page.keys.filter((k) => expectedListing([k], p).keys.length === 0);
@@ -284,7 +284,7 @@ const properties: PropertyDef[] = [
       }
     },
     // Seen in traffic: every key a page lists sorts after start-after (V2) or marker (V1).
-    observedListings((l) => {
+    observedListings('asked for with start-after or marker', (l) => {
       if (!l.startAfter) return false;
       const early = l.page.keys.filter((k) => utf8Compare(k, l.startAfter!) <= 0);
       expectThat(early.length === 0, `${l.where}: listed ${show(early)}, at or before ${show(l.startAfter)}`);
@@ -305,7 +305,7 @@ const properties: PropertyDef[] = [
     },
     // Seen in traffic: a page asked for with max-keys up to S3's 1000 holds at most that many
     // entries and says so in MaxKeys.
-    observedListings((l) => {
+    observedListings('asked for with max-keys up to 1000', (l) => {
       if (l.maxKeys === undefined || l.maxKeys > 1000) return false;
       judgeMaxKeys(l.page, l.maxKeys, l.where);
     }),
@@ -323,7 +323,10 @@ const properties: PropertyDef[] = [
         `params ${show(p)}: expected ${show(want)}, got ${show(got)}`,
       );
     },
-    observePagination,
+    {
+      selects: 'ListObjectsV2 pages, and those asked for with a continuation token a page seen earlier gave',
+      observer: paginationObserver,
+    },
   ),
   property(
     's3.prop.list-key-count',
@@ -339,7 +342,7 @@ const properties: PropertyDef[] = [
         true,
       );
     },
-    observedListings((l) => (l.v2 ? judgeKeyCount(l.page, l.where) : false)),
+    observedListings('(V2)', (l) => (l.v2 ? judgeKeyCount(l.page, l.where) : false)),
   ),
   property(
     's3.prop.list-next-marker',
@@ -362,7 +365,7 @@ const properties: PropertyDef[] = [
         if (marker === undefined) return;
       }
     },
-    observedListings((l) => (l.v2 ? false : judgeNextMarker(l.page, l.where))),
+    observedListings('(V1)', (l) => (l.v2 ? false : judgeNextMarker(l.page, l.where))),
   ),
   property(
     's3.prop.list-exact-fit',
@@ -405,7 +408,7 @@ const properties: PropertyDef[] = [
         true,
       );
     },
-    observedListings((l) =>
+    observedListings('(V2) asked for with a continuation token', (l) =>
       l.v2 && l.token !== undefined ? judgeTokenEcho(l.page, l.token, l.where) : false,
     ),
   ),
@@ -435,7 +438,9 @@ const properties: PropertyDef[] = [
         );
       }
     },
-    observedListings((l) => (l.encoded ? judgeEncoded(l.raw, l.where) : false)),
+    observedListings('asked for with encoding-type url', (l) =>
+      l.encoded ? judgeEncoded(l.raw, l.where) : false,
+    ),
   ),
 ];
 
@@ -476,9 +481,9 @@ function judgeEncoded(raw: string[], label: string): void {
  * order; a page asked for with a continuation token lists only entries after the last one of the
  * page that gave the token (the same bucket and parameters): none repeated, none from before.
  */
-function observePagination(): Observer {
+function paginationObserver(): Observer {
   const issued = new RecentMap<string, { list: string; last: string }>();
-  return observedListings((l) => {
+  return observedListings('', (l) => {
     if (!l.v2) return false;
     for (const [what, list] of [
       ['keys', l.page.keys],
@@ -498,7 +503,7 @@ function observePagination(): Observer {
     }
     if (l.page.nextToken !== undefined && entries.length)
       issued.set(l.page.nextToken, { list: l.list, last: entries[entries.length - 1] });
-  })();
+  }).observer();
 }
 
 export default properties;

@@ -99,7 +99,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.mpu-etag',
     title: 'For any part count, the multipart ETag is the MD5 of the part MD5s with -N',
     clauses: ['s3.mpu.etag-format'],
-    observe: () => observeCompleteEtag,
+    observe: {
+      selects: 'CompleteMultipartUpload answered 200, with its request body',
+      observer: () => observeCompleteEtag,
+    },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
       await fc.assert(

@@ -63,7 +63,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-status',
     title: 'Any satisfiable range is answered 206 with exactly the bytes it asks for',
     clauses: ['s3.get.range-206'],
-    observe: () => observeRange((r) => judgeRangeStatus(r, (form) => form === 'closed')),
+    observe: {
+      selects: 'GETs of one closed byte range within the object, no condition beside it',
+      observer: () => observeRange((r) => judgeRangeStatus(r, (form) => form === 'closed')),
+    },
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
@@ -87,7 +90,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-bytes',
     title: 'Any satisfiable range returns exactly bytes first..last inclusive and the exact Content-Range',
     clauses: ['s3.get.range-inclusive'],
-    observe: () => observeRange(judgeInclusive),
+    observe: {
+      selects: 'GETs of one closed byte range answered 206',
+      observer: () => observeRange(judgeInclusive),
+    },
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
@@ -137,7 +143,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-forms',
     title: 'Open-ended, suffix and over-long ranges are clipped to the object (Amazon S3, RFC 9110)',
     clauses: ['s3.get.range-forms'],
-    observe: () => observeRange((r) => judgeRangeStatus(r, (form) => form !== 'closed')),
+    observe: {
+      selects: 'GETs of one open, suffix or over-long byte range, no condition beside it',
+      observer: () => observeRange((r) => judgeRangeStatus(r, (form) => form !== 'closed')),
+    },
     async run(ctx) {
       const read = reader(ctx);
       const form = fc.oneof(
@@ -183,7 +192,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-unsatisfiable',
     title: 'A range starting at or beyond the end is answered 416 InvalidRange (Amazon S3)',
     clauses: ['s3.get.range-unsatisfiable'],
-    observe: () => observeRange(judgeUnsatisfiable),
+    observe: {
+      selects: 'GETs of a range starting at or past the end, answered with the size (a 416 does not tell it)',
+      observer: () => observeRange(judgeUnsatisfiable),
+    },
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(

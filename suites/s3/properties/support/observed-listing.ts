@@ -80,9 +80,15 @@ export function seenListing(ex: ObservedView): SeenListing | undefined {
  * An observer of listings for PropertyDef.observe: each page seen goes to `judge`, which answers
  * false where it has nothing to judge and throws what contradicts its clause.
  */
-export function observedListings(judge: (l: SeenListing) => unknown): () => Observer {
-  return () => (ex) => {
-    const listing = seenListing(ex);
-    return listing === undefined ? undefined : judge(listing) !== false;
+export function observedListings(
+  selects: string,
+  judge: (l: SeenListing) => unknown,
+): { selects: string; observer: () => Observer } {
+  return {
+    selects: `ListObjects and ListObjectsV2 pages ${selects}`,
+    observer: () => (ex) => {
+      const listing = seenListing(ex);
+      return listing === undefined ? undefined : judge(listing) !== false;
+    },
   };
 }
