@@ -11,7 +11,8 @@ import { FAULTS } from '../reference/faults.ts';
 import { listAreas } from '../runner/load/clauses.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import type { Clause } from '../runner/model/clause.ts';
-import { SUITES_DIR } from '../runner/util/paths.ts';
+import { ROOT, SUITES_DIR } from '../runner/util/paths.ts';
+import { passiveTable, withPassiveTable } from './passive-table.ts';
 
 /** The suites whose README carries a table. */
 export const TABLE_AREAS = ['management', 'deprecations', 's3'] as const;
@@ -163,5 +164,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     writeFileSync(file, withTable(readFileSync(file, 'utf8'), clauseTable(area, coverage)));
   }
   for (const entry of coverage.unknownBreaks) console.warn(`a fault lists an unknown clause: ${entry}`);
-  console.log(`wrote the clause tables of ${TABLE_AREAS.map((a) => `suites/${a}/README.md`).join(', ')}`);
+  const areas = listAreas();
+  const readme = path.join(ROOT, 'README.md');
+  writeFileSync(
+    readme,
+    withPassiveTable(readFileSync(readme, 'utf8'), passiveTable(await loadSuites(areas, areas))),
+  );
+  console.log(
+    `wrote the clause tables of ${TABLE_AREAS.map((a) => `suites/${a}/README.md`).join(', ')} and README.md's table of clauses judged from traffic`,
+  );
 }

@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { listAreas } from '../runner/load/clauses.ts';
+import { loadSuites } from '../runner/load/suite.ts';
+import { ROOT } from '../runner/util/paths.ts';
 import {
   type Coverage,
   clauseTable,
@@ -10,6 +14,7 @@ import {
   TABLE_AREAS,
   tableIn,
 } from '../scripts/clause-tables.ts';
+import { passiveTable, passiveTableIn } from '../scripts/passive-table.ts';
 
 /*
  * Each suite's README shows, per clause, the checks that cite it and the faults that break it
@@ -19,6 +24,8 @@ import {
  */
 
 const coverage: Coverage = await loadCoverage();
+const areas = listAreas();
+const suites = await loadSuites(areas, areas);
 const readme = (area: string) => readFileSync(readmeFile(area), 'utf8');
 
 /** The clause ids listed as "- `id`: reason" under the one-fault heading, up to the next heading. */
@@ -34,6 +41,17 @@ function provedByOneFault(text: string): Set<string> {
   }
   return ids;
 }
+
+describe("README.md's table of the clauses traffic can judge", () => {
+  it('is the table the clauses and properties give', () => {
+    const written = passiveTableIn(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    expect(written, 'README.md has no passive table markers').toBeDefined();
+    expect(
+      written,
+      "README.md's table of clauses judged from traffic is out of date: run `npm run tables`",
+    ).toBe(passiveTable(suites));
+  });
+});
 
 describe('the clause tables of the suite READMEs', () => {
   it.each(TABLE_AREAS)('suites/%s/README.md holds the table the sources give', (area) => {
