@@ -21,6 +21,9 @@ const HOP = new Set([
   'expect',
 ]);
 
+/** Enough for a CompleteMultipartUpload of 10,000 parts; uploads pass through unkept beyond it. */
+const REQUEST_KEEP = 2 * 1024 * 1024;
+
 export interface ProxyOptions {
   /** Where each door forwards to: an origin (scheme, host, port). */
   upstream: { management?: string; s3?: string };
@@ -105,9 +108,9 @@ async function forward(
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
   const hasBody =
     req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  // The request body is kept to the cap for the checks that read it (a CompleteMultipartUpload's
+  // The request body is kept to REQUEST_KEEP for the checks that read it (a CompleteMultipartUpload's
   // parts), and only passed on beyond it.
-  const sent = hasBody ? new BodyCollector(true) : undefined;
+  const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
   try {
     const answer = await request(new URL(req.url ?? '/', upstream), {
       dispatcher: agent,

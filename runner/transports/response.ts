@@ -68,20 +68,24 @@ export class BodyCollector {
   private hashes?: { sha: Hash; md5: Hash };
   private stopped?: CollectedBody;
 
-  constructor(private readonly stopAtCap = false) {}
+  constructor(
+    private readonly stopAtCap = false,
+    /** Where keeping stops (KEEP_BYTES unless a reader needs less). */
+    private readonly cap = KEEP_BYTES,
+  ) {}
 
   /** Takes one chunk; false when reading should stop here (the cap, with `stopAtCap`). */
   push(chunk: Buffer | Uint8Array): boolean {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     const { kept } = this;
-    if (this.stopAtCap && this.size + buf.length > KEEP_BYTES) {
+    if (this.stopAtCap && this.size + buf.length > this.cap) {
       this.size += buf.length;
       const prefix = Buffer.concat(kept).subarray(0, PREFIX_BYTES);
       this.stopped = new Collected(this.size, Buffer.from(prefix), true, undefined, true);
       this.kept = [];
       return false;
     }
-    if (!this.hashes && this.size + buf.length > KEEP_BYTES) {
+    if (!this.hashes && this.size + buf.length > this.cap) {
       const hashes = { sha: createHash('sha256'), md5: createHash('md5') };
       for (const k of kept) {
         hashes.sha.update(k);
