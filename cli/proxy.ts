@@ -1,7 +1,13 @@
 import { createReporter } from '../reporters/registry.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { Reporter } from '../runner/model/results.ts';
-import { HarRecorder, PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import {
+  HarRecorder,
+  PassiveJudge,
+  passiveResults,
+  type ResignCredentials,
+  startProxy,
+} from '../runner/passive/index.ts';
 import { errorMessage, InputError } from '../runner/util/errors.ts';
 import { registerSecret } from '../runner/util/redact.ts';
 import { VERSION } from '../runner/version.ts';
@@ -18,7 +24,12 @@ exchanges, one contradicted fails with that exchange (redacted), one never obser
 
 Options
   --management-url URL   the target's management API (either or both)
-  --s3-endpoint URL      the target's S3 endpoint; the Host header goes as the client signed it
+  --s3-endpoint URL      the target's S3 endpoint; the Host header goes as the client signed it,
+                         unless --resign
+  --resign               sign each S3 request again for the target's Host, with the keys in
+                         EDGECHECK_S3_ACCESS_KEY_ID and EDGECHECK_S3_SECRET_ACCESS_KEY: a hosted
+                         target routes by Host, which the client signed for the proxy's address.
+                         Signed chunks (STREAMING-AWS4-HMAC-SHA256-PAYLOAD) cannot be signed again
   --port N               the management port (default: a free one); S3 listens on N+1
   --record FILE          also write the traffic as a HAR file, secrets redacted before writing
                          (bodies cut at 64 KiB); 'edgecheck judge FILE' judges it again
@@ -46,6 +57,7 @@ export async function proxyCommand(
     timeout: { type: 'string' },
     reporter: { type: 'string', multiple: true },
     secret: { type: 'string', multiple: true },
+    resign: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -59,6 +71,7 @@ export async function proxyCommand(
   if (!upstream.management && !upstream.s3)
     throw new InputError('proxy', 'give the target: --management-url URL and/or --s3-endpoint URL');
   for (const s of values.secret ?? []) registerSecret(s);
+  const resign = values.resign ? resignCredentials(upstream.s3) : undefined;
   const port = int('--port', values.port, 1, 65534);
   const timeoutMs = int('--timeout', values.timeout, 1, 86_400_000) ?? 300_000;
   const asOf = date('--as-of', values['as-of']) ?? today();
@@ -79,6 +92,7 @@ export async function proxyCommand(
   }
   const startedAt = new Date();
   const proxy = await startProxy({
+    resign,
     upstream,
     port,
     timeoutMs,
@@ -134,4 +148,18 @@ function signalled(): Promise<string> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
+}
+
+/** The keys --resign signs with, from the environment a run reads them from. */
+function resignCredentials(s3: string | undefined): ResignCredentials {
+  if (!s3) throw new InputError('--resign', 'signs S3 requests: give --s3-endpoint URL too');
+  const accessKeyId = process.env.EDGECHECK_S3_ACCESS_KEY_ID;
+  const secretAccessKey = process.env.EDGECHECK_S3_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey)
+    throw new InputError(
+      '--resign',
+      'set EDGECHECK_S3_ACCESS_KEY_ID and EDGECHECK_S3_SECRET_ACCESS_KEY to the keys to sign with',
+    );
+  registerSecret(secretAccessKey);
+  return { accessKeyId, secretAccessKey };
 }

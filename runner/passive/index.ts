@@ -13,6 +13,7 @@ export { HAR_LIMIT, readHar } from './har.ts';
 export { type ObservingProperty, PassiveJudge } from './judge.ts';
 export { type ProxyHandle, startProxy } from './proxy.ts';
 export { HarRecorder } from './record.ts';
+export type { ResignCredentials } from './resign.ts';
 
 /**
  * The clauses observed traffic can judge, for lint and the README: each with what judges it, its

@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BodyCollector, flattenHeaders } from '../transports/response.ts';
 import type { ObservedExchange } from './exchange.ts';
+import { type ResignCredentials, resign } from './resign.ts';
 
 /** Headers of one hop, never forwarded (RFC 9110 7.6.1), and those the forwarding sets itself. */
 const HOP = new Set([
@@ -31,6 +32,11 @@ export interface ProxyOptions {
   port?: number;
   /** Each request's deadline, headers and body (ms). */
   timeoutMs?: number;
+  /**
+   * S3 credentials to sign each S3 request again with, for the upstream's Host (resign.ts);
+   * without them the Host goes as the client signed it.
+   */
+  resign?: ResignCredentials;
   /** Hears every exchange once its answer has passed through whole. */
   onExchange: (ex: ObservedExchange) => void;
 }
@@ -46,8 +52,9 @@ export interface ProxyHandle {
  * kept to the cap, hashed beyond it, never held whole. A client gone mid-body cuts the upstream
  * exchange; nothing of it is judged.
  *
- * The Host header goes as the client sent it: a SigV4 signature covers it, so a client signing
- * for the proxy's address is still verified by a target that checks the Host it receives.
+ * The management API's requests get the upstream's Host. An S3 request's Host goes as the client
+ * signed it (a SigV4 signature covers it), unless `resign` gives credentials to sign it again for
+ * the upstream's Host: a target that routes by Host (every hosted one) needs that.
  */
 export async function startProxy(o: ProxyOptions): Promise<ProxyHandle> {
   const host = o.host ?? '127.0.0.1';
@@ -69,7 +76,7 @@ export async function startProxy(o: ProxyOptions): Promise<ProxyHandle> {
       const upstream = o.upstream[door];
       if (!upstream) continue;
       const server = http.createServer({ keepAliveTimeout: 5000, requestTimeout: 0 }, (req, res) =>
-        forward(door, upstream, agents, req, res, o.onExchange),
+        forward(door, upstream, agents, req, res, o),
       );
       // A client sending garbage gets a 400 from Node, as it would from the target; the proxy goes on.
       server.on('clientError', (_err, socket) => socket.destroy());
@@ -110,7 +117,7 @@ async function forward(
   agents: Agents,
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  onExchange: ProxyOptions['onExchange'],
+  o: Pick<ProxyOptions, 'onExchange' | 'resign'>,
 ): Promise<void> {
   const startedAt = new Date().toISOString();
   const cut = new AbortController();
@@ -118,7 +125,7 @@ async function forward(
   res.on('close', () => {
     if (!res.writableFinished) cut.abort();
   });
-  const headers: Record<string, string | string[]> = {};
+  let headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
   const hasBody =
     req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
@@ -126,7 +133,20 @@ async function forward(
   // parts), and only passed on beyond it.
   const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
   try {
-    const target = new URL(req.url ?? '/', upstream);
+    let target = new URL(req.url ?? '/', upstream);
+    // The management API's credentials do not cover Host, and the target routes by it.
+    if (door === 'management') headers.host = target.host;
+    else if (o.resign) {
+      const signed = await resign({ method: req.method ?? 'GET', url: target, headers }, o.resign);
+      if ('refused' in signed) {
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end(`edgecheck proxy --resign: ${signed.refused}\n`);
+        req.resume();
+        return;
+      }
+      target = signed.url;
+      headers = signed.headers;
+    }
     const client = target.protocol === 'https:' ? https : http;
     const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const up = client.request(target, {
@@ -158,7 +178,7 @@ async function forward(
       if (cut.signal.aborted) return;
     }
     res.end();
-    onExchange({
+    o.onExchange({
       door,
       request: {
         method: req.method ?? 'GET',
