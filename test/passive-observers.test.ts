@@ -1,15 +1,4 @@
-import {
-  CompleteMultipartUploadCommand,
-  CreateBucketCommand,
-  CreateMultipartUploadCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import Cloudflare from 'cloudflare';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
@@ -18,6 +7,7 @@ import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { s3Traffic, settle } from './helpers/passive-traffic.ts';
 
 // Property observers (PropertyDef.observe) judge what a matcher cannot state: counts against items,
 // cursors against the page that gave them, ranges against sizes, multipart ETags against the parts
@@ -58,12 +48,6 @@ const OBSERVED = [
   'mgmt.errors.error-chain',
 ];
 
-const KEYS = ['a/1', 'a/2', 'b', 'c', 'd/e/f', 'g', 'h i', 'é'];
-const OTHER = `"${'0'.repeat(32)}"`;
-
-/** Answers that a fault turns into errors are part of the traffic, not the test's concern. */
-const settle = <T>(p: Promise<T>) => p.catch(() => undefined);
-
 /** The reference with `faults`, behind the proxy, driven by the AWS SDK and the cloudflare client. */
 async function observe(faults: string[] = []): Promise<RunResults> {
   const ref = await startReference({ asOf, faults });
@@ -83,74 +67,7 @@ async function observe(faults: string[] = []): Promise<RunResults> {
   });
   try {
     const Bucket = 'observed';
-    await s3.send(new CreateBucketCommand({ Bucket }));
-    for (const Key of KEYS) await s3.send(new PutObjectCommand({ Bucket, Key, Body: `body of ${Key}` }));
-
-    // Listings: V2 pages followed by their tokens, then prefix, delimiter, start-after, encoding.
-    let token: string | undefined;
-    for (let n = 0; n < 10; n++) {
-      const page = await s3.send(new ListObjectsV2Command({ Bucket, MaxKeys: 3, ContinuationToken: token }));
-      token = page.NextContinuationToken;
-      if (!token) break;
-    }
-    for (const params of [
-      { Prefix: 'a/' },
-      { Delimiter: '/' },
-      { StartAfter: 'b' },
-      { EncodingType: 'url' as const, Delimiter: '/' },
-    ]) {
-      await settle(s3.send(new ListObjectsV2Command({ Bucket, ...params })));
-    }
-    // V1 pages, by NextMarker or the last key.
-    let marker: string | undefined;
-    for (let n = 0; n < 10; n++) {
-      const page = await s3.send(new ListObjectsCommand({ Bucket, MaxKeys: 3, Marker: marker }));
-      marker = page.NextMarker ?? page.Contents?.at(-1)?.Key;
-      if (!page.IsTruncated || !marker) break;
-    }
-    await s3.send(new ListObjectsCommand({ Bucket, Marker: 'b' }));
-
-    // Ranges of a 100-byte object: closed, open, suffix, over-long, and past the end.
-    const put = await s3.send(new PutObjectCommand({ Bucket, Key: 'r', Body: Buffer.alloc(100, 7) }));
-    for (const Range of [
-      'bytes=2-5',
-      'bytes=0-0',
-      'bytes=10-',
-      'bytes=-7',
-      'bytes=90-500',
-      'bytes=200-300',
-    ]) {
-      const got = await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'r', Range })));
-      await got?.Body?.transformToByteArray();
-    }
-
-    // Conditionals against the object's ETag: lists, weak tags, the wildcard.
-    const etag = put.ETag!;
-    await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'r', IfNoneMatch: `${OTHER}, ${etag}` })));
-    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfMatch: `${OTHER}, ${etag}` })));
-    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfNoneMatch: `${OTHER}, W/${etag}` })));
-    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfNoneMatch: '*' })));
-    await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'r', IfMatch: '*' })));
-
-    // A multipart upload of two parts, completed with the parts listed in reverse.
-    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'm' }));
-    const parts = [];
-    for (const [i, body] of [Buffer.alloc(5 * 1024 * 1024, 1), Buffer.from('last')].entries()) {
-      const part = await s3.send(
-        new UploadPartCommand({ Bucket, Key: 'm', UploadId, PartNumber: i + 1, Body: body }),
-      );
-      parts.push({ PartNumber: i + 1, ETag: part.ETag });
-    }
-    await settle(
-      s3.send(
-        new CompleteMultipartUploadCommand({
-          Bucket,
-          Key: 'm',
-          UploadId,
-          MultipartUpload: { Parts: parts.reverse() },
-        }),
-      ),
-    );
+    await s3Traffic(s3, Bucket);
 
     // Management lists: DNS records by name in both directions over pages, a page past the end,
     // certificate packs one per page.
