@@ -189,7 +189,7 @@ const order: PropertyDef = {
     ),
 };
 
-/** Orders a page may be sorted in: code units, or letters' case ignored, or the locale's collation. */
+/** Orders a page may be sorted in: code units, letters' case ignored, the locale's collation, numbers by value. */
 const COLLATIONS: ((a: string, b: string) => number)[] = [
   (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   (a, b) => {
@@ -197,6 +197,8 @@ const COLLATIONS: ((a: string, b: string) => number)[] = [
     return x < y ? -1 : x > y ? 1 : 0;
   },
   (a, b) => a.localeCompare(b),
+  // Numbers within names or addresses (9.0.0.1 before 10.0.0.2).
+  (a, b) => a.localeCompare(b, undefined, { numeric: true }),
 ];
 
 /**
@@ -329,7 +331,11 @@ const count: PropertyDef = {
   run: (ctx) => onExistingPages(ctx, 2, judgeCount),
   observe: {
     selects: 'list pages answered 200 with result_info',
-    observer: () => onObservedPages((page) => judgeCount(page.env, page.ri, page)),
+    // A block without count (cursor-paginated lists) is the fields clause's to judge, not this one's.
+    observer: () =>
+      onObservedPages((page) =>
+        typeof page.ri.count === 'number' ? judgeCount(page.env, page.ri, page) : false,
+      ),
   },
 };
 
