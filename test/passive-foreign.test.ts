@@ -2,7 +2,6 @@ import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
@@ -11,7 +10,7 @@ import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/inde
 import { ROOT } from '../runner/util/paths.ts';
 import { type ForeignServer, haveMoto, startMoto, startS3rver } from './helpers/foreign-servers.ts';
 import { recordNotRun } from './helpers/not-run.ts';
-import { s3Traffic } from './helpers/passive-traffic.ts';
+import { s3Traffic, sdkClient } from './helpers/passive-traffic.ts';
 
 /*
  * What the passive judge says of servers nobody here wrote (moto, s3rver), checked by a judge that
@@ -48,13 +47,7 @@ async function judged(server: ForeignServer): Promise<RunResults> {
     upstream: { s3: server.s3.endpoint },
     onExchange: (ex) => judge.observe(ex),
   });
-  const s3 = new S3Client({
-    endpoint: proxy.urls.s3,
-    region: server.s3.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: server.s3.accessKeyId, secretAccessKey: server.s3.secretAccessKey },
-    maxAttempts: 1,
-  });
+  const s3 = sdkClient(proxy.urls.s3!, server.s3, server.s3.region);
   const startedAt = new Date();
   try {
     await s3Traffic(s3, 'passive-foreign');

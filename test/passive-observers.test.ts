@@ -1,4 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import Cloudflare from 'cloudflare';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
@@ -7,7 +6,7 @@ import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
-import { s3Traffic, settle } from './helpers/passive-traffic.ts';
+import { s3Traffic, sdkClient, settle } from './helpers/passive-traffic.ts';
 
 // Property observers (PropertyDef.observe) judge what a matcher cannot state: counts against items,
 // cursors against the page that gave them, ranges against sizes, multipart ETags against the parts
@@ -58,13 +57,7 @@ async function observe(faults: string[] = []): Promise<RunResults> {
   });
   const startedAt = new Date();
   const c = ref.context.credentials;
-  const s3 = new S3Client({
-    endpoint: proxy.urls.s3,
-    region: 'auto',
-    forcePathStyle: true,
-    credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
-    maxAttempts: 1,
-  });
+  const s3 = sdkClient(proxy.urls.s3!, c);
   try {
     const Bucket = 'observed';
     await s3Traffic(s3, Bucket);

@@ -13,7 +13,6 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import Cloudflare from 'cloudflare';
@@ -28,6 +27,7 @@ import { VERSION } from '../runner/version.ts';
 import { runMain } from './helpers/cli.ts';
 import { startHostileTarget } from './helpers/hostile-target.ts';
 import { findTool, haveTool } from './helpers/not-run.ts';
+import { sdkClient } from './helpers/passive-traffic.ts';
 
 const run = promisify(execFile);
 const asOf = today();
@@ -76,13 +76,7 @@ async function session(label: string, faults: string[] = []): Promise<{ results:
   const startedAt = new Date();
   try {
     const c = ref.context.credentials;
-    const s3 = new S3Client({
-      endpoint: proxy.urls.s3,
-      region: 'auto',
-      forcePathStyle: true,
-      credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
-      maxAttempts: 1,
-    });
+    const s3 = sdkClient(proxy.urls.s3!, c);
     const Bucket = `passive-${label}`;
     await s3.send(new CreateBucketCommand({ Bucket }));
     await s3.send(new HeadBucketCommand({ Bucket }));

@@ -7,7 +7,6 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import { PassiveJudge, type ProxyHandle, startProxy } from '../runner/passive/index.ts';
+import { sdkClient } from './helpers/passive-traffic.ts';
 
 // A hosted S3 target routes by the Host header, which SigV4 covers: a client pointed at the proxy
 // signs for the proxy's address. `--resign` signs each request again for the target's Host with
@@ -77,13 +77,7 @@ async function proxyFor(resignWith?: { accessKeyId: string; secretAccessKey: str
 
 /** An SDK client pointed at the proxy, with keys the target does not know. */
 const client = (proxy: ProxyHandle) =>
-  new S3Client({
-    endpoint: proxy.urls.s3,
-    region: 'auto',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'CLIENTSKEY', secretAccessKey: 'not-the-target-secret' },
-    maxAttempts: 1,
-  });
+  sdkClient(proxy.urls.s3!, { accessKeyId: 'CLIENTSKEY', secretAccessKey: 'not-the-target-secret' });
 
 describe('edgecheck proxy --resign, in front of a target that routes by Host', () => {
   beforeAll(async () => {

@@ -7,12 +7,28 @@ import {
   ListObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  type S3Client,
+  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 
 const KEYS = ['a/1', 'a/2', 'b', 'c', 'd/e/f', 'g', 'h i', 'é'];
 const OTHER = `"${'0'.repeat(32)}"`;
+
+/** An AWS SDK client as an application configures one for a path-style endpoint: no retries. */
+export function sdkClient(
+  endpoint: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  region = 'auto',
+): S3Client {
+  const { accessKeyId, secretAccessKey } = credentials;
+  return new S3Client({
+    endpoint,
+    region,
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+    maxAttempts: 1,
+  });
+}
 
 /** Answers that a fault or a foreign server turns into errors are part of the traffic, not the caller's concern. */
 export const settle = <T>(p: Promise<T>) => p.catch(() => undefined);
