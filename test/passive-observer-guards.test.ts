@@ -42,12 +42,12 @@ function verdicts(...exchanges: ObservedExchange[]): Record<string, string> {
 const page = (result: unknown[], resultInfo: Record<string, unknown>) =>
   JSON.stringify({ success: true, errors: [], messages: [], result, result_info: resultInfo });
 
-describe('observers leave unjudged what they cannot read, and judge its twin', () => {
-  beforeAll(async () => {
-    const areas = listAreas();
-    suites = await loadSuites(areas, areas);
-  });
+beforeAll(async () => {
+  const areas = listAreas();
+  suites = await loadSuites(areas, areas);
+});
 
+describe('observers leave unjudged what they cannot read, and judge its twin', () => {
   it('result_info without count (a cursor-paginated list) is not judged for count; a wrong count is', () => {
     const cursor = exchange(
       'management',
@@ -140,5 +140,15 @@ describe('observers leave unjudged what they cannot read, and judge its twin', (
     expect(verdicts(over)['s3.list.max-keys']).toBeUndefined();
     const two = exchange('s3', 'GET', '/b?list-type=2&max-keys=2', 200, xml(2));
     expect(verdicts(two)['s3.list.max-keys']).toBe('fail');
+  });
+});
+
+describe('declared checks leave unjudged what they cannot read', () => {
+  it('a JSON answer a recording cut is not judged by the envelope checks; the same answer whole is', () => {
+    const whole = exchange('management', 'GET', '/client/v4/zones', 200, '{"success": true}');
+    expect(verdicts(whole)['mgmt.envelope.fields']).toBe('fail');
+    const cut = exchange('management', 'GET', '/client/v4/zones', 200, '');
+    cut.response.body = partBody(Buffer.from('{"success": tr'), 5_000_000);
+    expect(verdicts(cut)['mgmt.envelope.fields']).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { clauseApplies } from '../model/clause.ts';
 import type { ObservedView, PropertyDef } from '../model/property.ts';
 import { type CaseResult, type CheckResult, EXCHANGE_BODY_LIMIT, type Exchange } from '../model/results.ts';
 import { StepResponse } from '../transports/response.ts';
-import { CheckFailure } from '../util/errors.ts';
+import { CheckFailure, errorMessage } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { Unreadable, viewOf } from './view.ts';
@@ -167,7 +167,14 @@ function declared(clause: Clause, check: PassiveCheck): Tally {
     held: 0,
     judge(ex, path, query, read) {
       if (!selects(check.when, pattern, ex, path, query)) return false;
-      evaluateCheck(check.expect, read.response());
+      try {
+        evaluateCheck(check.expect, read.response());
+      } catch (err) {
+        // Only a matcher that did not hold contradicts the clause; an answer the check cannot
+        // read (a body over the cap, or cut by a recording) is not judged.
+        if (err instanceof CheckFailure) throw err;
+        throw new Unreadable(errorMessage(err));
+      }
       return true;
     },
   };
