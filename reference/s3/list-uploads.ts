@@ -1,5 +1,6 @@
 import type { S3Call } from './call.ts';
 import { invalidArgument } from './errors.ts';
+import { keyOrder } from './key-order.ts';
 import { urlEncodeKey } from './listing.ts';
 import { boundedInt } from './multipart.ts';
 import { sendResult } from './respond.ts';
@@ -27,10 +28,11 @@ export function listMultipartUploads(call: S3Call): void {
   const all = [...(hidden ? [] : bucket.uploads.values())]
     .filter((u) => !partless(u))
     .filter((u) => u.key.startsWith(prefix))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.initiated.getTime() - b.initiated.getTime()))
+    .sort((a, b) => keyOrder(a.key, b.key) || a.initiated.getTime() - b.initiated.getTime())
     .filter(
       (u) =>
-        u.key > keyMarker || (u.key === keyMarker && uploadIdMarker !== '' && u.uploadId > uploadIdMarker),
+        keyOrder(u.key, keyMarker) > 0 ||
+        (u.key === keyMarker && uploadIdMarker !== '' && u.uploadId > uploadIdMarker),
     );
   const uploads: typeof all = [];
   const prefixes: string[] = [];

@@ -2,6 +2,7 @@ import type { S3Call } from './call.ts';
 import { headerValue } from './call.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { invalidArgument, notImplemented } from './errors.ts';
+import { keyOrder, utf16Order } from './key-order.ts';
 import { boundedInt } from './multipart.ts';
 import { sendResult } from './respond.ts';
 
@@ -46,6 +47,8 @@ export function paginate<T>(
     prefix: string;
     delimiter: string;
     after: string;
+    /** How keys sort (keyOrder: S3's; another under a fault). */
+    compare?: (a: string, b: string) => number;
     /** Under a fault: list the key equal to `after` too. */
     afterInclusive?: boolean;
     max: number;
@@ -69,7 +72,8 @@ export function paginate<T>(
   };
   for (const [key, value] of sorted) {
     if (!key.startsWith(opts.prefix)) continue;
-    if (key < opts.after || (key === opts.after && !opts.afterInclusive)) {
+    const order = (opts.compare ?? keyOrder)(key, opts.after);
+    if (order < 0 || (order === 0 && !opts.afterInclusive)) {
       // Under a fault, the marker is applied to keys only: their common prefix is listed all the same.
       const before = rollUp(key);
       if (before === undefined || before === last || before === opts.after || !opts.prefixesBeforeAfter?.())
@@ -133,6 +137,8 @@ export function listObjects(call: S3Call): void {
   const maxKeys = boundedInt(q.get('max-keys'), 1000, 'max-keys');
   if (maxKeys === 0 && f.has('s3-list-max-keys-zero-rejected'))
     throw invalidArgument('max-keys must be at least 1.');
+  // Under a fault, keys are ordered by UTF-16 code units, as JavaScript's < does.
+  const compare = f.has('s3-list-utf16-order') ? utf16Order : keyOrder;
   const token = q.get('continuation-token');
   let after = v2 ? (q.get('start-after') ?? '') : (q.get('marker') ?? '');
   if (after && f.has('s3-list-start-after-ignored')) after = '';
@@ -146,14 +152,13 @@ export function listObjects(call: S3Call): void {
     cursor = decodeCursor(token, (kind) => f.has(cursorFault(kind)));
     // Under a fault, the page restarts at the last key already returned.
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
-    if (resume > after) after = resume;
+    if (compare(resume, after) > 0) after = resume;
   }
   const sorted = [...bucket.objects.entries()].sort(
-    f.has('s3-list-path-order')
-      ? (a, b) => byPathSegments(a[0], b[0])
-      : (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0),
+    f.has('s3-list-path-order') ? (a, b) => byPathSegments(a[0], b[0]) : (a, b) => compare(a[0], b[0]),
   );
   const page = paginate(sorted, {
+    compare,
     // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
     prefix:
       prefix && (f.has('s3-list-prefix-ignored') || (!v2 && f.has('s3-list-v1-prefix-ignored')))
