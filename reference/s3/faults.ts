@@ -439,6 +439,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
   [
+    's3-list-cursor-prefix-repeated',
+    'A page continuing a token that ended on a common prefix lists that prefix again when start-after sorts inside it',
+    ['s3.list.pagination'],
+  ],
+  [
     's3-list-utf16-order',
     'Listings order keys by UTF-16 code units (JavaScript string order), which puts keys above U+FFFF before those from U+E000 to U+FFFF',
     ['s3.list.pagination'],

@@ -47,6 +47,8 @@ export function paginate<T>(
     prefix: string;
     delimiter: string;
     after: string;
+    /** The last entry of the page a continuation token continues: listed there, never again. */
+    given?: string;
     /** How keys sort (keyOrder: S3's; another under a fault). */
     compare?: (a: string, b: string) => number;
     /** Under a fault: list the key equal to `after` too. */
@@ -82,7 +84,7 @@ export function paginate<T>(
     let group = rollUp(key);
     if (group === key && opts.emptyFolderAsKey?.()) group = undefined;
     // Keys under a common prefix already returned (on this page or an earlier one) are skipped.
-    if (group !== undefined && (group === last || group === opts.after)) continue;
+    if (group !== undefined && (group === last || group === opts.after || group === opts.given)) continue;
     // Under a fault, a key two delimiters deep is neither a key nor part of a common prefix.
     if (group !== undefined && key.indexOf(opts.delimiter, group.length) >= 0 && opts.nestedKeysDropped?.())
       continue;
@@ -167,6 +169,9 @@ export function listObjects(call: S3Call): void {
     delimiter: delimiter && f.has('s3-list-delimiter-ignored') ? '' : delimiter,
     after,
     afterInclusive,
+    // Under a fault, a common prefix the token's page ended on is listed again when start-after
+    // sorts inside it (the token's position is then not where the page resumes).
+    given: cursor && !f.has('s3-list-cursor-prefix-repeated') ? cursor.after : undefined,
     max: maxKeys !== 1000 && f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
