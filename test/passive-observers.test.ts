@@ -151,6 +151,8 @@ describe('property observers judge relations in traffic that no single matcher s
     ['s3-list-start-after-inclusive', 's3.list.start-after'],
     ['s3-list-max-keys-ignored', 's3.list.max-keys'],
     ['s3-list-pagination-repeats-last', 's3.list.pagination'],
+    ['s3-list-utf16-order', 's3.list.pagination'],
+    ['s3-list-cursor-prefix-repeated', 's3.list.pagination'],
     ['s3-list-keycount-without-prefixes', 's3.list.key-count'],
     ['s3-list-next-marker-always', 's3.list.next-marker'],
     ['s3-list-continuation-not-echoed', 's3.list.continuation-echo'],

@@ -58,6 +58,25 @@ export async function s3Traffic(s3: S3Client, Bucket: string): Promise<void> {
   ]) {
     await settle(s3.send(new ListObjectsV2Command({ Bucket, ...params })));
   }
+  // V2 pages of one entry, by their tokens: start-after inside a common prefix; and, in a bucket of
+  // their own (no marker walks them), keys either side of U+FFFF.
+  const sorted = `${Bucket}-utf8`;
+  await s3.send(new CreateBucketCommand({ Bucket: sorted }));
+  for (const Key of ['u/\uE000', 'u/\u{10000}'])
+    await s3.send(new PutObjectCommand({ Bucket: sorted, Key, Body: 'u' }));
+  for (const params of [
+    { Bucket, StartAfter: 'a/1', Delimiter: '/' },
+    { Bucket: sorted, Prefix: 'u/' },
+  ]) {
+    let next: string | undefined;
+    for (let n = 0; n < 12; n++) {
+      const page = await settle(
+        s3.send(new ListObjectsV2Command({ MaxKeys: 1, ContinuationToken: next, ...params })),
+      );
+      next = page?.NextContinuationToken;
+      if (!next) break;
+    }
+  }
   // V1 pages, by NextMarker or the last key.
   let marker: string | undefined;
   for (let n = 0; n < 10; n++) {
