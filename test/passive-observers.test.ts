@@ -147,6 +147,7 @@ describe('property observers judge relations in traffic that no single matcher s
     ['past-end-last-page', 'mgmt.pagination.past-end'],
     ['error-past-last-page', 'mgmt.pagination.past-end'],
     ['s3-list-prefix-ignored', 's3.list.prefix'],
+    ['s3-list-v1-prefix-ignored', 's3.list.prefix'],
     ['s3-list-delimiter-ignored', 's3.list.delimiter'],
     ['s3-list-start-after-inclusive', 's3.list.start-after'],
     ['s3-list-max-keys-ignored', 's3.list.max-keys'],

@@ -85,6 +85,7 @@ export async function s3Traffic(s3: S3Client, Bucket: string): Promise<void> {
     if (!page.IsTruncated || !marker) break;
   }
   await s3.send(new ListObjectsCommand({ Bucket, Marker: 'b' }));
+  await s3.send(new ListObjectsCommand({ Bucket, Prefix: 'd/', Delimiter: '/' }));
 
   // Ranges of a 100-byte object: closed, open, suffix, over-long, and past the end.
   const put = await s3.send(new PutObjectCommand({ Bucket, Key: 'r', Body: Buffer.alloc(100, 7) }));

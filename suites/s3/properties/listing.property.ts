@@ -239,12 +239,20 @@ const properties: PropertyDef[] = [
       }
     },
     // Seen in traffic: the model rolls up none of the keys a page lists, and rolls each common
-    // prefix it lists up to itself.
+    // prefix it lists up to itself. Entries outside the prefix asked for are the prefix clause's.
     observedListings('asked for with a delimiter', (l) => {
       if (!l.delimiter) return false;
       const p = { prefix: l.prefix, delimiter: l.delimiter };
-      const rolled = l.page.keys.filter((k) => expectedListing([k], p).keys.length === 0);
-      const wrong = l.page.prefixes.filter((cp) => expectedListing([cp], p).prefixes[0] !== cp);
+      const rolled = l.page.keys.filter(
+        (k) => k.startsWith(l.prefix) && expectedListing([k], p).keys.length === 0,
+      );
+      // A common prefix no longer than the prefix asked for comes of ignoring that prefix.
+      const wrong = l.page.prefixes.filter(
+        (cp) =>
+          cp.startsWith(l.prefix) &&
+          cp.length > l.prefix.length &&
+          expectedListing([cp], p).prefixes[0] !== cp,
+      );
       expectThat(
         rolled.length === 0 && wrong.length === 0,
         `${l.where}: ${rolled.length ? `keys ${show(rolled)} hold the delimiter ${show(l.delimiter)}` : ''}${rolled.length && wrong.length ? '; ' : ''}${wrong.length ? `${show(wrong)} are no common prefixes of it` : ''}`,
