@@ -567,6 +567,14 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await list3({ delimiter: '/', marker: 'a/2' })));
     log.push(snap(await list3({ 'list-type': '2', delimiter: '/', 'start-after': 'a/2' })));
     log.push(snap(await list3({ delimiter: '/', 'encoding-type': 'url' })));
+    // Keys either side of U+FFFF; a token's page that ended on a common prefix start-after sorts inside.
+    for (const key of ['u/\uE000', 'u/\u{10000}']) await put(s3, 'lst3', key, key);
+    log.push(snap(await list3({ 'list-type': '2', prefix: 'u/' })));
+    const inside = { 'list-type': '2', delimiter: '/', 'start-after': 'a/1', 'max-keys': '1' };
+    const ended = await list3(inside);
+    log.push(snap(ended));
+    const resume = xmlValue(ended.text, 'NextContinuationToken') ?? '';
+    log.push(snap(await list3({ ...inside, 'continuation-token': resume })));
     // ListBuckets continued from a page's token, by URL parameter and by cf- header.
     const first = await s3.send({
       method: 'GET',
