@@ -36,8 +36,21 @@ const LISTING = new Set([
   'x-id',
 ]);
 
+/**
+ * Each exchange's listing, read once for every listing observer: the judge gives them all the same
+ * view of an exchange, and a page of 1,000 keys is worth parsing once, not once per clause.
+ */
+const read = new WeakMap<ObservedView, SeenListing | undefined>();
+
 /** A listing's answer: a GET of a bucket (no key) answered 200 with a ListBucketResult. */
 export function seenListing(ex: ObservedView): SeenListing | undefined {
+  if (read.has(ex)) return read.get(ex);
+  const listing = readListing(ex);
+  read.set(ex, listing);
+  return listing;
+}
+
+function readListing(ex: ObservedView): SeenListing | undefined {
   if (ex.door !== 's3' || ex.method !== 'GET' || ex.status !== 200) return undefined;
   if (ex.path.replace(/^\/+|\/+$/g, '').includes('/')) return undefined;
   for (const name of ex.query.keys()) if (!LISTING.has(name) && !/^x-amz-/i.test(name)) return undefined;
