@@ -335,3 +335,36 @@ describe('the proxy under clients that leave', () => {
     }
   }, 60_000);
 });
+
+describe('the proxy keeps every request on its target', () => {
+  it('a path starting with // reaches the target as that path, not another host', async () => {
+    const seen: string[] = [];
+    const target = http.createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(404, { 'content-type': 'application/xml' });
+      res.end('<Error><Code>NoSuchKey</Code></Error>');
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const port = (target.address() as { port: number }).port;
+    const proxy = await startProxy({
+      upstream: { s3: `http://127.0.0.1:${port}` },
+      onExchange: () => undefined,
+    });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const url = new URL(proxy.urls.s3!);
+        http
+          .get({ host: url.hostname, port: url.port, path: '//elsewhere.invalid/x' }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+          .on('error', reject);
+      });
+      expect(status).toBe(404);
+      expect(seen).toEqual(['//elsewhere.invalid/x']);
+    } finally {
+      await proxy.close();
+      await new Promise((r) => target.close(r));
+    }
+  });
+});

@@ -133,7 +133,8 @@ async function forward(
   // parts), and only passed on beyond it.
   const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
   try {
-    let target = new URL(req.url ?? '/', upstream);
+    // Joined, not resolved: a path starting with // would otherwise name another host.
+    let target = new URL(`${upstream.replace(/\/+$/, '')}${req.url ?? '/'}`);
     // The management API's credentials do not cover Host, and the target routes by it.
     if (door === 'management') headers.host = target.host;
     else if (o.resign) {
