@@ -92,7 +92,7 @@ describe('verdict fail', () => {
     });
   });
 
-  it('a step after a failing step is blocked, not sent', () => {
+  it('a step that needs a failing step is blocked, not sent', () => {
     const k = checkOf(results, 'engine.fail', 'mgmt.verdict.after-fail');
     expect(k).toMatchObject({ verdict: 'blocked', step: 'after', message: 'step get-zone failed' });
     expect(clauseOf(results, 'mgmt.verdict.after-fail').verdict).toBe('blocked');
@@ -165,7 +165,7 @@ describe('verdict skipped', () => {
 });
 
 describe('verdict error', () => {
-  it('a connection the server destroys is an error carrying the reason; the next step is blocked', () => {
+  it('a connection the server destroys is an error carrying the reason; a step that needs it is blocked', () => {
     const k = checkOf(results, 'engine.error.reset', 'mgmt.verdict.reset');
     expect(k.verdict).toBe('error');
     expect(k.message).toMatch(/^GET \/client\/v4\/reset: .*(other side closed|socket|ECONNRESET)/i);

@@ -45,6 +45,14 @@ export function lintSuites(
     const defined = new Set<string>();
     const stepIds = new Set<string>();
     const visit = (step: StepDef, inTeardown: boolean) => {
+      for (const id of step.needs ?? []) {
+        if (inTeardown) error(step.origin, 'a teardown step runs whatever happened: it cannot have needs');
+        else if (!stepIds.has(id))
+          error(
+            step.origin,
+            `needs '${id}', which is no earlier step of case '${c.id}'; name a step above it`,
+          );
+      }
       if (step.id) {
         if (stepIds.has(step.id)) error(step.origin, `duplicate step id '${step.id}' in case '${c.id}'`);
         stepIds.add(step.id);

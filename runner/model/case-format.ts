@@ -274,6 +274,13 @@ const StepFields = Type.Object({
         'Why the checks after this step need it (an endpoint SPEC does not list, the valid twin of a refusal): an answer of 400 or more, or an SDK error, makes its checks and those after it blocked, with this reason',
     }),
   ),
+  needs: Type.Optional(
+    Type.Array(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]*$' }), {
+      uniqueItems: true,
+      description:
+        "The ids of the earlier steps of the case whose effect this step depends on: only their failure blocks it (besides the case's given and the steps whose captures it uses). Without it, a step depends on every earlier step that changes state; a failed read blocks nothing but what uses its captures",
+    }),
+  ),
   pauseMs: Type.Optional(
     Type.Integer({
       minimum: 1,

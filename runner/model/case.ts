@@ -40,7 +40,8 @@ export interface CaseDef
   area: string;
 }
 
-interface StepCommon extends Pick<StepFormatType, 'id' | 'title' | 'capture' | 'prerequisite' | 'pauseMs'> {
+interface StepCommon
+  extends Pick<StepFormatType, 'id' | 'title' | 'capture' | 'prerequisite' | 'needs' | 'pauseMs'> {
   expect?: CheckDef[];
   /** Run in this order at the end of the case (the loader makes a single step a list of one). */
   teardown?: StepDef[];

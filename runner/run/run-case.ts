@@ -177,8 +177,18 @@ class CaseRun {
         this.record(p, p.skip ? 'skipped' : verdict, { message: p.skip ?? reason });
   }
 
-  /** A step that threw: decides what its checks and the ones after it become. */
-  stepThrew(err: unknown, step: StepDef, given: boolean, label: string, later: StepDef[]): void {
+  /**
+   * A step that threw: decides what its checks become. Returns true when the case stops there
+   * (interrupted, target down or lacking, a prerequisite of the case); otherwise the step counts
+   * as not passed, only the steps that depend on it are blocked, and it returns what they are told.
+   */
+  stepThrew(
+    err: unknown,
+    step: StepDef,
+    given: boolean,
+    label: string,
+    later: StepDef[],
+  ): string | undefined {
     const msg = redactText(errorMessage(err));
     if (this.ctx.signal.aborted) {
       // Cut short by the user, not by the target: nothing was judged.
@@ -200,17 +210,22 @@ class CaseRun {
       // A prerequisite the target never answered (reset, timeout, garbage) leaves nothing judged:
       // an error of the run, so a target that answers nothing cannot pass as all-blocked.
       const unanswered = err instanceof TargetError;
-      this.settle(
-        [step, ...later],
-        unanswered ? 'error' : 'blocked',
-        `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`,
-      );
+      const reason = `${given ? 'prerequisite' : 'step'} ${label} could not run: ${msg}${why ? ` (capture: ${why})` : ''}`;
+      if (!given) {
+        // A capture an earlier answer did not hold: this step is blocked, the others go on.
+        this.settle([step], 'blocked', reason);
+        this.hint = 'blocked';
+        return `step ${label} could not run`;
+      }
+      this.settle([step, ...later], unanswered ? 'error' : 'blocked', reason);
       this.hint = unanswered ? undefined : 'blocked';
     } else {
       for (const p of this.planned.get(step) ?? [])
         this.record(p, p.skip ? 'skipped' : 'error', { message: p.skip ?? msg });
-      this.settle(later, 'blocked', `step ${label} errored: ${msg}`);
+      this.reason = `step ${label} errored: ${msg}`;
+      return this.reason;
     }
+    return undefined;
   }
 
   /** Captures first: a teardown (and a later step) needs them even when a check of this step fails. */
@@ -297,9 +312,15 @@ class CaseRun {
     return failed;
   }
 
-  /** Runs the steps in order until one stops the case. */
+  /**
+   * Runs the steps in order. A step that did not pass blocks the steps that depend on it (see
+   * `blocker`); the others are sent and judged on their own answers. A prerequisite of the case
+   * (a given step) that did not pass stops the case.
+   */
   async steps(sequence: { step: StepDef; given: boolean }[]): Promise<void> {
     const { c, ctx } = this;
+    // Steps that did not pass, in order, with what their dependents' checks are told.
+    const unpassed = new Map<StepDef, string>();
     for (let i = 0; i < sequence.length; i++) {
       const { step, given } = sequence[i];
       // The steps after this one: needed only when this one stops the case.
@@ -313,13 +334,22 @@ class CaseRun {
         this.hint = 'blocked';
         return;
       }
+      const blockedBy = blocker(step, unpassed);
+      if (blockedBy) {
+        this.settle([step], 'blocked', blockedBy);
+        this.hint = 'blocked';
+        unpassed.set(step, `step ${label} could not run (${blockedBy})`);
+        continue;
+      }
       if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
       let performed: Performed;
       try {
         performed = await performStep(step, this.scope, ctx, this.owner, this.ledger);
       } catch (err) {
-        this.stepThrew(err, step, given, label, later());
-        return;
+        const why = this.stepThrew(err, step, given, label, later());
+        if (why === undefined) return;
+        unpassed.set(step, why);
+        continue;
       }
       const { response, ok } = performed;
       this.capture(step, response);
@@ -339,12 +369,29 @@ class CaseRun {
         this.hint = 'blocked';
         return;
       }
-      if (failed) {
-        this.settle(later(), 'blocked', `${given ? 'prerequisite' : 'step'} ${label} failed`);
+      if (failed && given) {
+        this.settle(later(), 'blocked', `prerequisite ${label} failed`);
         return;
       }
+      if (failed) unpassed.set(step, `step ${label} failed`);
     }
   }
+}
+
+/**
+ * Why `step` cannot run, given the earlier steps that did not pass: the first of them it depends
+ * on. It depends on those its `needs` names, or, without `needs`, on every one that may change
+ * state; a read's failure blocks only what uses its captures (those are missing values, blocked
+ * when the step resolves them).
+ */
+function blocker(step: StepDef, unpassed: Map<StepDef, string>): string | undefined {
+  for (const [earlier, why] of unpassed) {
+    const needed = step.needs
+      ? earlier.id !== undefined && step.needs.includes(earlier.id)
+      : stepKind(earlier).changesState(earlier);
+    if (needed) return why;
+  }
+  return undefined;
 }
 
 type Performed = Awaited<ReturnType<typeof performStep>>;

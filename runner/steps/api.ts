@@ -4,7 +4,7 @@ import { sendHttp } from '../transports/http.ts';
 import { buildApiRequest, userAgent } from '../transports/management.ts';
 import { TargetError, TargetLacks } from '../util/errors.ts';
 import { type RunContext, sendOptions } from './context.ts';
-import { isNotFound, type StepKind } from './kind.ts';
+import { isNotFound, isReadMethod, type StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
 
 type ApiStep = Extract<StepDef, { kind: 'api' }>;
@@ -15,6 +15,7 @@ export const apiStep: StepKind<ApiStep> = {
   sent: (step) => step.api,
   needs: (target) => (target.management ? undefined : 'the target has no management API configured'),
   captures: 'json',
+  changesState: (step) => !isReadMethod(step.api.method),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target } = ctx;

@@ -20,6 +20,7 @@ export const bindingStep: StepKind<BindingStep> = {
     return undefined;
   },
   captures: 'other',
+  changesState: (step) => !['get', 'head', 'list'].includes(step.binding.call),
   requests: 1,
   async perform(step, scope, ctx) {
     if (!ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');

@@ -13,6 +13,7 @@ export const bucketStep: StepKind<BucketStep> = {
   sent: () => undefined,
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
   captures: 'other',
+  changesState: () => true,
   // Created, then listed, emptied, deleted and confirmed gone at teardown.
   requests: 5,
   async perform(step, scope, ctx, owner, ledger) {

@@ -5,7 +5,7 @@ import { userAgent } from '../transports/management.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
-import { isNotFound, type StepKind } from './kind.ts';
+import { isNotFound, isReadMethod, type StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
 
 type HttpStep = Extract<StepDef, { kind: 'http' }>;
@@ -16,6 +16,7 @@ export const httpStep: StepKind<HttpStep> = {
   sent: (step) => step.http,
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
   captures: 'other',
+  changesState: (step) => !isReadMethod(step.http.method),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target } = ctx;

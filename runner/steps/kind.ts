@@ -24,6 +24,12 @@ export interface StepKind<S extends StepDef> {
   needs(target: Target, all: StepDef[]): string | undefined;
   /** Where a capture written as a bare pointer reads: the JSON body, the SDK output, or neither. */
   captures: 'json' | 'output' | 'other';
+  /**
+   * Whether the step may change what the target holds: a later step depends on such a step's
+   * effect unless it says otherwise (`needs`), while a read's failure blocks only what uses its
+   * captures.
+   */
+  changesState(step: S): boolean;
   /** About how many requests it sends, its own teardown's included (the request budget). */
   requests: number;
   /** Resolves the step's placeholders and sends it. Throws MissingValue, TargetLacks or TargetError. */
@@ -71,5 +77,9 @@ export interface Described {
    */
   absent?: (ctx: RunContext) => Promise<boolean>;
 }
+
+/** The methods that change nothing on the target. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const isReadMethod = (method: string) => READ_METHODS.has(method.toUpperCase());
 
 export const isNotFound = (status: number) => status === 404 || status === 410;

@@ -26,6 +26,8 @@ export const s3Step: StepKind<S3Step> = {
       : `unknown S3 command '${step.s3}': use an @aws-sdk/client-s3 command name without 'Command'`,
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
   captures: 'output',
+  // Get, Head and List commands read; every other command may write.
+  changesState: (step) => !/^(Get|Head|List)[A-Z]/.test(step.s3),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target } = ctx;

@@ -5,7 +5,7 @@ import type { StepResponse } from '../transports/response.ts';
 import { sendWire } from '../transports/wire.ts';
 import { TargetError, TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
-import type { StepKind } from './kind.ts';
+import { isReadMethod, type StepKind } from './kind.ts';
 
 type WireStep = Extract<StepDef, { kind: 'wire' }>;
 
@@ -16,6 +16,7 @@ export const wireStep: StepKind<WireStep> = {
   // Which endpoint it needs is in the request; perform says so when the target lacks it.
   needs: () => undefined,
   captures: 'other',
+  changesState: (step) => !isReadMethod(step.wire.method),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target, signal } = ctx;

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEdgecheck } from '../runner/api.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { runMain } from './helpers/cli.ts';
+import { failure, ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
+import { fixtureDir, managementTarget } from './helpers/engine-target.ts';
+
+/*
+ * Prerequisites belong to each check, not to its case: a step that did not pass blocks only the
+ * steps that depend on it (every earlier write, unless `needs` names the steps; a read only
+ * through its captures), and the others are judged on their own answers.
+ */
+
+let server: TestServer;
+let results: RunResults;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer((req, res) => {
+    const path = req.url.split('?')[0].replace('/client/v4', '');
+    seen.push(`${req.method} ${path}`);
+    if (path === '/broken') return sendJson(res, 500, failure(7001, 'broken'));
+    if (path === '/refused') return sendJson(res, 400, failure(7002, 'refused'));
+    if (path === '/things' || path === '/nothing') return sendJson(res, 200, ok({}));
+    sendJson(res, 404, failure(7000, 'no route'));
+  });
+  results = await runEdgecheck({
+    suitesDir: fixtureDir('step-dependencies'),
+    target: managementTarget(server.url),
+    asOf: '2024-06-01',
+    seed: 1,
+  });
+}, 20_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const verdicts = (id: string) => results.cases.find((c) => c.id === id)!.checks.map((k) => k.verdict);
+const messages = (id: string) => results.cases.find((c) => c.id === id)!.checks.map((k) => k.message);
+
+describe('a step that did not pass', () => {
+  it('a failed read blocks nothing: each later step is sent and judged on its own answer', () => {
+    expect(verdicts('dep.read-fails')).toEqual(['fail', 'pass', 'fail']);
+  });
+
+  it('a failed write blocks the steps after it, saying which step', () => {
+    expect(verdicts('dep.write-fails')).toEqual(['fail', 'blocked']);
+    expect(messages('dep.write-fails')[1]).toBe('step refused failed');
+  });
+
+  it('needs names exactly what a step depends on: [] runs after a failed write, [refused] does not', () => {
+    expect(verdicts('dep.needs')).toEqual(['fail', 'pass', 'pass', 'blocked']);
+  });
+
+  it('a missing capture blocks only the step that uses it', () => {
+    expect(verdicts('dep.capture')).toEqual(['pass', 'blocked', 'pass']);
+    expect(messages('dep.capture')[1]).toMatch(/thing/);
+  });
+
+  it('a blocked step is not sent', () => {
+    expect(seen.filter((s) => s.startsWith('GET /things/'))).toEqual([]);
+  });
+});
+
+describe('lint', () => {
+  it('refuses needs that names no earlier step, at its line', async () => {
+    const dir = 'test/fixtures/engine/lint/needs-later-step';
+    const { code, stderr } = await runMain(['lint', '--suites-dir', dir]);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe(
+      `${dir}/mgmt/needs.case.yaml:4:5: error: needs 'write', which is no earlier step of case 'lint.needs-later-step'; name a step above it`,
+    );
+  });
+});
