@@ -1,9 +1,16 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { runEdgecheck, today } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { type ForeignHabits, type ForeignProxy, startForeignProxy } from './helpers/foreign-proxy.ts';
+import { haveTool } from './helpers/not-run.ts';
 
 /*
  * Verdict classes that implementations nobody here wrote exposed, each held to a target with that
@@ -69,6 +76,66 @@ describe('teardown: what the run completed or deleted is gone, not left behind',
     expect(results.leftovers.map((l) => l.what)).toEqual([expect.stringMatching(/^bucket ec-/)]);
     expect(results.exitCode).toBe(1);
   }, 60_000);
+
+  it('a bucket the target removed itself is gone: NoSuchBucket, confirmed by HeadBucket, leaves nothing listed', async () => {
+    const { proxy, results } = await runThrough(
+      { vanishOnDelete: true },
+      { cases: ['s3.object.delete-missing'] },
+    );
+    expect(proxy.counts.vanished).toBeGreaterThan(0);
+    expect(results.leftovers).toEqual([]);
+  }, 60_000);
+
+  it.skipIf(
+    !haveTool(
+      'aws',
+      'the printed clean-up command (test/runner-foreign-habits.test.ts)',
+      'apt-get install awscli',
+    ),
+  )(
+    'the clean-up command printed for a bucket left with an open upload removes it, run by the AWS CLI',
+    async () => {
+      // Teardown's aborts answer 404 and leave the upload; a person's AWS CLI is answered as usual.
+      const { proxy, results } = await runThrough(
+        { abortAlways404: true, spare: /^aws-cli\// },
+        { cases: ['s3.mpu.list-parts'] },
+      );
+      const [left] = results.leftovers;
+      expect(left?.undo).toMatch(/abort-multipart-upload .* aws s3 rb s3:\/\/ec-/);
+      const s3 = reference.target().s3!;
+      const home = mkdtempSync(path.join(tmpdir(), 'edgecheck-undo-'));
+      try {
+        await promisify(execFile)('bash', ['-c', left.undo!], {
+          timeout: 120_000,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: home,
+            AWS_ACCESS_KEY_ID: s3.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+            AWS_EC2_METADATA_DISABLED: 'true',
+            AWS_CONFIG_FILE: path.join(home, 'none'),
+            AWS_SHARED_CREDENTIALS_FILE: path.join(home, 'none'),
+          },
+        });
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+      const bucket = /s3:\/\/(\S+)/.exec(left.undo!)![1];
+      const client = new S3Client({
+        endpoint: proxy.url,
+        region: 'auto',
+        forcePathStyle: true,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      });
+      const status = await client.send(new HeadBucketCommand({ Bucket: bucket })).then(
+        () => 200,
+        (e: { $metadata?: { httpStatusCode?: number } }) => e.$metadata?.httpStatusCode,
+      );
+      client.destroy();
+      expect(status).toBe(404);
+    },
+    180_000,
+  );
 });
 
 describe('setup refused: blocked, except for the clause the refusal disproves', () => {

@@ -54,10 +54,14 @@ export function curlFor(
   return [...prefix, ...parts].join(' ');
 }
 
-/** The AWS CLI command closest to an SDK step. */
-export function awsCliFor(command: string, input: Record<string, unknown>, endpoint: string): string {
+/** The AWS CLI command closest to an SDK step; the CLI needs the region, which may be `auto`. */
+export function awsCliFor(
+  command: string,
+  input: Record<string, unknown>,
+  target: { endpoint: string; region: string },
+): string {
   const op = command.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-  const args = [`aws s3api ${op}`, `--endpoint-url ${q(endpoint)}`];
+  const args = [`aws s3api ${op}`, `--endpoint-url ${q(target.endpoint)}`, `--region ${q(target.region)}`];
   for (const [k, v] of Object.entries(input)) {
     const flag = `--${k.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`;
     if (v instanceof GeneratedBody) args.push(flag, `<(head -c ${v.size} /dev/urandom)`);

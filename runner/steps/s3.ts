@@ -39,7 +39,7 @@ export const s3Step: StepKind<S3Step> = {
     });
     return {
       response,
-      repro: () => awsCliFor(step.s3, input, target.s3!.endpoint),
+      repro: () => awsCliFor(step.s3, input, target.s3!),
       ok: !response.error,
       sent: { kind: 'sdk', command: step.s3 },
     };
@@ -47,11 +47,11 @@ export const s3Step: StepKind<S3Step> = {
   describe(step, scope, ctx, caseId) {
     if (!ctx.target.s3) return undefined;
     const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
-    const endpoint = ctx.target.s3.endpoint;
+    const s3Target = ctx.target.s3;
     const read = READ_BACK[step.s3];
     return {
       what: `${step.s3} ${JSON.stringify(input)}`,
-      undo: () => awsCliFor(step.s3, input, endpoint),
+      undo: () => awsCliFor(step.s3, input, s3Target),
       absent: read
         ? async (tctx) => {
             const readInput = Object.fromEntries(read.keys.map((k) => [k, input[k]]));

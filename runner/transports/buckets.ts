@@ -43,14 +43,31 @@ export async function createBucket(
   }
 }
 
-/** The command that removes a bucket by hand, should teardown fail (credentials from the environment). */
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The commands that remove a bucket by hand, should teardown fail (credentials from the
+ * environment): open multipart uploads are aborted first, since `rb --force` leaves them, and a
+ * bucket holding any cannot be deleted.
+ */
 export function removeBucketCommand(target: S3Target, name: string): string {
-  return `aws s3 rb s3://${name} --force --endpoint-url ${target.endpoint} --region ${target.region}`;
+  const at = `--endpoint-url ${q(target.endpoint)} --region ${q(target.region)}`;
+  return [
+    `aws s3api list-multipart-uploads --bucket ${name} ${at} --query 'Uploads[].[Key,UploadId]' --output text`,
+    `| while IFS=$'\\t' read -r k u; do [ -n "$u" ] && aws s3api abort-multipart-upload --bucket ${name} --key "$k" --upload-id "$u" ${at}; done;`,
+    `aws s3 rb s3://${name} --force ${at}`,
+  ].join(' ');
 }
+
+/** An SDK error's status, when the target answered. */
+const statusOf = (err: unknown) =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 /**
  * Empties (objects, then unfinished uploads) and deletes a bucket, then confirms it is gone. A
  * throttled answer is tried again as `traffic` allows: a busy target is no reason to leave a bucket.
+ * A bucket the target removed itself is gone, not left: a 404 on the bucket, confirmed by
+ * HeadBucket, ends the teardown.
  */
 export async function destroyBucket(
   client: S3Client,
@@ -59,8 +76,29 @@ export async function destroyBucket(
   traffic?: Traffic,
   reservation?: Reservation,
 ): Promise<void> {
-  const opts = { abortSignal: signal };
   const s3 = retryingClient(client, undefined, traffic, signal, reservation, true);
+  const opts = { abortSignal: signal };
+  const gone = () =>
+    s3.send(new HeadBucketCommand({ Bucket: name }), opts).then(
+      () => false,
+      (err: unknown) => {
+        if (statusOf(err) === 404) return true;
+        throw err;
+      },
+    );
+  try {
+    await emptyBucket(s3, name, opts);
+    await s3.send(new DeleteBucketCommand({ Bucket: name }), opts);
+  } catch (err) {
+    if (statusOf(err) === 404 && (await gone())) return;
+    throw err;
+  }
+  // A delete is done only when the bucket is gone.
+  if (!(await gone())) throw new TargetError(`bucket ${name} still exists after DeleteBucket`);
+}
+
+/** Deletes every object of the bucket, then aborts its unfinished uploads. */
+async function emptyBucket(s3: S3Client, name: string, opts: { abortSignal?: AbortSignal }): Promise<void> {
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);
@@ -89,8 +127,8 @@ export async function destroyBucket(
         new ListMultipartUploadsCommand({ Bucket: name, KeyMarker: keyMarker, UploadIdMarker: uploadMarker }),
         opts,
       )
-      .catch((err: { $metadata?: { httpStatusCode?: number } }) => {
-        if (err.$metadata?.httpStatusCode === 501) return undefined;
+      .catch((err: unknown) => {
+        if (statusOf(err) === 501) return undefined;
         throw err;
       });
     if (!page) break;
@@ -103,14 +141,4 @@ export async function destroyBucket(
     keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
     uploadMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
   } while (keyMarker);
-  await s3.send(new DeleteBucketCommand({ Bucket: name }), opts);
-  // A delete is done only when the bucket is gone.
-  const still = await s3.send(new HeadBucketCommand({ Bucket: name }), opts).then(
-    () => true,
-    (err: { $metadata?: { httpStatusCode?: number } }) => {
-      if (err.$metadata?.httpStatusCode === 404) return false;
-      throw err;
-    },
-  );
-  if (still) throw new TargetError(`bucket ${name} still exists after DeleteBucket`);
 }

@@ -14,6 +14,13 @@ export interface ForeignHabits {
   completedAbort404?: boolean;
   /** AbortMultipartUpload answers 404 NoSuchUpload and aborts nothing (a broken target). */
   abortAlways404?: boolean;
+  /** Requests whose User-Agent matches pass through every habit unchanged (a person's AWS CLI). */
+  spare?: RegExp;
+  /**
+   * The target removes a bucket itself once an object of it is deleted (a service expiring test
+   * buckets): from then on every request to that bucket answers 404 NoSuchBucket, HEAD with no body.
+   */
+  vanishOnDelete?: boolean;
   /** UploadPart and CompleteMultipartUpload of an aborted upload answer 500 with an HTML page (moto). */
   abortedUpload500?: boolean;
   /**
@@ -32,6 +39,7 @@ export interface ForeignProxy {
     abort404: number;
     throttled: number;
     aborted500: number;
+    vanished: number;
     forwarded: number;
   };
   close(): Promise<void>;
@@ -51,7 +59,15 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
   const up = new URL(upstream);
   const completed = new Set<string>();
   const throttledOnce = new Set<string>();
-  const counts = { refusedAutoCreate: 0, abort404: 0, throttled: 0, aborted500: 0, forwarded: 0 };
+  const counts = {
+    refusedAutoCreate: 0,
+    abort404: 0,
+    throttled: 0,
+    aborted500: 0,
+    vanished: 0,
+    forwarded: 0,
+  };
+  const vanished = new Set<string>();
   const aborted = new Set<string>();
   let seen = 0;
   const server = createServer((req, res) => {
@@ -83,7 +99,24 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
         return;
       }
     }
-    if (req.method === 'DELETE' && uploadId) {
+    if (habits.vanishOnDelete && parts[0] && vanished.has(parts[0])) {
+      counts.vanished += 1;
+      req.resume();
+      if (req.method === 'HEAD') {
+        res.writeHead(404, { 'content-length': 0 });
+        res.end();
+      } else xmlError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
+      return;
+    }
+    if (habits.vanishOnDelete && req.method === 'DELETE' && parts.length > 1 && !uploadId) {
+      // Deleted, and the bucket with it: the answer a delete gets, and nothing of the bucket after.
+      vanished.add(parts[0]);
+      req.resume();
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    if (req.method === 'DELETE' && uploadId && !habits.spare?.test(String(req.headers['user-agent']))) {
       if (habits.abortAlways404 || (habits.completedAbort404 && completed.has(uploadId))) {
         counts.abort404 += 1;
         req.resume();
