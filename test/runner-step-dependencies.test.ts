@@ -63,6 +63,15 @@ describe('a step that did not pass', () => {
   });
 });
 
+describe('a precondition of a check (requires)', () => {
+  it('unmet, blocks that check alone, saying what the answer lacks; met, the check is judged', () => {
+    expect(verdicts('dep.requires')).toEqual(['blocked', 'pass', 'fail']);
+    expect(messages('dep.requires')[0]).toMatch(
+      /^not judged: the answer lacks what the check needs \(json at \/result\/id/,
+    );
+  });
+});
+
 describe('lint', () => {
   it('refuses needs that names no earlier step, at its line', async () => {
     const dir = 'test/fixtures/engine/lint/needs-later-step';

@@ -142,7 +142,7 @@ function checkPlaceholder(
 }
 
 function lintCheck(check: CheckDef, error: (where: string, what: string) => void): void {
-  const refs: string[] = check.schema ? [check.schema] : [];
+  const refs: string[] = [check.schema, check.requires?.schema].filter((r): r is string => r !== undefined);
   const walk = (v: unknown) => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') {
@@ -178,7 +178,7 @@ function lintCheck(check: CheckDef, error: (where: string, what: string) => void
       Object.values(v).forEach(walk);
     }
   };
-  walk([check.status, check.headers, check.json, check.xml, check.output, check.error]);
+  for (const c of [check, check.requires ?? {}]) walk([c.status, c.headers, c.json, c.xml, c.output, c.error]);
   for (const ref of refs) {
     if (!schemas().has(ref))
       error(check.origin, `schema '${ref}' not found in schemas/; add the file or fix the $ref`);

@@ -2,7 +2,7 @@ import { generatedDigest } from '../data/generate.ts';
 import type { BodyExpect, CheckDef } from '../model/case.ts';
 import { schemas } from '../schema/registry.ts';
 import type { StepResponse } from '../transports/response.ts';
-import { CheckFailure } from '../util/errors.ts';
+import { CheckFailure, errorMessage, TargetError } from '../util/errors.ts';
 import { parseSize } from '../util/size.ts';
 import { getPointer } from './pointer.ts';
 import { ABSENT, type Mismatch, match } from './value.ts';
@@ -79,6 +79,23 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
     }
   }
   if (check.body) checkBody(check.body, res);
+}
+
+/**
+ * Why the answer lacks what the check needs in order to be judged (its `requires`), or undefined.
+ * Another clause's statement, or something to read, is no verdict of this check's clauses: the
+ * check is blocked.
+ */
+export function preconditionUnmet(check: CheckDef, res: StepResponse): string | undefined {
+  if (!check.requires) return undefined;
+  try {
+    evaluateCheck({ ...check.requires, clauses: check.clauses, origin: check.origin }, res);
+    return undefined;
+  } catch (err) {
+    if (err instanceof CheckFailure || err instanceof TargetError)
+      return `not judged: the answer lacks what the check needs (${errorMessage(err)})`;
+    throw err;
+  }
 }
 
 function checkBody(want: BodyExpect, res: StepResponse): void {

@@ -20,6 +20,7 @@ type DefinitionName =
   | 'binding'
   | 'capture'
   | 'check'
+  | 'precondition'
   | 'body';
 
 /** A reference to another definition of the schema file, typed as that definition. */
@@ -222,28 +223,38 @@ export const BodyExpectFormat = Type.Object(
   { ...closed, description: 'The raw body' },
 );
 
+/** What a check can assert of an answer; a precondition holds the same. */
+const matchers = {
+  status: Type.Optional(json('An integer or a value matcher; for s3 steps $metadata.httpStatusCode')),
+  headers: Type.Optional(
+    jsonObject(
+      'Response headers: name (case-insensitive) -> value or matcher; a literal string must equal the header',
+    ),
+  ),
+  json: Type.Optional(jsonObject('JSON pointer -> value or matcher ("" is the whole body)')),
+  schema: Type.Optional(Type.String({ description: 'A schema file of schemas/, optionally with #/fragment' })),
+  xml: Type.Optional(
+    jsonObject(
+      'XML path -> value or matcher; element names joined by /, /Root/Item/0 indexes a repeated element, @attr for attributes; text values are strings',
+    ),
+  ),
+  body: Type.Optional(ref('body', BodyExpectFormat)),
+  output: Type.Optional(jsonObject('SDK output: JSON pointer -> value or matcher (s3 steps)')),
+  error: Type.Optional(json('SDK error name, or a matcher (s3 steps); { $absent: true } for success')),
+};
+
+export const PreconditionFormat = Type.Object(matchers, {
+  ...closed,
+  description:
+    "What the answer must hold for the check to be judged at all (another clause's statement, or what the check needs to read): when it does not hold, the check is blocked, never failed",
+});
+
 export const CheckFormat = Type.Object(
   {
     clauses: Type.Array(Type.String(), { minItems: 1, description: 'The clauses this check checks' }),
     title: Type.Optional(Type.String({ description: 'The check in words, for reports' })),
-    status: Type.Optional(json('An integer or a value matcher; for s3 steps $metadata.httpStatusCode')),
-    headers: Type.Optional(
-      jsonObject(
-        'Response headers: name (case-insensitive) -> value or matcher; a literal string must equal the header',
-      ),
-    ),
-    json: Type.Optional(jsonObject('JSON pointer -> value or matcher ("" is the whole body)')),
-    schema: Type.Optional(
-      Type.String({ description: 'A schema file of schemas/, optionally with #/fragment' }),
-    ),
-    xml: Type.Optional(
-      jsonObject(
-        'XML path -> value or matcher; element names joined by /, /Root/Item/0 indexes a repeated element, @attr for attributes; text values are strings',
-      ),
-    ),
-    body: Type.Optional(ref('body', BodyExpectFormat)),
-    output: Type.Optional(jsonObject('SDK output: JSON pointer -> value or matcher (s3 steps)')),
-    error: Type.Optional(json('SDK error name, or a matcher (s3 steps); { $absent: true } for success')),
+    requires: Type.Optional(ref('precondition', PreconditionFormat)),
+    ...matchers,
     weak: Type.Optional(
       Type.String({
         minLength: 1,
@@ -460,6 +471,7 @@ export const definitions: Record<DefinitionName, TSchema> = {
   binding: BindingCallFormat,
   capture: CaptureFormat,
   check: CheckFormat,
+  precondition: PreconditionFormat,
   body: BodyExpectFormat,
 };
 

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { evaluateCheck } from '../match/check.ts';
+import { evaluateCheck, preconditionUnmet } from '../match/check.ts';
 import { ABSENT, match } from '../match/value.ts';
 import type { Clause, PassiveCheck, PassiveWhen } from '../model/clause.ts';
 import { clauseApplies } from '../model/clause.ts';
@@ -168,6 +168,8 @@ function declared(clause: Clause, check: PassiveCheck): Tally {
     judge(ex, path, query, read) {
       if (!selects(check.when, pattern, ex, path, query)) return false;
       try {
+        // An exchange without what the check needs is not one it judges.
+        if (preconditionUnmet(check.expect, read.response())) return false;
         evaluateCheck(check.expect, read.response());
       } catch (err) {
         // Only a matcher that did not hold contradicts the clause; an answer the check cannot

@@ -1,4 +1,4 @@
-import { evaluateCheck } from '../match/check.ts';
+import { evaluateCheck, preconditionUnmet } from '../match/check.ts';
 import { getPointer } from '../match/pointer.ts';
 import { ABSENT } from '../match/value.ts';
 import { getXmlPath } from '../match/xml.ts';
@@ -289,7 +289,13 @@ class CaseRun {
         continue;
       }
       try {
-        evaluateCheck(resolve(p.def, this.scope) as CheckDef, response);
+        const check = resolve(p.def, this.scope) as CheckDef;
+        const unmet = preconditionUnmet(check, response);
+        if (unmet) {
+          this.record(p, 'blocked', { message: unmet });
+          continue;
+        }
+        evaluateCheck(check, response);
         this.record(p, 'pass');
       } catch (err) {
         failed = true;
