@@ -11,11 +11,9 @@ from botocore.auth import S3SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from truth import Answer, Target, Unjudgeable, judge, probe
+from truth import Answer, Target, Unjudgeable, judge, probe, st as said
 
 
-def said(a: Answer) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def signed_headers(t: Target, method: str, bucket: str, key: str, body: bytes = b"",

@@ -8,10 +8,8 @@ import base64
 import hashlib
 import secrets
 
-from truth import Answer, Target, Unjudgeable, child_text, holds, judge, local, probe
+from truth import Answer, Target, Unjudgeable, child_text, holds, judge, local, probe, st as said
 
-def said(a: Answer) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def md5_header(body: bytes) -> dict[str, str]:
@@ -504,7 +502,7 @@ def _(t: Target):
             continue
         opening = a.body.split(b"<Error", 1)[1].split(b">", 1)[0] if b"<Error" in a.body else b""
         ns = root.tag[1:].split("}")[0] if root.tag.startswith("{") else None
-        judged.append(f"{label} ({a.status} {a.code})")
+        judged.append(f"{label} ({said(a)})")
         if ns is not None or b"xmlns" in opening:
             bad.append(f"{label}: <Error{opening.decode(errors='replace')}>")
     if not judged:

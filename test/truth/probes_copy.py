@@ -9,7 +9,7 @@ import hashlib
 import random
 import secrets
 
-from truth import Answer, child_text, departs, holds, judge, probe, Tally, Target, Unjudgeable
+from truth import Answer, child_text, departs, holds, judge, probe, Tally, Target, Unjudgeable, st
 
 MIB = 1024 * 1024
 OTHER = '"00000000000000000000000000000000"'
@@ -19,8 +19,6 @@ def copy(t: Target, bucket: str, key: str, source: str, headers: dict[str, str] 
     return t.request("PUT", bucket, key, headers={"x-amz-copy-source": source, **(headers or {})})
 
 
-def st(a: Answer) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def result_etag(a: Answer) -> str | None:

@@ -16,7 +16,7 @@ from botocore.auth import S3SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from truth import Answer, Target, Unjudgeable, judge, probe
+from truth import Answer, Target, Unjudgeable, judge, probe, st
 
 APP = "https://app.example.com"
 
@@ -44,7 +44,7 @@ def cors_bucket(t: Target, doc: str, tag: str = "cors") -> str:
     b = t.new_bucket(tag)
     a = put_cors(t, b, doc)
     if a.status != 200:
-        raise Unjudgeable(f"PutBucketCors of a valid configuration answered {a.status} {a.code or ''}".strip())
+        raise Unjudgeable(f"PutBucketCors of a valid configuration answered {st(a)}")
     t.put(b, "k.txt", b"cors")
     return b
 
@@ -97,7 +97,7 @@ def refuses_each(t: Target, b: str, docs: list[tuple[str, str]], ok: bool, seen:
     for label, doc in docs:
         a = put_cors(t, b, doc)
         ok &= a.status == 400
-        seen.append(f"{label}: {a.status} {a.code or ''}".strip())
+        seen.append(f"{label}: {st(a)}")
     kept = origins_in(t.request("GET", b, query={"cors": ""}))
     ok &= kept == [APP]
     seen.append(f"GetBucketCors afterwards: AllowedOrigin {kept}")
@@ -112,7 +112,7 @@ def _(t: Target):
         a = put_cors(t, b, config(rule([origin], ["GET"])))
         if a.status != 200:
             ok = False
-        seen.append(f"valid {origin!r}: {a.status} {a.code or ''}".strip())
+        seen.append(f"valid {origin!r}: {st(a)}")
     if not ok:
         return judge(False, "; ".join(seen))
     bad = ["not an origin", "https://app example.com", "://no-scheme"]
@@ -124,7 +124,7 @@ def _(t: Target):
     b = t.new_bucket("cors")
     twin = put_cors(t, b, config(rule([APP], ["GET"])))
     if twin.status != 200:
-        raise Unjudgeable(f"PutBucketCors of the valid twin answered {twin.status} {twin.code or ''}".strip())
+        raise Unjudgeable(f"PutBucketCors of the valid twin answered {st(twin)}")
     ok, seen = True, ["valid twin: 200"]
     docs = [
         ("<Bogus> in a rule", config(rule(["*"], ["GET"], extra="<Bogus>1</Bogus>"))),
@@ -139,7 +139,7 @@ def _(t: Target):
     b = t.new_bucket("cors")
     twin = put_cors(t, b, config(rule([APP], ["GET"], ["x-custom"])))
     if twin.status != 200:
-        raise Unjudgeable(f"PutBucketCors with AllowedHeader x-custom answered {twin.status} {twin.code or ''}".strip())
+        raise Unjudgeable(f"PutBucketCors with AllowedHeader x-custom answered {st(twin)}")
     ok, seen = True, ["AllowedHeader x-custom: 200"]
     docs = [
         ("<AllowedHeader></AllowedHeader>", config(rule(["*"], ["GET"], [""]))),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from truth import Answer, Target, Unjudgeable, child_text, judge, probe
+from truth import Answer, Target, Unjudgeable, child_text, judge, probe, st
 
 
 def rule(rid: str, status: str = "Enabled", prefix: str = "tmp/", days: str = "30") -> str:
@@ -33,7 +33,7 @@ def _(t: Target):
     b = t.new_bucket("lc")
     put = put_lifecycle(t, b, rule("expire-tmp"), rule("old-logs", "Disabled", "logs/", "7"))
     if put.status != 200:
-        return judge(False, f"PutBucketLifecycleConfiguration of two valid rules answered {put.status} {put.code or ''}".strip())
+        return judge(False, f"PutBucketLifecycleConfiguration of two valid rules answered {st(put)}")
     got = t.request("GET", b, query={"lifecycle": ""})
     read = rules_of(got) if got.status == 200 else []
     ok = sorted(read) == sorted([("expire-tmp", "Enabled", "30"), ("old-logs", "Disabled", "7")])
@@ -51,7 +51,7 @@ def _(t: Target):
     b = t.new_bucket("lc")
     twin = put_lifecycle(t, b, rule("a", "Enabled", "a/", "1"), rule("b", "Disabled", "b/", "2"))
     if twin.status != 200:
-        raise Unjudgeable(f"PutBucketLifecycleConfiguration of two valid rules answered {twin.status} {twin.code or ''}".strip())
+        raise Unjudgeable(f"PutBucketLifecycleConfiguration of two valid rules answered {st(twin)}")
     ok, seen = True, ["valid twin (IDs a, b): 200"]
     for label, rules in [
         ("ID of 256 characters", [rule("r" * 256)]),
@@ -61,7 +61,7 @@ def _(t: Target):
     ]:
         a = put_lifecycle(t, b, *rules)
         ok &= a.status == 400
-        seen.append(f"{label}: {a.status} {a.code or ''}".strip())
+        seen.append(f"{label}: {st(a)}")
     got = t.request("GET", b, query={"lifecycle": ""})
     kept = rules_of(got)
     ok &= sorted(kept) == [("a", "Enabled", "1"), ("b", "Disabled", "2")]

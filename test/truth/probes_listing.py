@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import urllib.parse
 
-from truth import Answer, Target, Unjudgeable, child_text, departs, judge
+from truth import Answer, Target, Unjudgeable, child_text, departs, judge, st
 from truth import probe as register
 
 
@@ -91,7 +91,7 @@ def listing(t: Target, b: str, v2: bool = True, **params: str) -> Answer:
 def page(a: Answer, decode: bool = False, setup: bool = False) -> dict:
     """The fields of a ListBucketResult the listing clauses speak of."""
     if a.status != 200 or a.xml() is None:
-        why = f"a listing answered {a.status} {a.code or ''}".strip() + (f": {a.text('Message')}" if a.code else "")
+        why = f"a listing answered {st(a)}" + (f": {a.text('Message')}" if a.code else "")
         raise Unjudgeable(why) if setup else Refused(why)
     d = urllib.parse.unquote_plus if decode else (lambda s: s)
     root = a.xml()
@@ -347,14 +347,14 @@ def _(t: Target):
         raise Unjudgeable("ListObjectsV2 max-keys 1 gave no NextContinuationToken")
     twin = listing(t, b, True, continuation_token=first["next_token"])
     if twin.status != 200:
-        raise Unjudgeable(f"the target's own continuation token was refused ({twin.status} {twin.code})")
+        raise Unjudgeable(f"the target's own continuation token was refused ({st(twin)})")
     ok, seen = True, [f"own token: {twin.status}"]
     for bad in ["not-a-token!", "eyJ4IjoxfQ", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", first["next_token"][:-2] + "zz"]:
         a = listing(t, b, True, continuation_token=bad)
         msg = a.text("Message") if a.root == "Error" else None
         good = 400 <= a.status < 500 and a.code not in (None, "InternalError") and bool(msg)
         ok &= good
-        seen.append(f"token {bad!r}: {a.status} {a.code} {msg!r}")
+        seen.append(f"token {bad!r}: {st(a)} {msg!r}")
     return judge(ok, "; ".join(seen))
 
 
@@ -387,7 +387,7 @@ def _(t: Target):
     for n in mine:
         a = t.request("PUT", n)
         if a.status != 200:
-            raise Unjudgeable(f"CreateBucket {n} answered {a.status} {a.code or ''}".strip())
+            raise Unjudgeable(f"CreateBucket {n} answered {st(a)}")
         t.made.append(("bucket", n, None))
     ok, seen = True, []
     by_query = t.request("GET", query={"max-keys": "1", "start-after": mine[0]})

@@ -10,7 +10,7 @@ import random
 import urllib.parse
 import zlib
 
-from truth import Answer, Target, Unjudgeable, child_text, judge, probe
+from truth import Answer, Target, Unjudgeable, child_text, judge, probe, st
 
 MIB5 = 5 * 1024 * 1024
 
@@ -23,9 +23,6 @@ def md5hex(b: bytes) -> str:
     return hashlib.md5(b).hexdigest()
 
 
-def st(a: Answer) -> str:
-    """A status with the S3 error code when there is one: `404 NoSuchUpload`."""
-    return f"{a.status} {a.code}" if a.code else str(a.status)
 
 
 def bare(etag: str | None) -> str:

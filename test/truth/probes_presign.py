@@ -17,7 +17,7 @@ from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from truth import Answer, Target, Unjudgeable, child_text, judge, probe
+from truth import Answer, Target, Unjudgeable, child_text, judge, probe, st
 
 
 def url_for(t: Target, bucket: str | None, key: str | None = None, query: dict[str, str] | None = None) -> str:
@@ -46,9 +46,6 @@ def send_url(t: Target, method: str, url: str, headers: dict[str, str] | None = 
     return t.send(method, parts.path + (f"?{parts.query}" if parts.query else ""), dict(headers or {}), body)
 
 
-def st(a: Answer) -> str:
-    """Status and error code, as shown in reasons."""
-    return f"{a.status} {a.code}" if a.code else str(a.status)
 
 
 def now() -> datetime.datetime:

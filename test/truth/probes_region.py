@@ -4,7 +4,7 @@ LocationConstraint auto and answers a location header; object lock can be off, n
 
 import secrets
 
-from truth import Answer, Target, Unjudgeable, judge, probe
+from truth import Answer, Target, Unjudgeable, judge, probe, st as said
 
 
 def fresh_name(t: Target, tag: str) -> str:
@@ -21,8 +21,6 @@ def location_body(constraint: str) -> bytes:
     ).encode()
 
 
-def said(a: Answer) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def exists(t: Target, name: str) -> bool:

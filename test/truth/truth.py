@@ -98,8 +98,21 @@ class Tally:
 
 
 def st(a: "Answer") -> str:
-    """An answer's status and S3 error code, in a few characters: `412 PreconditionFailed`."""
-    return f"{a.status}{' ' + a.code if a.code else ''}"
+    """An answer's status and S3 error code, in a few characters: `412 PreconditionFailed`. An error
+    answer is shown as the target sent it: `400 (empty body)`, `404 NoSuchBucket (no message)`,
+    `500 (not an S3 error: <html>)`; a HEAD answer has no body to show."""
+    shown = f"{a.status}{' ' + a.code if a.code else ''}"
+    if a.status < 300 or a.method == "HEAD":
+        return shown
+    if not a.body:
+        return shown + " (empty body)"
+    if a.root == "Error":
+        if not a.code:
+            shown += " (no code)"
+        if not (a.text("Message") or "").strip():
+            shown += " (no message)"
+        return shown
+    return shown + f" (not an S3 error: {excerpt(a.body)[:40]})"
 
 
 class Unjudgeable(Exception):
@@ -111,6 +124,7 @@ class Answer:
     status: int
     headers: dict[str, str]
     body: bytes
+    method: str = ""
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())
@@ -263,7 +277,7 @@ class Target:
             conn.endheaders(body or None)
             res = conn.getresponse()
             data = res.read() if method != "HEAD" else b""
-            ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data)
+            ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data, method)
         finally:
             conn.close()
         self._show(method, target, headers, body, ans)
@@ -275,14 +289,14 @@ class Target:
         name = f"truth-{secrets.token_hex(4)}-{tag}"[:63]
         a = self.request("PUT", name)
         if a.status != 200:
-            raise Unjudgeable(f"CreateBucket {name} answered {a.status} {a.code or ''}".strip())
+            raise Unjudgeable(f"CreateBucket {name} answered {st(a)}")
         self.made.append(("bucket", name, None))
         return name
 
     def put(self, bucket: str, key: str, body: bytes = b"hello", headers: dict[str, str] | None = None) -> Answer:
         a = self.request("PUT", bucket, key, headers=headers, body=body)
         if a.status != 200:
-            raise Unjudgeable(f"PutObject {bucket}/{key} answered {a.status} {a.code or ''}".strip())
+            raise Unjudgeable(f"PutObject {bucket}/{key} answered {st(a)}")
         return a
 
     def cleanup(self) -> None:
