@@ -8,7 +8,7 @@ import base64
 import hashlib
 import secrets
 
-from truth import Answer, Target, Unjudgeable, child_text, holds, judge, local, probe, st as said
+from truth import Answer, Target, Unjudgeable, bucket_gone, child_text, departs, holds, judge, local, probe, st as said
 
 
 
@@ -163,15 +163,22 @@ def _(t: Target):
     seen.append(f"on a fresh bucket {said(d)}")
     if d.status not in (200, 204):
         bad.append(f"DeleteBucketEncryption on a fresh bucket answered {said(d)}")
+    # A 204 from a target that deleted the bucket itself is DeleteBucket's answer, not support.
+    gone = bucket_gone(t, b)
+    if gone:
+        return departs(f"DeleteBucketEncryption on a fresh bucket answered {said(d)}, but {gone}: "
+                       "carried out as DeleteBucket")
     # Supported means it also removes a configuration that was set, and the bucket stays one whose
     # encryption can be set again.
     p = put_encryption(t, b, "AES256")
     if p.status == 200:
         d = t.request("DELETE", b, query={"encryption": ""})
+        gone = bucket_gone(t, b)
         again = put_encryption(t, b, "AES256")
         seen.append(f"after PutBucketEncryption AES256 {said(d)}, then PutBucketEncryption {said(again)}")
-        if d.status not in (200, 204) or again.status != 200:
-            bad.append(f"DeleteBucketEncryption after AES256 was set answered {said(d)}; setting it again {said(again)}")
+        if d.status not in (200, 204) or again.status != 200 or gone:
+            bad.append(f"DeleteBucketEncryption after AES256 was set answered {said(d)}"
+                       + (f", but {gone}" if gone else "") + f"; setting it again {said(again)}")
     else:
         seen.append(f"(PutBucketEncryption AES256 answered {said(p)}, so only the fresh bucket is judged)")
     return judge(not bad, "; ".join(bad) or "DeleteBucketEncryption answered " + "; ".join(seen))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from truth import Answer, Target, Unjudgeable, child_text, judge, probe, st
+from truth import Answer, Target, Unjudgeable, bucket_gone, child_text, judge, probe, st
 
 
 def rule(rid: str, status: str = "Enabled", prefix: str = "tmp/", days: str = "30") -> str:
@@ -41,8 +41,12 @@ def _(t: Target):
     delete = t.request("DELETE", b, query={"lifecycle": ""})
     after = t.request("GET", b, query={"lifecycle": ""})
     left = rules_of(after) if after.status == 200 else []
-    ok &= 200 <= delete.status < 300 and not left and (after.status == 200 or after.status == 404)
-    seen.append(f"delete: {delete.status}; get afterwards: {after.status}{' ' + after.code if after.code else ''}, rules {left}")
+    # What remains is a bucket without rules: a 404 NoSuchBucket, or a bucket HeadBucket no longer
+    # finds, is a DeleteBucket's side effect, not the rules deleted.
+    gone = bucket_gone(t, b)
+    ok &= (200 <= delete.status < 300 and not left and not gone
+           and (after.status == 200 or (after.status == 404 and after.code != "NoSuchBucket")))
+    seen.append(f"delete: {st(delete)}; get afterwards: {st(after)}, rules {left}" + (f"; {gone}" if gone else ""))
     return judge(ok, "; ".join(seen))
 
 

@@ -115,6 +115,17 @@ def st(a: "Answer") -> str:
     return shown + f" (not an S3 error: {excerpt(a.body)[:40]})"
 
 
+def bucket_gone(t: "Target", bucket: str) -> str | None:
+    """Why `bucket` is no longer there (HeadBucket 404, or NoSuchBucket), or None while HeadBucket finds it.
+
+    A call on a bucket's subresource (DELETE ?encryption, ?lifecycle) answered 204 by a target that
+    deleted the bucket instead has the answer of support by a side effect: read the bucket back."""
+    h = t.request("HEAD", bucket)
+    if h.status == 200:
+        return None
+    return f"the bucket is gone afterwards (HeadBucket {st(h)})"
+
+
 class Unjudgeable(Exception):
     """Raised by a probe's setup step that the target refused: the clause cannot be decided."""
 
