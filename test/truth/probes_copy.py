@@ -26,6 +26,10 @@ def result_etag(a: Answer) -> str | None:
     return a.text("ETag")
 
 
+def bare(etag: str | None) -> str:
+    return (etag or "").strip().strip('"')
+
+
 def md5q(data: bytes) -> str:
     return f'"{hashlib.md5(data).hexdigest()}"'
 
@@ -254,13 +258,16 @@ def _(t: Target):
     b = t.new_bucket()
     tally = Tally()
     for key, body in (("one.txt", b"same-bytes"), ("empty.txt", b"")):
-        put = t.put(b, key, body)
-        if put.header("etag") != md5q(body):
-            raise Unjudgeable(f"PutObject {key} answered ETag {put.header('etag')!r}, not its MD5 {md5q(body)}")
+        # The source's ETag is what its PutObject answered, whatever it is: that it is the MD5 in
+        # quotes is s3.object.etag-md5's statement, and quoting is none of this clause's.
+        source = t.put(b, key, body).header("etag")
+        if not source:
+            raise Unjudgeable(f"PutObject {key} answered no ETag")
         a = copy(t, b, f"copy-of-{key}", f"/{b}/{key}")
         h = t.request("HEAD", b, f"copy-of-{key}")
-        tally.check(a.status == 200 and result_etag(a) == md5q(body) and h.header("etag") == md5q(body),
-                    f"copy of {key} (ETag {md5q(body)}) answered {st(a)} with result ETag {result_etag(a)!r}; "
+        same = bare(result_etag(a)) == bare(source) and bare(h.header("etag")) == bare(source)
+        tally.check(a.status == 200 and a.root != "Error" and same,
+                    f"copy of {key} (ETag {source}) answered {st(a)} with result ETag {result_etag(a)!r}; "
                     f"HEAD of the copy ETag {h.header('etag')!r}")
     return tally.outcome()
 
@@ -302,7 +309,8 @@ def _(t: Target):
             # The clause's first half: a range inside the source is copied. Refused, it is not.
             return departs(f"UploadPartCopy of bytes=1-3 of a 5-byte source answered {st(inside)}: "
                            "the range is not copied (ranges past the end not tried)")
-        tally.check(result_etag(inside) == md5q(b"ell"),
+        # The part's ETag shows which bytes were copied; its quoting is no statement of this clause.
+        tally.check((result_etag(inside) or "").strip('"') == md5q(b"ell").strip('"'),
                     f"bytes=1-3 of 'hello' answered 200 with part ETag {result_etag(inside)!r} (MD5 of 'ell' is {md5q(b'ell')})")
         for n, rng in ((2, "bytes=0-21"), (3, "bytes=3-5")):
             a = part(n, rng)
