@@ -8,7 +8,7 @@ import base64
 import hashlib
 import secrets
 
-from truth import Answer, Target, Unjudgeable, bucket_gone, child_text, departs, holds, judge, local, probe, st as said
+from truth import Answer, Target, Unjudgeable, accepted, bucket_gone, child_text, departs, holds, judge, local, probe, st as said
 
 
 
@@ -139,14 +139,17 @@ def _(t: Target):
 def _(t: Target):
     b = t.new_bucket()
     p = put_encryption(t, b, "AES256")
-    if p.status != 200:
-        raise Unjudgeable(f"the valid twin, PutBucketEncryption AES256, answered {said(p)}")
     seen, bad = [], []
     for alg in ("aws:kms", "aws:kms:dsse"):
         a = put_encryption(t, b, alg)
         seen.append(f"{alg}: {said(a)}")
         if not (400 <= a.status < 500 or a.status == 501):
             bad.append(f"PutBucketEncryption {alg} answered {said(a)}")
+    if p.status != 200:
+        # Refusing every algorithm proves nothing of AES256 being the only one; accepting another decides.
+        if bad:
+            return departs("; ".join(bad) + f" (AES256 itself answered {said(p)})")
+        raise Unjudgeable(f"the valid twin, PutBucketEncryption AES256, answered {said(p)}; {', '.join(seen)}")
     g = t.request("GET", b, query={"encryption": ""})
     algs = algorithms(g)
     if g.status == 200 and set(algs) != {"AES256"}:
@@ -272,16 +275,22 @@ def _(t: Target):
 def _(t: Target):
     b = t.new_bucket()
     t.put(b, "k.txt", b"x")
-    bad, seen = [], []
+    bad, seen, undecided = [], [], []
     for version, base in (("ListObjectsV2", {"list-type": "2"}), ("ListObjects", {})):
         twin = t.request("GET", b, query=base)
-        if twin.status != 200:
-            raise Unjudgeable(f"{version} without an extra parameter answered {said(twin)}")
         for param, value in (("truth-unsupported", "1"), ("allow-unordered", "true")):
             a = t.request("GET", b, query={**base, param: value})
             seen.append(f"{version} {param}: {said(a)}")
-            if a.status != 501:
+            if twin.status != 200:
+                # Refused with the listing itself, the 501 proves nothing; a listing served with it departs.
+                if accepted(a):
+                    bad.append(f"{version} with {param}={value} answered {said(a)} (without it: {said(twin)})")
+                else:
+                    undecided.append(f"{version} with {param}={value} answered {said(a)}, but without it {said(twin)}")
+            elif a.status != 501:
                 bad.append(f"{version} with {param}={value} answered {said(a)}")
+    if not bad and undecided:
+        raise Unjudgeable("; ".join(undecided))
     return judge(not bad, "; ".join(bad) or "the same listings without the parameter answered 200; " + ", ".join(seen))
 
 
@@ -383,8 +392,6 @@ def _(t: Target):
 def _(t: Target):
     b = t.new_bucket()
     twin = t.request("PUT", b, "twin.txt", body=b"secret", headers={"x-amz-server-side-encryption": "AES256"})
-    if twin.status != 200:
-        raise Unjudgeable(f"the valid twin, PutObject with SSE AES256, answered {said(twin)}")
     bad, seen = [], []
     kinds = (("SSE-KMS", {"x-amz-server-side-encryption": "aws:kms"}),
              ("SSE-KMS with a key id", {"x-amz-server-side-encryption": "aws:kms",
@@ -405,6 +412,12 @@ def _(t: Target):
         if c.status != 501 or c.code != "NotImplemented" or uid:
             bad.append(f"CreateMultipartUpload with {label} answered {said(c)}{' with an UploadId' if uid else ''}")
         abort(t, b, f"upload-{i}.bin", uid)
+    if twin.status != 200:
+        # The twin refused, a refusal proves nothing; a request carried out or a key stored departs.
+        carried = [x for x in bad if "answered 200" in x or "(stored)" in x]
+        if carried:
+            return departs("; ".join(carried) + f" (PutObject with SSE AES256: {said(twin)})")
+        raise Unjudgeable(f"the valid twin, PutObject with SSE AES256, answered {said(twin)}; {', '.join(seen)}")
     return judge(not bad, "; ".join(bad) or "PutObject with SSE AES256 answered 200; " + ", ".join(seen) +
                  "; nothing refused was stored")
 
@@ -415,9 +428,8 @@ def _(t: Target):
 def _(t: Target):
     prefix = f"truth-{secrets.token_hex(4)}"
     ok = fresh_name(t, "ok")
-    a = t.request("PUT", ok)
-    if a.status != 200 or t.request("HEAD", ok).status != 200:
-        raise Unjudgeable(f"CreateBucket of the valid name {ok} answered {said(a)} (or HeadBucket did not find it)")
+    twin = t.request("PUT", ok)
+    twin_ok = twin.status == 200 and t.request("HEAD", ok).status == 200
     bad, seen = [], []
     for label, name in (("upper case", f"{prefix}-UPPER"), ("underscore", f"{prefix}-under_score"),
                         ("64 characters", (prefix + "-" + "x" * 64)[:64])):
@@ -429,6 +441,12 @@ def _(t: Target):
             bad.append(f"CreateBucket of a name with {label} answered {said(a)}")
         if h.status == 200:
             bad.append(f"the {label} name is a bucket afterwards (HeadBucket 200)")
+    if not twin_ok:
+        # The valid name refused too, a refusal proves nothing; an invalid name made a bucket departs.
+        made = [x for x in bad if "afterwards" in x]
+        if made:
+            return departs("; ".join(made) + f" (the valid name {ok}: {said(twin)})")
+        raise Unjudgeable(f"CreateBucket of the valid name {ok} answered {said(twin)} (or HeadBucket did not find it)")
     return judge(not bad, "; ".join(bad) or f"the valid name was created; {', '.join(seen)}; none exists afterwards")
 
 

@@ -346,15 +346,21 @@ def _(t: Target):
     if not first["next_token"]:
         raise Unjudgeable("ListObjectsV2 max-keys 1 gave no NextContinuationToken")
     twin = listing(t, b, True, continuation_token=first["next_token"])
-    if twin.status != 200:
-        raise Unjudgeable(f"the target's own continuation token was refused ({st(twin)})")
-    ok, seen = True, [f"own token: {twin.status}"]
+    ok, seen, decided = True, [f"own token: {st(twin)}"], []
     for bad in ["not-a-token!", "eyJ4IjoxfQ", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", first["next_token"][:-2] + "zz"]:
         a = listing(t, b, True, continuation_token=bad)
         msg = a.text("Message") if a.root == "Error" else None
         good = 400 <= a.status < 500 and a.code not in (None, "InternalError") and bool(msg)
         ok &= good
         seen.append(f"token {bad!r}: {st(a)} {msg!r}")
+        if not 400 <= a.status < 500 or a.code == "InternalError":
+            decided.append(seen[-1])
+    if twin.status != 200:
+        # The target's own token refused too, a client error proves nothing; InternalError, a server
+        # error or a listing served for a made-up token departs.
+        if decided:
+            return judge(False, "; ".join(decided) + f" (own token: {st(twin)})")
+        raise Unjudgeable(f"the target's own continuation token was refused ({st(twin)}); " + "; ".join(seen[1:]))
     return judge(ok, "; ".join(seen))
 
 

@@ -131,10 +131,8 @@ def unequal_refused(t: Target, twin: list[int], bad: list[list[int]]):
     """The twin's sizes complete on this target; each bad list is refused at Complete and creates nothing."""
     b = t.new_bucket()
     uid, parts, _ = upload(t, b, "twin.bin", twin, 1)
-    c = complete(t, b, "twin.bin", uid, parts)
-    if not completed(c):
-        raise Unjudgeable(f"Complete of parts {show(twin)} (equal but the last) answered {st(c)}")
-    seen, ok = [f"parts {show(twin)}: Complete {c.status}"], True
+    twin_c = complete(t, b, "twin.bin", uid, parts)
+    seen, ok, carried = [f"parts {show(twin)}: Complete {st(twin_c)}"], True, []
     for i, sizes in enumerate(bad):
         key = f"unequal-{i}.bin"
         uid, parts, _ = upload(t, b, key, sizes, 10 + 10 * i)
@@ -143,6 +141,14 @@ def unequal_refused(t: Target, twin: list[int], bad: list[list[int]]):
         refused = not completed(c) and 400 <= c.status < 500 and h.status == 404
         ok &= refused
         seen.append(f"parts {show(sizes)}: Complete {st(c)}, then HEAD {h.status}")
+        if completed(c) or h.status == 200:
+            carried.append(seen[-1])
+    if not completed(twin_c):
+        # Equal parts refused too, a refusal proves nothing; unequal parts completed depart.
+        if carried:
+            return judge(False, "; ".join(carried) + f" (equal parts but the last: Complete {st(twin_c)})")
+        raise Unjudgeable(f"Complete of parts {show(twin)} (equal but the last) answered {st(twin_c)}; "
+                          + "; ".join(seen[1:]))
     return judge(ok, "; ".join(seen))
 
 

@@ -89,12 +89,25 @@ class Tally:
     def skip(self, why: str) -> None:
         self.undecided.append(why)
 
+    def refused_anyway(self, bad: "Answer", seen: str, twin: str) -> None:
+        """An input refused by the clause, whose valid twin the target refused too: its refusal proves
+        nothing (undecided), but its acceptance is a departure whatever the twin got."""
+        if accepted(bad):
+            self.bad.append(f"{seen}: carried out, though the clause refuses it (its valid twin: {twin})")
+        else:
+            self.undecided.append(f"{seen}, but its valid twin was refused too ({twin})")
+
     def outcome(self) -> Outcome:
         if self.bad:
             return departs("; ".join(self.bad))
         if self.undecided:
             return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
         return holds("; ".join(self.ok))
+
+
+def accepted(a: "Answer") -> bool:
+    """The request was carried out: 2xx, and no Error document (Amazon S3 may send one inside a 200)."""
+    return 200 <= a.status < 300 and a.root != "Error"
 
 
 def st(a: "Answer") -> str:
