@@ -225,11 +225,48 @@ def _(t: Target):
     return judge(ok, "; ".join(seen))
 
 
+def encoded_echo(value: str, sent: str) -> bool:
+    """An echoed element (Prefix, Delimiter, StartAfter, Marker) URL-encoded, decoding to what was sent."""
+    return value.isascii() and " " not in value and urllib.parse.unquote_plus(value) == sent
+
+
+def echoes(t: Target, b: str) -> tuple[bool, list[str]]:
+    """The Prefix echo, Delimiter, StartAfter, Marker and NextMarker of encoded listings whose values
+    need encoding: a target encoding only Key and CommonPrefixes sends these as stored, and boto3's
+    ListObjects paginator then loops on the NextMarker it cannot match."""
+    ok, seen = True, []
+    for v2, params in [
+        (True, {"prefix": "dïr/", "delimiter": "/", "start_after": "dïr/a b"}),
+        (False, {"prefix": "dïr/", "delimiter": "/", "marker": "dïr/a b", "max_keys": "1"}),
+        (True, {"delimiter": "ü"}),
+        (False, {"delimiter": "ü"}),
+    ]:
+        a = listing(t, b, v2, encoding_type="url", **params)
+        p = page(a)
+        root = a.xml()
+        names = {"prefix": "Prefix", "delimiter": "Delimiter", "start_after": "StartAfter", "marker": "Marker"}
+        for param, element in names.items():
+            value = child_text(root, element) if param in params else None
+            if value is None:
+                continue  # whether the element is echoed at all is no statement of this clause
+            if param in params:
+                good = encoded_echo(value, params[param])
+                ok &= good
+                seen.append(f"{name(v2)} {element} {value!r} for {params[param]!r}" + ("" if good else " (not encoded)"))
+        if not v2 and p["next_marker"] is not None:
+            # Which key NextMarker names is s3.list.next-marker's; here only that it comes encoded.
+            value = p["next_marker"]
+            good = value.isascii() and " " not in value
+            ok &= good
+            seen.append(f"ListObjects NextMarker {value!r}" + ("" if good else " (not encoded)"))
+    return ok, seen
+
+
 @probe("s3.list.encoding-type")
 def _(t: Target):
-    keys = ["ü x", "dïr/k", "a+b", "p%20q", "x+y/z"]
+    keys = ["ü x", "dïr/k", "a+b", "p%20q", "x+y/z", "dïr/a b", "dïr/c d", "dïr/e f", "aüb"]
     b = bucket_with(t, keys)
-    ok, seen = True, []
+    ok, seen = echoes(t, b)
     for v2, params in [(True, {"delimiter": "/"}), (False, {"delimiter": "/"}), (True, {}), (False, {})]:
         a = listing(t, b, v2, encoding_type="url", **params)
         raw = page(a)
