@@ -471,11 +471,15 @@ def _(t: Target):
     c = t.request("POST", b, "whole.bin", query={"uploads": ""})
     uid = upload_id(c)
     if not uid:
+        if bad:
+            return judge(False, "; ".join(bad) + f" (CreateMultipartUpload answered {said(c)}: Complete not tried)")
         raise Unjudgeable(f"CreateMultipartUpload answered {said(c)}")
     p = t.request("PUT", b, "whole.bin", query={"partNumber": "1", "uploadId": uid}, body=b"one-part")
     etag = p.header("etag")
     if p.status != 200 or not etag:
         abort(t, b, "whole.bin", uid)
+        if bad:
+            return judge(False, "; ".join(bad) + f" (UploadPart answered {said(p)}: Complete not tried)")
         raise Unjudgeable(f"UploadPart answered {said(p)}")
     body = DECLARATION + (f"<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>{etag}</ETag>"
                           "</Part></CompleteMultipartUpload>").encode()

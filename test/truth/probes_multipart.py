@@ -237,6 +237,8 @@ def _(t: Target):
         want = f"{hashlib.md5(b''.join(hashlib.md5(x).digest() for x in bodies)).hexdigest()}-{len(bodies)}"
         c = complete(t, b, key, uid, parts)
         if not completed(c):
+            if not ok:
+                break  # an earlier object already departs
             raise Unjudgeable(f"Complete of {show(sizes)} answered {st(c)}")
         h = t.request("HEAD", b, key)
         ce, he = bare(c.text("ETag")), bare(h.header("etag"))
