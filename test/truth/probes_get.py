@@ -72,8 +72,10 @@ def _(t: Target):
     for rng, first, last in (("bytes=7-", 7, 9), ("bytes=0-", 0, 9), ("bytes=-3", 7, 9), ("bytes=-100", 0, 9),
                              ("bytes=5-100", 5, 9)):
         a = ranged(t, b, rng)
+        # A Content-Range, when sent, names the clipped bytes; that one is sent at all is
+        # s3.get.content-range-partial-only's statement, not this clause's.
         tally.check(a.status == 206 and a.body == DATA[first:last + 1]
-                    and a.header("content-range") == f"bytes {first}-{last}/{N}", seen(rng, a))
+                    and a.header("content-range") in (None, f"bytes {first}-{last}/{N}"), seen(rng, a))
     return tally.outcome()
 
 
