@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape
 
 from probes_bucket import algorithms, put_encryption
 from probes_multipart import complete, completed, create_upload, st, upload_part
-from truth import Answer, Target, Unjudgeable, accepted, child_text, judge, local, probe
+from truth import Answer, Target, Unjudgeable, accepted, bucket_gone, child_text, judge, local, probe
 
 SSE = "x-amz-server-side-encryption"
 AES = {SSE: "AES256"}
@@ -133,6 +133,9 @@ def _(t: Target):
     deleted = t.request("DELETE", b, query={"encryption": ""})
     if not 200 <= deleted.status < 300:
         raise Unjudgeable(f"DeleteBucketEncryption answered {st(deleted)}")
+    gone = bucket_gone(t, b)
+    if gone:
+        return judge(False, f"DeleteBucketEncryption answered {st(deleted)}, but {gone}: carried out as DeleteBucket")
     got = t.request("GET", b, query={"encryption": ""})
     put = t.request("PUT", b, "after-delete.txt", body=b"still-encrypted")
     ok = got.status == 200 and algorithms(got) == ["AES256"] and put.status == 200 and put.header(SSE) == "AES256"
