@@ -146,6 +146,8 @@ def _(t: Target):
         name = fresh_name(t, "loc")
         a = t.request("PUT", name, body=body)
         if a.status != 200:
+            if bad:
+                break  # an earlier creation already departs
             raise Unjudgeable(f"CreateBucket with {label} answered {said(a)}")
         loc = a.header("location")
         seen.append(f"{label}: location {loc!r}")
