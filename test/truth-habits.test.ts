@@ -189,6 +189,35 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     });
   }, 120_000);
 
+  it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
+    const got = await behind(s3, 'no-content-range', [
+      's3.get.content-range-partial-only',
+      's3.get.range-forms',
+      's3.get.range-inclusive',
+      's3.get.range-206',
+    ]);
+    expect(Object.fromEntries(Object.entries(got).map(([c, p]) => [c, p.outcome]))).toEqual({
+      's3.get.content-range-partial-only': 'departs',
+      's3.get.range-forms': 'holds',
+      's3.get.range-inclusive': 'holds',
+      's3.get.range-206': 'holds',
+    });
+  }, 120_000);
+
+  it('a target refusing 0-byte parts departs zero-length-part, and ListParts is still judged', async () => {
+    const got = await behind(s3, 'no-zero-length-parts', ['s3.mpu.zero-length-part', 's3.mpu.list-parts']);
+    expect(got['s3.mpu.zero-length-part'].outcome).toBe('departs');
+    expect(got['s3.mpu.list-parts'].outcome).toBe('holds');
+  }, 120_000);
+
+  it('a copy answered without its SSE header departs even when no AES256 upload can be made', async () => {
+    const got = await behind(s3, 'sse-copy-dropped', ['s3.sse.copy']);
+    expect(got['s3.sse.copy']).toEqual({
+      outcome: 'departs',
+      reason: expect.stringContaining('UploadPartCopy was not tried'),
+    });
+  }, 120_000);
+
   it('an encoded listing that echoes Prefix, StartAfter, Marker and NextMarker as stored departs, and only encoding-type', async () => {
     const got = await behind(s3, 'unencoded-list-echo', [
       's3.list.encoding-type',

@@ -120,7 +120,36 @@ def unencoded_list_echo(x: Exchange) -> Answer:
     return status, headers, text.encode("utf-8")
 
 
+def no_content_range(x: Exchange) -> Answer:
+    """A ranged GET is answered 206 with the right bytes but no Content-Range header."""
+    status, headers, body = x.forward()
+    return status, {k: v for k, v in headers.items() if k != "content-range"}, body
+
+
+def no_zero_length_parts(x: Exchange) -> Answer:
+    """UploadPart of 0 bytes is refused with 400 EntityTooSmall; every other part is taken."""
+    if x.method == "PUT" and "uploadId" in x.query and "partNumber" in x.query and not x.body:
+        if "x-amz-copy-source" not in {k.lower() for k in x.headers}:
+            return error(400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed size.")
+    return x.forward()
+
+
+def sse_copy_dropped(x: Exchange) -> Answer:
+    """CopyObject drops x-amz-server-side-encryption from its answer, and an upload created with it
+    is refused with 501 (so UploadPartCopy into one cannot be tried)."""
+    sse = {k.lower(): v for k, v in x.headers.items()}.get("x-amz-server-side-encryption")
+    if sse and x.method == "POST" and "uploads" in x.query:
+        return error(501, "NotImplemented", "A header you provided implies functionality that is not implemented.")
+    status, headers, body = x.forward()
+    if x.method == "PUT" and "x-amz-copy-source" in {k.lower() for k in x.headers} and "uploadId" not in x.query:
+        headers = {k: v for k, v in headers.items() if k != "x-amz-server-side-encryption"}
+    return status, headers, body
+
+
 HABITS: dict[str, Callable[[Exchange], Answer]] = {
+    "no-content-range": no_content_range,
+    "no-zero-length-parts": no_zero_length_parts,
+    "sse-copy-dropped": sse_copy_dropped,
     "empty-error-bodies": empty_error_bodies,
     "subresource-delete-deletes-bucket": subresource_delete_deletes_bucket,
     "unquoted-copy-part-etag": unquoted_copy_part_etag,
