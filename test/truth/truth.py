@@ -234,6 +234,8 @@ class Target:
                 self.note(f"<   {k}: {v}")
         if ans.body:
             self.note(f"<   body {len(ans.body)} bytes: {excerpt(ans.body)}")
+        elif ans.status >= 300 and method != "HEAD":
+            self.note("<   no body")  # an error answer as the target sent it: nothing to say which error
 
     def request(
         self,
