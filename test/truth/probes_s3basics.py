@@ -345,19 +345,22 @@ def _(t: Target):
     t.put(b, "report.txt", body, headers={"content-type": "text/plain", "cache-control": "max-age=60"})
     signed = t.request("GET", b, "report.txt", query={p: v for p, (_, v) in OVERRIDES.items()})
     wrong = {h: signed.header(h) for h, v in OVERRIDES.values() if signed.header(h) != v}
-    presigned_query = {"response-content-disposition": 'attachment; filename="download.txt"',
-                       "response-cache-control": "private, max-age=0"}
-    url = t.presign("GET", b, "report.txt", query=presigned_query)
+    # Presigned too, with every parameter the clause names (other values than the signed GET's).
+    presigned = {"response-content-type": ("content-type", "application/json"),
+                 "response-content-disposition": ("content-disposition", 'attachment; filename="download.txt"'),
+                 "response-cache-control": ("cache-control", "private, max-age=0"),
+                 "response-content-language": ("content-language", "de-CH"),
+                 "response-expires": ("expires", "Fri, 01 Jan 2038 00:00:00 GMT"),
+                 "response-content-encoding": ("content-encoding", "identity")}
+    url = t.presign("GET", b, "report.txt", query={p: v for p, (_, v) in presigned.items()})
     pre = t.get_url(url)
-    pre_wrong = {h: pre.header(h) for h, v in (("content-disposition", presigned_query["response-content-disposition"]),
-                                               ("cache-control", presigned_query["response-cache-control"]),
-                                               ("content-type", "text/plain")) if pre.header(h) != v}
+    pre_wrong = {h: pre.header(h) for h, v in presigned.values() if pre.header(h) != v}
     own = t.request("HEAD", b, "report.txt")
     own_wrong = {h: own.header(h) for h, v in (("content-type", "text/plain"), ("cache-control", "max-age=60"),
                                                ("content-disposition", None)) if own.header(h) != v}
     ok = (signed.status == 200 and signed.body == body and not wrong and pre.status == 200 and pre.body == body
           and not pre_wrong and own.status == 200 and not own_wrong)
     return judge(ok, f"signed GET with six response-* parameters: {signed.status}, "
-                     f"{'every header as given' if not wrong else f'differing {wrong}'}; presigned GET with two: "
+                     f"{'every header as given' if not wrong else f'differing {wrong}'}; presigned GET with six: "
                      f"{pre.status}, {'as given' if not pre_wrong else f'differing {pre_wrong}'}; HEAD afterwards: "
                      f"{own.status}, {'the object keeps its own' if not own_wrong else f'differing {own_wrong}'}")
