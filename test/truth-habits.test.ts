@@ -149,6 +149,15 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     expect(got['s3.error.malformed-xml'].reason).toContain('400 (empty body)');
   }, 120_000);
 
+  it('an error without a message keeps its code, is shown as sent, and fails only the clause that asks for a message', async () => {
+    const got = await behind(s3, 'no-error-messages', ['s3.error.no-such-key', 's3.list.invalid-cursor']);
+    expect(got['s3.error.no-such-key']).toEqual({
+      outcome: 'holds',
+      reason: expect.stringContaining('404 NoSuchKey (no message)'),
+    });
+    expect(got['s3.list.invalid-cursor'].outcome).toBe('departs');
+  }, 120_000);
+
   it('a 204 from a bucket the subresource DELETE removed is no support: the bucket is read back', async () => {
     const got = await behind(s3, 'subresource-delete-deletes-bucket', [
       's3.encryption.delete',

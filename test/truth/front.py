@@ -65,6 +65,14 @@ def empty_error_bodies(x: Exchange) -> Answer:
     return status, headers, body
 
 
+def no_error_messages(x: Exchange) -> Answer:
+    """Every error answer keeps its code but sends an empty <Message>."""
+    status, headers, body = x.forward()
+    if status >= 400 and body:
+        body = re.sub(rb"<Message>.*?</Message>", b"<Message></Message>", body, flags=re.S)
+    return status, headers, body
+
+
 def subresource_delete_deletes_bucket(x: Exchange) -> Answer:
     """DELETE /bucket?encryption and ?lifecycle delete the bucket too when it is empty, answering 204."""
     status, headers, body = x.forward()
@@ -151,6 +159,7 @@ HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "no-zero-length-parts": no_zero_length_parts,
     "sse-copy-dropped": sse_copy_dropped,
     "empty-error-bodies": empty_error_bodies,
+    "no-error-messages": no_error_messages,
     "subresource-delete-deletes-bucket": subresource_delete_deletes_bucket,
     "unquoted-copy-part-etag": unquoted_copy_part_etag,
     "inverted-encryption": inverted_encryption,
