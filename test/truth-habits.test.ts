@@ -198,6 +198,15 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     });
   }, 120_000);
 
+  it('a target refusing every CompleteMultipartUpload has no part-size clause held: the refusal has no valid twin', async () => {
+    const got = await behind(s3, 'complete-always-400', [
+      's3.mpu.size-checked-at-complete',
+      's3.mpu.unequal-parts-rejected',
+    ]);
+    for (const [clause, p] of Object.entries(got))
+      expect(p.outcome, `${clause}: ${p.reason}`).toBe('unjudgeable');
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

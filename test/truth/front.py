@@ -128,6 +128,13 @@ def unencoded_list_echo(x: Exchange) -> Answer:
     return status, headers, text.encode("utf-8")
 
 
+def complete_always_400(x: Exchange) -> Answer:
+    """CompleteMultipartUpload is refused with 400 InvalidPart whatever the parts are."""
+    if x.method == "POST" and "uploadId" in x.query:
+        return error(400, "InvalidPart", "One or more of the specified parts could not be found.")
+    return x.forward()
+
+
 def no_content_range(x: Exchange) -> Answer:
     """A ranged GET is answered 206 with the right bytes but no Content-Range header."""
     status, headers, body = x.forward()
@@ -155,6 +162,7 @@ def sse_copy_dropped(x: Exchange) -> Answer:
 
 
 HABITS: dict[str, Callable[[Exchange], Answer]] = {
+    "complete-always-400": complete_always_400,
     "no-content-range": no_content_range,
     "no-zero-length-parts": no_zero_length_parts,
     "sse-copy-dropped": sse_copy_dropped,

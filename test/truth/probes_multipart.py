@@ -188,8 +188,17 @@ def _(t: Target):
     h = t.request("HEAD", b, "unequal.bin")
     seen.append(f"Complete {st(c)}")
     seen.append(f"HEAD {h.status}")
-    return judge(not completed(c) and 400 <= c.status < 500 and h.status == 404,
-                 "; ".join(seen) + " (accepted part by part, to be refused at Complete)")
+    refused = not completed(c) and 400 <= c.status < 500 and h.status == 404
+    # The valid twin: equal parts but the last complete here, or the refusal says nothing of sizes.
+    tid, tparts, _ = upload(t, b, "equal.bin", [MIB5, MIB5, 10], 60)
+    twin = complete(t, b, "equal.bin", tid, tparts)
+    if not completed(twin):
+        if not refused:
+            return judge(False, "; ".join(seen) + f" (equal parts but the last: Complete {st(twin)})")
+        raise Unjudgeable("; ".join(seen) + f", but parts [5 MiB, 5 MiB, 10 B] were refused at Complete too "
+                          f"({st(twin)})")
+    return judge(refused, "; ".join(seen) + f"; parts [5 MiB, 5 MiB, 10 B]: Complete {st(twin)} "
+                          "(accepted part by part, to be refused at Complete)")
 
 
 @probe("s3.mpu.complete-sorts-parts")
