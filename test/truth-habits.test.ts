@@ -207,6 +207,14 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
       expect(p.outcome, `${clause}: ${p.reason}`).toBe('unjudgeable');
   }, 120_000);
 
+  it('a target answering 501 to every configuration PUT, supported or not, has no unsupported-operation clause held', async () => {
+    const got = await behind(s3, 'configuration-puts-501', ['s3.unsupported.not-implemented']);
+    expect(got['s3.unsupported.not-implemented']).toEqual({
+      outcome: 'unjudgeable',
+      reason: expect.stringContaining('PutBucketCors, which is supported, 501 NotImplemented too'),
+    });
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

@@ -135,6 +135,14 @@ def complete_always_400(x: Exchange) -> Answer:
     return x.forward()
 
 
+def configuration_puts_501(x: Exchange) -> Answer:
+    """Every PUT of a configuration (a bucket or object subresource: ?cors, ?tagging, ?object-lock ...)
+    is answered 501 NotImplemented, supported or not."""
+    if x.method == "PUT" and x.query and not ({"uploadId", "partNumber"} & set(x.query)):
+        return error(501, "NotImplemented", "A header you provided implies functionality that is not implemented.")
+    return x.forward()
+
+
 def no_content_range(x: Exchange) -> Answer:
     """A ranged GET is answered 206 with the right bytes but no Content-Range header."""
     status, headers, body = x.forward()
@@ -163,6 +171,7 @@ def sse_copy_dropped(x: Exchange) -> Answer:
 
 HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "complete-always-400": complete_always_400,
+    "configuration-puts-501": configuration_puts_501,
     "no-content-range": no_content_range,
     "no-zero-length-parts": no_zero_length_parts,
     "sse-copy-dropped": sse_copy_dropped,

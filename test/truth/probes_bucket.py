@@ -194,9 +194,11 @@ def _(t: Target):
 @probe("s3.unsupported.not-implemented")
 def _(t: Target):
     b = t.new_bucket("ops")  # no objects in it: a target that does version it can still delete it
-    twin = t.request("GET", b, query={"list-type": "2"})
-    if twin.status != 200:
-        raise Unjudgeable(f"ListObjectsV2 of the bucket answered {said(twin)}")
+    # The valid twin: a supported configuration call of the same shape (PUT ?subresource, an XML body
+    # with its MD5). A target answering 501 to that too shows nothing of which operations it lacks.
+    cors = (b"<CORSConfiguration><CORSRule><AllowedOrigin>https://example.com</AllowedOrigin>"
+            b"<AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>")
+    twin = t.request("PUT", b, query={"cors": ""}, body=cors, headers=md5_header(cors))
     holder = t.new_bucket("obj")
     t.put(holder, "k.txt", b"kept")
     calls = [
@@ -218,8 +220,10 @@ def _(t: Target):
         seen.append(f"{op} {said(a)}")
         if a.status != 501 or a.code != "NotImplemented":
             bad.append(f"{op} answered {said(a)}")
+    if twin.status != 200 and not bad:
+        raise Unjudgeable("answered " + ", ".join(seen) + f", but PutBucketCors, which is supported, {said(twin)} too")
     return judge(not bad, ("; ".join(bad) if bad else "answered " + ", ".join(seen)) +
-                 " (ListObjectsV2 of the same bucket: 200)")
+                 f" (PutBucketCors of the same bucket: {said(twin)})")
 
 
 @probe("s3.unsupported.not-converted")

@@ -259,7 +259,13 @@ def _(t: Target):
     body = b"<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>"
     md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
     a = t.request("PUT", b, query={"object-lock": ""}, body=body, headers={"Content-MD5": md5})
-    tally.add(is_error(a, 501, "NotImplemented"), f"PutObjectLockConfiguration: {st(a)}")
+    # Its valid twin: a supported configuration call of the same shape is accepted.
+    twin = t.request("PUT", b, query={"cors": ""}, body=CORS,
+                     headers={"Content-MD5": base64.b64encode(hashlib.md5(CORS).digest()).decode()})
+    if ok2(twin):
+        tally.add(is_error(a, 501, "NotImplemented"), f"PutObjectLockConfiguration: {st(a)}")
+    else:
+        tally.twin_refused("PutObjectLockConfiguration (twin: PutBucketCors)", twin, a)
     return tally.outcome()
 
 
