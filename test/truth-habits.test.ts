@@ -215,6 +215,25 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     });
   }, 120_000);
 
+  it('bare ETag headers fail only the ETag clause: conditions and listings are still judged by the tag', async () => {
+    const got = await behind(s3, 'bare-etags', [
+      's3.object.etag-md5',
+      's3.cond.etag-list',
+      's3.cond.weak-etag',
+      's3.cond.wildcard',
+      's3.cond.copy-source',
+      's3.list.object-attributes',
+    ]);
+    expect(Object.fromEntries(Object.entries(got).map(([c, p]) => [c, p.outcome]))).toEqual({
+      's3.object.etag-md5': 'departs',
+      's3.cond.etag-list': 'holds',
+      's3.cond.weak-etag': 'holds',
+      's3.cond.wildcard': 'holds',
+      's3.cond.copy-source': 'holds',
+      's3.list.object-attributes': 'holds',
+    });
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

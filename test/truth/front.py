@@ -143,6 +143,15 @@ def configuration_puts_501(x: Exchange) -> Answer:
     return x.forward()
 
 
+def bare_etags(x: Exchange) -> Answer:
+    """The ETag header of every answer is sent without its double quotes; conditions with the quoted
+    tag still match it."""
+    status, headers, body = x.forward()
+    if "etag" in headers:
+        headers = {**headers, "etag": headers["etag"].strip('"')}
+    return status, headers, body
+
+
 def no_content_range(x: Exchange) -> Answer:
     """A ranged GET is answered 206 with the right bytes but no Content-Range header."""
     status, headers, body = x.forward()
@@ -170,6 +179,7 @@ def sse_copy_dropped(x: Exchange) -> Answer:
 
 
 HABITS: dict[str, Callable[[Exchange], Answer]] = {
+    "bare-etags": bare_etags,
     "complete-always-400": complete_always_400,
     "configuration-puts-501": configuration_puts_501,
     "no-content-range": no_content_range,

@@ -289,7 +289,9 @@ def _(t: Target):
             size, etag, modified = ((child_text(c, "Size"), child_text(c, "ETag"), child_text(c, "LastModified"))
                                     if c is not None else (None, None, None))
             head = heads[key]
-            good = (a.status == 200 and size == str(len(body)) and etag == head.header("etag")
+            # The same tag as HEAD's, quoted or not: quoting is s3.object.etag-md5's statement.
+            same_etag = etag is not None and etag.strip('"') == (head.header("etag") or "").strip('"')
+            good = (a.status == 200 and size == str(len(body)) and same_etag
                     and iso_second(modified) is not None and iso_second(modified) == http_second(head.header("last-modified")))
             ok &= good
             if not good:
