@@ -205,6 +205,9 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     ]);
     for (const [clause, p] of Object.entries(got))
       expect(p.outcome, `${clause}: ${p.reason}`).toBe('unjudgeable');
+    // ListMultipartUploads needs no Complete: the upload it refused is simply still in progress.
+    const listed = await behind(s3, 'complete-always-400', ['s3.mpu.list-uploads']);
+    expect(listed['s3.mpu.list-uploads'].outcome).toBe('holds');
   }, 120_000);
 
   it('a target answering 501 to every configuration PUT, supported or not, has no unsupported-operation clause held', async () => {

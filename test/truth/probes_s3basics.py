@@ -276,7 +276,8 @@ def _(t: Target):
     t.put(b, "b-empty.txt", b"")
     copy = t.request("PUT", b, "c-copy.txt", headers={"x-amz-copy-source": f"/{b}/a-listed.txt"})
     if copy.status != 200:
-        raise Unjudgeable(f"CopyObject answered {st(copy)}")
+        # The copy only adds a key written another way; without it the other keys are judged.
+        del bodies["c-copy.txt"]
     # Listed a second or more after the writes: a listing that gives its own time is seen.
     time.sleep(1.1)
     heads = {k: t.request("HEAD", b, k) for k in bodies}
