@@ -237,6 +237,15 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     });
   }, 120_000);
 
+  it('a wildcard CORS rule refused while a named origin is stored departs the wildcard clause', async () => {
+    const got = await behind(s3, 'no-wildcard-origins', ['s3.cors.wildcard', 's3.cors.preflight-s3']);
+    expect(got['s3.cors.wildcard']).toEqual({
+      outcome: 'departs',
+      reason: expect.stringContaining('400 InvalidRequest for AllowedOrigin *'),
+    });
+    expect(got['s3.cors.preflight-s3'].outcome).toBe('holds');
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

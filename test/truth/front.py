@@ -152,6 +152,13 @@ def bare_etags(x: Exchange) -> Answer:
     return status, headers, body
 
 
+def no_wildcard_origins(x: Exchange) -> Answer:
+    """PutBucketCors refuses a rule with AllowedOrigin * (400 InvalidRequest); named origins are stored."""
+    if x.method == "PUT" and x.bucket_level and "cors" in x.query and b"<AllowedOrigin>*</AllowedOrigin>" in x.body:
+        return error(400, "InvalidRequest", "AllowedOrigin * is not supported.")
+    return x.forward()
+
+
 def no_content_range(x: Exchange) -> Answer:
     """A ranged GET is answered 206 with the right bytes but no Content-Range header."""
     status, headers, body = x.forward()
@@ -183,6 +190,7 @@ HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "complete-always-400": complete_always_400,
     "configuration-puts-501": configuration_puts_501,
     "no-content-range": no_content_range,
+    "no-wildcard-origins": no_wildcard_origins,
     "no-zero-length-parts": no_zero_length_parts,
     "sse-copy-dropped": sse_copy_dropped,
     "empty-error-bodies": empty_error_bodies,

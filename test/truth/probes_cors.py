@@ -180,7 +180,15 @@ def _(t: Target):
 
 @probe("s3.cors.wildcard")
 def _(t: Target):
-    b = cors_bucket(t, config(rule(["*"], ["GET", "HEAD"])))
+    try:
+        b = cors_bucket(t, config(rule(["*"], ["GET", "HEAD"])))
+    except Unjudgeable as refused:
+        # A wildcard rule the target will not store is one that allows nothing, provided a rule
+        # naming the origin is stored (else CORS configuration as a whole is refused).
+        twin = put_cors(t, t.new_bucket("cors"), config(rule([APP], ["GET", "HEAD"])))
+        if twin.status == 200:
+            return judge(False, f"{refused} for AllowedOrigin *, while a rule naming {APP} answered 200")
+        raise Unjudgeable(f"{refused}, for AllowedOrigin * and for {APP} ({st(twin)}) alike") from None
     ok, seen = True, []
     for origin in ["https://anything.example.org", "http://localhost:8080"]:
         a = preflight(t, b, "k.txt", origin, "GET")
