@@ -89,10 +89,10 @@ class Tally:
     def skip(self, why: str) -> None:
         self.undecided.append(why)
 
-    def refused_anyway(self, bad: "Answer", seen: str, twin: str) -> None:
+    def refused_anyway(self, bad: "Answer", seen: str, twin: str, stored: bool = False) -> None:
         """An input refused by the clause, whose valid twin the target refused too: its refusal proves
-        nothing (undecided), but its acceptance is a departure whatever the twin got."""
-        if accepted(bad):
+        nothing (undecided), but its acceptance (or what it stored) is a departure whatever the twin got."""
+        if accepted(bad) or stored:
             self.bad.append(f"{seen}: carried out, though the clause refuses it (its valid twin: {twin})")
         else:
             self.undecided.append(f"{seen}, but its valid twin was refused too ({twin})")
