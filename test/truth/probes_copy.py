@@ -9,7 +9,7 @@ import hashlib
 import random
 import secrets
 
-from truth import Answer, child_text, departs, holds, judge, probe, Tally, Target, Unjudgeable
+from truth import Answer, accepted, child_text, departs, holds, judge, probe, Tally, Target, Unjudgeable, st
 
 MIB = 1024 * 1024
 OTHER = '"00000000000000000000000000000000"'
@@ -19,13 +19,15 @@ def copy(t: Target, bucket: str, key: str, source: str, headers: dict[str, str] 
     return t.request("PUT", bucket, key, headers={"x-amz-copy-source": source, **(headers or {})})
 
 
-def st(a: Answer) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def result_etag(a: Answer) -> str | None:
     """The ETag of a CopyObjectResult / CopyPartResult, whatever the root element is called."""
     return a.text("ETag")
+
+
+def bare(etag: str | None) -> str:
+    return (etag or "").strip().strip('"')
 
 
 def md5q(data: bytes) -> str:
@@ -95,10 +97,14 @@ def _(t: Target):
     t.put(b, "src.txt", b"copy-me")
     twin = copy(t, b, "with-slash.txt", f"/{b}/src.txt")
     got = t.request("GET", b, "with-slash.txt")
-    if twin.status != 200 or got.body != b"copy-me":
-        raise Unjudgeable(f"copy with source /{b}/src.txt answered {st(twin)}, copy reads {got.body[:20]!r}")
     a = copy(t, b, "no-slash.txt", f"{b}/src.txt")
     h = t.request("HEAD", b, "no-slash.txt")
+    if twin.status != 200 or got.body != b"copy-me":
+        # With the twin refused a refusal proves nothing; a copy carried out without the slash departs.
+        if accepted(a) or h.status == 200:
+            return departs(f"with {b}/src.txt (no slash) the copy answered {st(a)}, HEAD of its destination "
+                           f"then {h.status}; with /{b}/src.txt {st(twin)}, copy reads {got.body[:20]!r}")
+        raise Unjudgeable(f"copy with source /{b}/src.txt answered {st(twin)}, copy reads {got.body[:20]!r}")
     return judge(400 <= a.status < 500 and h.status == 404,
                  f"with /{b}/src.txt the copy answered 200; with {b}/src.txt (no slash) {st(a)}, "
                  f"HEAD of its destination then {h.status}")
@@ -109,10 +115,12 @@ def _(t: Target):
     b = t.new_bucket()
     t.put(b, "src.txt", b"copy-me")
     twin = copy(t, b, "dst.txt", f"/{b}/src.txt")
-    if twin.status != 200:
-        raise Unjudgeable(f"copy into the existing bucket answered {st(twin)}")
     missing = f"truth-{secrets.token_hex(4)}-absent"
     a = copy(t, missing, "dst.txt", f"/{b}/src.txt")
+    if twin.status != 200:
+        if accepted(a):
+            return departs(f"copy into missing bucket {missing} answered {st(a)} (into the existing one {st(twin)})")
+        raise Unjudgeable(f"copy into the existing bucket answered {st(twin)}; into missing bucket {missing} {st(a)}")
     return judge(a.code == "NoSuchBucket",
                  f"copy into the existing bucket answered 200; into missing bucket {missing} {st(a)}")
 
@@ -122,12 +130,13 @@ def _(t: Target):
     b = t.new_bucket()
     t.put(b, "src.txt", b"copy-me")
     twin = copy(t, b, "dst.txt", f"/{b}/src.txt")
-    if twin.status != 200:
-        raise Unjudgeable(f"copy from an existing source answered {st(twin)}")
     tally = Tally()
     for source, want in ((f"/{b}/absent.txt", "NoSuchKey"), (f"/{b}/dir/absent.txt", "NoSuchKey"),
                          (f"/truth-{secrets.token_hex(4)}-absent/src.txt", "NoSuchBucket")):
         a = copy(t, b, "dst2.txt", source)
+        if twin.status != 200:
+            tally.refused_anyway(a, f"copy from {source} answered {st(a)}", f"copy from an existing source {st(twin)}")
+            continue
         tally.check(a.code == want, f"copy from {source} answered {st(a)} (want {want})")
     return tally.outcome()
 
@@ -140,7 +149,8 @@ def _(t: Target):
     for dest, headers in (("dst.txt", {}), ("dst-replace.txt", {"x-amz-metadata-directive": "REPLACE"})):
         a = copy(t, b, dest, f"/{b}/src.txt", headers)
         if a.status != 200:
-            raise Unjudgeable(f"copy to {dest} answered {st(a)}")
+            tally.skip(f"copy to {dest} answered {st(a)}")
+            continue
         v, cv = a.header("x-amz-version-id"), a.header("x-amz-copy-source-version-id")
         tally.check(bool(v) and bool(cv), f"copy to {dest}: x-amz-version-id {v!r}, x-amz-copy-source-version-id {cv!r}")
     return tally.outcome()
@@ -256,13 +266,16 @@ def _(t: Target):
     b = t.new_bucket()
     tally = Tally()
     for key, body in (("one.txt", b"same-bytes"), ("empty.txt", b"")):
-        put = t.put(b, key, body)
-        if put.header("etag") != md5q(body):
-            raise Unjudgeable(f"PutObject {key} answered ETag {put.header('etag')!r}, not its MD5 {md5q(body)}")
+        # The source's ETag is what its PutObject answered, whatever it is: that it is the MD5 in
+        # quotes is s3.object.etag-md5's statement, and quoting is none of this clause's.
+        source = t.put(b, key, body).header("etag")
+        if not source:
+            raise Unjudgeable(f"PutObject {key} answered no ETag")
         a = copy(t, b, f"copy-of-{key}", f"/{b}/{key}")
         h = t.request("HEAD", b, f"copy-of-{key}")
-        tally.check(a.status == 200 and result_etag(a) == md5q(body) and h.header("etag") == md5q(body),
-                    f"copy of {key} (ETag {md5q(body)}) answered {st(a)} with result ETag {result_etag(a)!r}; "
+        same = bare(result_etag(a)) == bare(source) and bare(h.header("etag")) == bare(source)
+        tally.check(a.status == 200 and a.root != "Error" and same,
+                    f"copy of {key} (ETag {source}) answered {st(a)} with result ETag {result_etag(a)!r}; "
                     f"HEAD of the copy ETag {h.header('etag')!r}")
     return tally.outcome()
 
@@ -272,11 +285,13 @@ def _(t: Target):
     b = t.new_bucket()
     t.put(b, "self.txt", b"self-bytes", headers={"x-amz-meta-state": "before"})
     twin = copy(t, b, "other.txt", f"/{b}/self.txt")
-    if twin.status != 200:
-        raise Unjudgeable(f"copy of self.txt onto another key answered {st(twin)}")
     tally = Tally()
     for headers in ({}, {"x-amz-metadata-directive": "COPY"}):
         a = copy(t, b, "self.txt", f"/{b}/self.txt", headers)
+        if twin.status != 200:
+            tally.refused_anyway(a, f"copy onto itself with {headers.get('x-amz-metadata-directive', 'no directive')} "
+                                    f"answered {st(a)}", f"copy onto another key {st(twin)}")
+            continue
         tally.check(a.status == 400 and a.code == "InvalidRequest",
                     f"copy onto itself with {headers.get('x-amz-metadata-directive', 'no directive')} answered {st(a)}")
     a = copy(t, b, "self.txt", f"/{b}/self.txt", {"x-amz-metadata-directive": "REPLACE", "x-amz-meta-state": "after"})
@@ -304,7 +319,8 @@ def _(t: Target):
             # The clause's first half: a range inside the source is copied. Refused, it is not.
             return departs(f"UploadPartCopy of bytes=1-3 of a 5-byte source answered {st(inside)}: "
                            "the range is not copied (ranges past the end not tried)")
-        tally.check(result_etag(inside) == md5q(b"ell"),
+        # The part's ETag shows which bytes were copied; its quoting is no statement of this clause.
+        tally.check((result_etag(inside) or "").strip('"') == md5q(b"ell").strip('"'),
                     f"bytes=1-3 of 'hello' answered 200 with part ETag {result_etag(inside)!r} (MD5 of 'ell' is {md5q(b'ell')})")
         for n, rng in ((2, "bytes=0-21"), (3, "bytes=3-5")):
             a = part(n, rng)

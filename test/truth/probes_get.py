@@ -54,7 +54,8 @@ def _(t: Target):
     for method in ("GET", "HEAD"):
         a = ranged(t, b, None, method)
         if a.status != 200:
-            raise Unjudgeable(f"{method} of the object answered {a.status}")
+            tally.skip(f"full {method} of the object answered {st(a)}")
+            continue
         tally.check(a.header("content-range") is None,
                     f"full {method} -> {a.status}, Content-Range {a.header('content-range')!r}")
     for rng in ("bytes=0-0", "bytes=3-4", "bytes=-2"):
@@ -71,8 +72,10 @@ def _(t: Target):
     for rng, first, last in (("bytes=7-", 7, 9), ("bytes=0-", 0, 9), ("bytes=-3", 7, 9), ("bytes=-100", 0, 9),
                              ("bytes=5-100", 5, 9)):
         a = ranged(t, b, rng)
+        # A Content-Range, when sent, names the clipped bytes; that one is sent at all is
+        # s3.get.content-range-partial-only's statement, not this clause's.
         tally.check(a.status == 206 and a.body == DATA[first:last + 1]
-                    and a.header("content-range") == f"bytes {first}-{last}/{N}", seen(rng, a))
+                    and a.header("content-range") in (None, f"bytes {first}-{last}/{N}"), seen(rng, a))
     return tally.outcome()
 
 
@@ -80,11 +83,13 @@ def _(t: Target):
 def _(t: Target):
     b = with_object(t)
     twin = ranged(t, b, "bytes=9-20")
-    if twin.status != 206:
-        raise Unjudgeable(f"the valid twin bytes=9-20 answered {twin.status}, not 206")
     tally = Tally()
     for rng in ("bytes=10-20", "bytes=10-", "bytes=50-60"):
         a = ranged(t, b, rng)
+        if twin.status != 206:
+            # Ranges not served at all: a refusal proves nothing, but serving this one departs.
+            tally.refused_anyway(a, f"{rng} of {N} bytes -> {st(a)}", f"bytes=9-20 -> {st(twin)}")
+            continue
         tally.check(a.status == 416 and a.code == "InvalidRange", f"{rng} of {N} bytes -> {st(a)}")
     return tally.outcome()
 
@@ -93,10 +98,12 @@ def _(t: Target):
 def _(t: Target):
     b = with_object(t)
     twin = ranged(t, b, "bytes=2-5")
-    if twin.status != 206:
-        raise Unjudgeable(f"the valid twin bytes=2-5 answered {twin.status}, not 206")
     tally = Tally()
     for rng in ("bytes=5-2", "bytes=x-3", "bytes=2-y"):
         a = ranged(t, b, rng)
+        if twin.status != 206 and a.status == 200 and a.body == DATA:
+            # A target serving no range at all ignores every Range: that says nothing of invalid ones.
+            tally.skip(f"{rng} -> 200 with the whole object, but so was the valid bytes=2-5 ({st(twin)})")
+            continue
         tally.check(a.status == 200 and a.body == DATA, seen(rng, a))
     return tally.outcome()

@@ -4,7 +4,7 @@ LocationConstraint auto and answers a location header; object lock can be off, n
 
 import secrets
 
-from truth import Answer, Target, Unjudgeable, judge, probe
+from truth import Answer, Target, Unjudgeable, judge, probe, st as said
 
 
 def fresh_name(t: Target, tag: str) -> str:
@@ -21,8 +21,6 @@ def location_body(constraint: str) -> bytes:
     ).encode()
 
 
-def said(a: Answer) -> str:
-    return f"{a.status}{' ' + a.code if a.code else ''}"
 
 
 def exists(t: Target, name: str) -> bool:
@@ -148,6 +146,8 @@ def _(t: Target):
         name = fresh_name(t, "loc")
         a = t.request("PUT", name, body=body)
         if a.status != 200:
+            if bad:
+                break  # an earlier creation already departs
             raise Unjudgeable(f"CreateBucket with {label} answered {said(a)}")
         loc = a.header("location")
         seen.append(f"{label}: location {loc!r}")
@@ -175,12 +175,17 @@ def _(t: Target):
 @probe("s3.lock.create-enabled-not-implemented")
 def _(t: Target):
     twin = fresh_name(t, "lock-twin")
-    a = t.request("PUT", twin, headers={"x-amz-bucket-object-lock-enabled": "false"})
-    if a.status != 200:
-        raise Unjudgeable(f"the valid twin (object lock false) answered {said(a)}")
+    tw = t.request("PUT", twin, headers={"x-amz-bucket-object-lock-enabled": "false"})
     name = fresh_name(t, "lock-on")
     a = t.request("PUT", name, headers={"x-amz-bucket-object-lock-enabled": "true"})
     created = exists(t, name)
+    if tw.status != 200:
+        # The twin refused, a refusal proves nothing; a bucket made with object lock on departs.
+        if a.status == 200 or created:
+            return judge(False, f"CreateBucket with x-amz-bucket-object-lock-enabled true answered {said(a)}, "
+                                f"HeadBucket afterwards {'finds' if created else 'does not find'} the bucket "
+                                f"(object lock false: {said(tw)})")
+        raise Unjudgeable(f"the valid twin (object lock false) answered {said(tw)}; true answered {said(a)}")
     return judge(
         a.status == 501 and a.code == "NotImplemented" and not created,
         f"CreateBucket with x-amz-bucket-object-lock-enabled true answered {said(a)} (object lock false: 200); "

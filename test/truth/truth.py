@@ -89,6 +89,14 @@ class Tally:
     def skip(self, why: str) -> None:
         self.undecided.append(why)
 
+    def refused_anyway(self, bad: "Answer", seen: str, twin: str, stored: bool = False) -> None:
+        """An input refused by the clause, whose valid twin the target refused too: its refusal proves
+        nothing (undecided), but its acceptance (or what it stored) is a departure whatever the twin got."""
+        if accepted(bad) or stored:
+            self.bad.append(f"{seen}: carried out, though the clause refuses it (its valid twin: {twin})")
+        else:
+            self.undecided.append(f"{seen}, but its valid twin was refused too ({twin})")
+
     def outcome(self) -> Outcome:
         if self.bad:
             return departs("; ".join(self.bad))
@@ -97,9 +105,38 @@ class Tally:
         return holds("; ".join(self.ok))
 
 
+def accepted(a: "Answer") -> bool:
+    """The request was carried out: 2xx, and no Error document (Amazon S3 may send one inside a 200)."""
+    return 200 <= a.status < 300 and a.root != "Error"
+
+
 def st(a: "Answer") -> str:
-    """An answer's status and S3 error code, in a few characters: `412 PreconditionFailed`."""
-    return f"{a.status}{' ' + a.code if a.code else ''}"
+    """An answer's status and S3 error code, in a few characters: `412 PreconditionFailed`. An error
+    answer is shown as the target sent it: `400 (empty body)`, `404 NoSuchBucket (no message)`,
+    `500 (not an S3 error: <html>)`; a HEAD answer has no body to show."""
+    shown = f"{a.status}{' ' + a.code if a.code else ''}"
+    if a.status < 300 or a.method == "HEAD":
+        return shown
+    if not a.body:
+        return shown + " (empty body)"
+    if a.root == "Error":
+        if not a.code:
+            shown += " (no code)"
+        if not (a.text("Message") or "").strip():
+            shown += " (no message)"
+        return shown
+    return shown + f" (not an S3 error: {excerpt(a.body)[:40]})"
+
+
+def bucket_gone(t: "Target", bucket: str) -> str | None:
+    """Why `bucket` is no longer there (HeadBucket 404, or NoSuchBucket), or None while HeadBucket finds it.
+
+    A call on a bucket's subresource (DELETE ?encryption, ?lifecycle) answered 204 by a target that
+    deleted the bucket instead has the answer of support by a side effect: read the bucket back."""
+    h = t.request("HEAD", bucket)
+    if h.status == 200:
+        return None
+    return f"the bucket is gone afterwards (HeadBucket {st(h)})"
 
 
 class Unjudgeable(Exception):
@@ -111,6 +148,7 @@ class Answer:
     status: int
     headers: dict[str, str]
     body: bytes
+    method: str = ""
 
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())
@@ -196,6 +234,8 @@ class Target:
                 self.note(f"<   {k}: {v}")
         if ans.body:
             self.note(f"<   body {len(ans.body)} bytes: {excerpt(ans.body)}")
+        elif ans.status >= 300 and method != "HEAD":
+            self.note("<   no body")  # an error answer as the target sent it: nothing to say which error
 
     def request(
         self,
@@ -263,7 +303,7 @@ class Target:
             conn.endheaders(body or None)
             res = conn.getresponse()
             data = res.read() if method != "HEAD" else b""
-            ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data)
+            ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data, method)
         finally:
             conn.close()
         self._show(method, target, headers, body, ans)
@@ -275,14 +315,14 @@ class Target:
         name = f"truth-{secrets.token_hex(4)}-{tag}"[:63]
         a = self.request("PUT", name)
         if a.status != 200:
-            raise Unjudgeable(f"CreateBucket {name} answered {a.status} {a.code or ''}".strip())
+            raise Unjudgeable(f"CreateBucket {name} answered {st(a)}")
         self.made.append(("bucket", name, None))
         return name
 
     def put(self, bucket: str, key: str, body: bytes = b"hello", headers: dict[str, str] | None = None) -> Answer:
         a = self.request("PUT", bucket, key, headers=headers, body=body)
         if a.status != 200:
-            raise Unjudgeable(f"PutObject {bucket}/{key} answered {a.status} {a.code or ''}".strip())
+            raise Unjudgeable(f"PutObject {bucket}/{key} answered {st(a)}")
         return a
 
     def cleanup(self) -> None:
