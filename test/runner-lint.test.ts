@@ -120,6 +120,10 @@ const CASES: { problem: string; line: string }[] = [
     problem: 'unknown-clause-key',
     line: `${file('unknown-clause-key', 'clauses.yaml')}:6:5: error: /clauses/0: unknown key 'sinse'; see schemas/clauses.schema.json`,
   },
+  {
+    problem: 'amazon-outside-s3',
+    line: `${file('amazon-outside-s3', 'clauses.yaml')}:6:13: error: clause 'mgmt.lint.one' is not an S3 clause: only suites/s3 compares with Amazon S3; remove amazon`,
+  },
 ];
 
 describe('lint errors: exactly one line at file:line:column, exit 2', () => {
@@ -131,6 +135,17 @@ describe('lint errors: exactly one line at file:line:column, exit 2', () => {
       expect(r.code).toBe(2);
     });
   }
+});
+
+describe('amazon on a clause of source s3', () => {
+  it("is refused: such a clause is Amazon S3's own behaviour, so it cannot depart from it", async () => {
+    const at = 'test/fixtures/engine/lint/amazon-source-s3';
+    const r = await runMain(['lint', '--suites-dir', at]);
+    expect(problemLines(r.stderr)).toEqual([
+      `${at}/s3/clauses.yaml:10:13: error: clause 's3.lint.amazon-own' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`,
+    ]);
+    expect(r.code).toBe(2);
+  });
 });
 
 describe('the uncited-clause warning', () => {
