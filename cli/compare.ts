@@ -13,6 +13,8 @@ the clauses whose verdicts differ, or every clause with --all, and totals.
 A file may be given as label=path to name its column.
 --html FILE also writes a self-contained HTML page: every clause by SPEC section, one
 column per target, the rows that differ marked (the others shown on demand, or with --all).
+Clauses where SPEC departs from Amazon S3 are listed apart, with what Amazon S3 does, and their
+failures totalled per run: a target that does as Amazon S3 does fails those.
 `;
 
 export async function compareCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {

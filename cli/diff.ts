@@ -3,12 +3,13 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startReferenceWorker } from '../reference/worker.ts';
 import { writeOutput } from '../reporters/output.ts';
-import { today } from '../runner/api.ts';
+import { listAreas, loadClauses, today } from '../runner/api.ts';
 import {
   type DiffModel,
   type DiffReport,
   type DiffSide,
   dnsModel,
+  type Finding,
   type KnownDifference,
   rulesetModel,
   runDiff,
@@ -30,7 +31,8 @@ model: DNS records of the zone, under names of the run's own (create, read, patc
 list, delete). The rulesets model: account rulesets of the run's own (create, replace, add and
 patch rules, list). What a sequence makes is removed at its end. Each difference is shrunk to the shortest
 sequence that shows it, printed with both answers, the command that replays it and the clause
-that decides it ("no clause": a candidate for a new clause).
+that decides it ("no clause": a candidate for a new clause). Where that clause is one on which
+SPEC departs from Amazon S3, the finding says what Amazon S3 does: one target may do as it does.
 
 A and B: NAME=CONFIG.yaml (a target config with an s3 section), or NAME=embedded (the reference;
 embedded:FAULT,FAULT with faults on); NAME= may be left out.
@@ -181,11 +183,16 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
         return 1;
       }
     }
+    const amazon = amazonTags();
+    const tagged = (f: Finding): Finding => {
+      const own = Object.fromEntries(f.clauses.filter((c) => amazon.has(c)).map((c) => [c, amazon.get(c)!]));
+      return Object.keys(own).length ? { ...f, amazon: own } : f;
+    };
     const seen = new Set(reports.flatMap((r) => r.findings.map((f) => f.signature)));
     const report: DiffReport = {
       sides: reports[0].sides,
       sequences: reports.reduce((n, r) => n + r.sequences, 0),
-      findings: reports.flatMap((r) => r.findings),
+      findings: reports.flatMap((r) => r.findings.map(tagged)),
       unseen: (options.known ?? []).filter((k) => !seen.has(k.signature)),
       leftovers: reports.flatMap((r) => r.leftovers),
       stopped: reports.find((r) => r.stopped)?.stopped,
@@ -197,6 +204,14 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
   } finally {
     await Promise.all(started.map((s) => s.close()));
   }
+}
+
+/** What Amazon S3 does, by clause, where SPEC departs from it (the catalog's `amazon`). */
+function amazonTags(): Map<string, string> {
+  const clauses = loadClauses(listAreas());
+  return new Map(
+    [...clauses.values()].flatMap((c) => (c.amazon === undefined ? [] : [[c.id, c.amazon] as const])),
+  );
 }
 
 async function sideOf(
@@ -225,6 +240,8 @@ function render(report: DiffReport, argv: string[]): string {
     lines.push(
       `${n + 1}) ${f.known ? '(known) ' : ''}${f.difference.aspect} differs at command ${f.at + 1} of ${f.sequence.length} [${label}]`,
     );
+    for (const [id, amazon] of Object.entries(f.amazon ?? {}))
+      lines.push(`   SPEC departs from Amazon S3 in ${id}; Amazon S3: ${amazon}`);
     for (const [i, c] of f.sequence.entries()) lines.push(`     ${i + 1}. ${c}`);
     lines.push(`   ${`${a}:`.padEnd(width)} ${f.difference.a}`);
     lines.push(`   ${`${b}:`.padEnd(width)} ${f.difference.b}`);
@@ -240,9 +257,13 @@ function render(report: DiffReport, argv: string[]): string {
   if (report.stopped) lines.push(`the search ended early: ${report.stopped}`);
   const fresh = report.findings.filter((f) => !f.known);
   const noClause = fresh.filter((f) => !f.clauses.length).length;
+  const departing = fresh.filter((f) => f.amazon).length;
   lines.push(
     `${fresh.length} ${fresh.length === 1 ? 'difference' : 'differences'}` +
       (noClause ? ` (${noClause} with no clause: candidates for new clauses)` : '') +
+      (departing
+        ? ` (${departing} where SPEC departs from Amazon S3: there a target may be doing as Amazon S3 does)`
+        : '') +
       `, ${report.findings.length - fresh.length} known; ${report.sequences} sequences sent to both`,
   );
   return `${lines.join('\n')}\n`;

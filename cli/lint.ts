@@ -1,4 +1,4 @@
-import { listAreas, loadSuites } from '../runner/api.ts';
+import { type ClauseAssertions, clauseAssertions, listAreas, loadSuites } from '../runner/api.ts';
 import { passiveClauses } from '../runner/passive/index.ts';
 import { parse } from './args.ts';
 
@@ -11,6 +11,9 @@ clauses no check cites. One line per problem, as file:line:column: what to do.
   --suite N    lint one suite (repeatable; default all)
   --suites-dir DIR  lint the suites in DIR instead of the project's suites/
   --passive    list the clauses that observed traffic can judge (edgecheck proxy, edgecheck judge)
+  --assertions list every clause with the assertions citing it (case and step, file:line) and the
+               statement each proves: its title, else its matchers in words; and why a clause
+               no check cites is untested or untestable
 Exit code: 0 when clean, 2 when there are errors.
 `;
 
@@ -20,6 +23,7 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
     suite: { type: 'string', multiple: true },
     'suites-dir': { type: 'string' },
     passive: { type: 'boolean' },
+    assertions: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -46,10 +50,30 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
       out.write(`${clause.id}  ${clause.title}  (by ${by})\n`);
     }
   }
+  if (values.assertions) {
+    // The clauses of the suites linted: the others load only so that citations resolve.
+    const areas = new Set(values.suite?.length ? values.suite : all);
+    for (const entry of clauseAssertions(loaded))
+      if (areas.has(entry.clause.area)) out.write(assertionLines(entry));
+  }
   out.write(
     `edgecheck lint: ${loaded.clauses.size} clauses (${passive.length} judgeable from observed traffic), ` +
       `${loaded.cases.length} cases, ${loaded.properties.length} properties, ` +
       `${checks} checks; ${errors} error(s), ${loaded.problems.length - errors} warning(s)\n`,
   );
   return errors ? 2 : 0;
+}
+
+/** A clause, then each assertion citing it (where, then what it proves), or why none does. */
+function assertionLines({ clause, assertions }: ClauseAssertions): string {
+  const lines = [`${clause.id}  ${clause.title}`];
+  if (clause.amazon !== undefined)
+    lines.push(`  SPEC departs from Amazon S3 here; Amazon S3: ${clause.amazon}`);
+  if (clause.untestable) lines.push(`  untestable: ${clause.untestable}`);
+  else if (!assertions.length) lines.push('  untested: no check cites it');
+  for (const a of assertions) {
+    const who = a.kind === 'property' ? `${a.holder} (property)` : `${a.holder}/${a.step}`;
+    lines.push(`  ${who}  ${a.origin}`, `    ${a.statement}`);
+  }
+  return `${lines.join('\n')}\n`;
 }

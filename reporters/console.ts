@@ -12,6 +12,7 @@ import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/v
 import { formatBytes } from '../runner/util/size.ts';
 import { checksByClause, clauseReason, groupBySection, type SectionGroup } from './clause-checks.ts';
 import { type Paint, paint, wantsColor, wantsLiveProgress } from './colors.ts';
+import { amazonNote, departsFromAmazon, departureSentence } from './departures.ts';
 import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
 import { oneLine, padEnd, printable } from './text.ts';
@@ -296,9 +297,12 @@ export class ConsoleReporter implements Reporter {
     const idWidth = Math.min(48, Math.max(0, ...results.clauses.map((c) => c.id.length)));
     const row = (clause: ClauseResult) => {
       const reason = clauseReason(clause, byClause.get(clause.id) ?? [], cases, results.asOf);
+      // What Amazon S3 does, beside a clause that did not pass where SPEC departs from it.
+      const amazon = clause.verdict === 'pass' ? undefined : amazonNote(clause);
       return [
         `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${oneLine(clause.title)}`,
         ...(reason ? [`  ${' '.repeat(8)} ${this.p.dim(`└ ${oneLine(reason)}`)}`] : []),
+        ...(amazon ? [`  ${' '.repeat(8)} ${this.p.cyan(`└ ${oneLine(amazon)}`)}`] : []),
       ];
     };
     const groups = groupBySection(results.clauses);
@@ -318,9 +322,21 @@ export class ConsoleReporter implements Reporter {
         lines.push(`  ${padEnd(label(group), width)}  ${this.counts(counts)}`);
       }
       const notPassing = results.clauses.filter((c) => NOT_PASSING.includes(c.verdict));
+      // Those where SPEC departs from Amazon S3 come apart: there a target may do as Amazon S3 does.
+      const shared = notPassing.filter((c) => !departsFromAmazon(c));
+      const departing = notPassing.filter(departsFromAmazon);
       if (notPassing.length) {
         lines.push('', this.p.bold(`Clauses that did not pass (${notPassing.length})`));
-        for (const clause of notPassing) lines.push(...row(clause));
+        for (const clause of shared) lines.push(...row(clause));
+      }
+      if (departing.length) {
+        lines.push(
+          '',
+          this.p.bold(
+            `Of them, where SPEC departs from Amazon S3 (${departing.length}): the target may be doing as Amazon S3 does`,
+          ),
+        );
+        for (const clause of departing) lines.push(...row(clause));
       }
     }
     const failures = results.cases.flatMap((c) =>
@@ -337,7 +353,11 @@ export class ConsoleReporter implements Reporter {
     if (results.baseline) lines.push('', ...this.baseline(results.baseline));
     for (const line of results.advice ?? []) lines.push('', `${this.p.bold('Note:')} ${line}`);
     lines.push('', this.p.bold('Totals'));
-    if (complete) lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
+    if (complete) {
+      lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
+      const departures = departureSentence(results);
+      if (departures) lines.push(`           ${departures}`);
+    }
     lines.push(`  cases    ${this.totals(results.summary.cases)}`);
     lines.push(`  checks   ${this.totals(results.summary.checks)}`);
     const r = results.requests;

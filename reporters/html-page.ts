@@ -131,7 +131,7 @@ table.cost td.n{text-align:right;font-variant-numeric:tabular-nums}table.cost th
 .clause.pass{border-color:var(--pass)}.clause.fail{border-color:var(--fail)}.clause.error{border-color:var(--error)}.clause.blocked{border-color:var(--blocked)}.clause.untested{border-color:var(--untested)}
 summary{cursor:pointer;padding:3px 0}summary .why{display:block;margin-left:72px;color:var(--muted);font-size:13px}
 .clause>div{padding:4px 0 10px}.k{list-style:none;margin:0;padding:0}.k li{margin:6px 0}
-.tag{font-size:12px;padding:0 6px;border:1px solid var(--line);border-radius:10px;color:var(--muted)}.tag.new{border-color:var(--fail);color:var(--fail)}
+.tag{font-size:12px;padding:0 6px;border:1px solid var(--line);border-radius:10px;color:var(--muted)}.tag.new{border-color:var(--fail);color:var(--fail)}.tag.amazon{border-color:var(--blocked)}
 .hd{font-weight:600}.copy{font-size:12px;margin-left:8px}
 td.v{text-align:center}table.cmp tr.diff td{background:var(--soft)}table.cmp tr.diff td:first-child{border-left:3px solid var(--fail)}table.cmp tr.sec th{padding-top:14px;border-bottom:1px solid var(--line)}
 section.group{scroll-margin-top:90px}

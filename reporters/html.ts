@@ -4,6 +4,7 @@ import { CLAUSE_VERDICTS, type ClauseVerdict } from '../runner/model/verdict.ts'
 import { checksByClause, clauseReason } from './clause-checks.ts';
 import { paint } from './colors.ts';
 import { closingLine } from './console.ts';
+import { amazonNote, departsFromAmazon, departureSentence, splitFailures } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { exchangeLines, expectedActual, sourceExcerpt } from './failure.ts';
 import { coverageBar, esc, groupBySpec, htmlPage, tallyOf, verdictBadge } from './html-page.ts';
@@ -146,6 +147,7 @@ function header(results: RunResults, complete: boolean, total?: number): string 
   }
   out.push('</table>');
   if (complete) out.push(`<p><b>${esc(closingLine(results.summary.clauses))}</b></p>`);
+  if (complete) out.push(...departures(results));
   const b = results.baseline;
   if (b) {
     const list = (ids: string[]) => esc(ids.length ? ids.join(', ') : 'none');
@@ -159,6 +161,26 @@ function header(results: RunResults, complete: boolean, total?: number): string 
     );
   }
   return out.join('\n');
+}
+
+/**
+ * The failing and erroring clauses where SPEC departs from Amazon S3, apart, each with what Amazon
+ * S3 does and a link to the clause: there the target may be doing as Amazon S3 does.
+ */
+function departures(results: RunResults): string[] {
+  const sentence = departureSentence(results);
+  const { departing } = splitFailures(results.clauses);
+  if (!sentence || !departing.length) return [];
+  const items = departing.map(
+    (c) =>
+      `<li>${verdictBadge(c.verdict)} <a href="#c-${esc(c.id)}"><code>${esc(c.id)}</code></a> ` +
+      `<span class="muted">${esc(amazonNote(c) ?? '')}</span></li>`,
+  );
+  return [
+    `<h3>Where SPEC departs from Amazon S3 (${departing.length})</h3>`,
+    `<p>${esc(sentence)}.</p>`,
+    `<ul class="departures">${items.join('\n')}</ul>`,
+  ];
 }
 
 /** `12 pass, 1 fail`: the verdicts that occurred (every one with `all`). */
@@ -202,6 +224,14 @@ function filters(results: RunResults, areas: string[]): string {
       ...features.sort().map((f): [string, string] => [f, f]),
     ]),
   ];
+  if (results.clauses.some(departsFromAmazon)) {
+    parts.push(
+      select('f-amazon', 'Amazon S3', [
+        ['departs', 'SPEC departs from it'],
+        ['shared', 'SPEC agrees or is silent'],
+      ]),
+    );
+  }
   if (results.baseline) {
     parts.push(
       select(
@@ -228,16 +258,18 @@ function clauseBlock(
   const reason = clauseReason(clause, checks, cases, asOf);
   const tags = [
     clause.feature ? `<span class="tag">${esc(clause.feature)}</span>` : '',
+    departsFromAmazon(clause) ? '<span class="tag amazon">SPEC departs from Amazon S3</span>' : '',
     baseline && baseline !== '-'
       ? `<span class="tag ${baseline}">${esc(BASELINE_WORDS[baseline])}</span>`
       : '',
   ].join('');
   const data =
     `data-v="${clause.verdict}" data-area="${esc(clause.area)}" data-feature="${esc(clause.feature ?? '-')}"` +
-    ` data-baseline="${baseline ?? '-'}"`;
+    ` data-baseline="${baseline ?? '-'}" data-amazon="${departsFromAmazon(clause) ? 'departs' : 'shared'}"`;
   const facts = [
     `section: ${clause.section}`,
     `source: ${clause.source}`,
+    amazonNote(clause),
     clause.since && `since ${clause.since}`,
     clause.until && `until ${clause.until}`,
     `${clause.checks} ${clause.checks === 1 ? 'check cites' : 'checks cite'} it`,
@@ -358,13 +390,13 @@ const SCRIPT = String.raw`(() => {
     const value = (id) => (d.getElementById(id) || {}).value || '';
     const apply = () => {
       const on = new Set($('input[name=v]:checked', bar).map((i) => i.value));
-      const area = value('f-area'), feature = value('f-feature'), base = value('f-baseline');
+      const area = value('f-area'), feature = value('f-feature'), base = value('f-baseline'), amazon = value('f-amazon');
       const words = value('q').toLowerCase().split(/\s+/).filter(Boolean);
       let n = 0;
       for (const c of clauses) {
         const x = c.dataset;
         const ok = on.has(x.v) && (!area || x.area === area) && (!feature || x.feature === feature) &&
-          (!base || x.baseline === base) && words.every((w) => text.get(c).includes(w));
+          (!base || x.baseline === base) && (!amazon || x.amazon === amazon) && words.every((w) => text.get(c).includes(w));
         c.hidden = !ok;
         if (ok) n++;
       }

@@ -1,5 +1,6 @@
 import type { ClauseResult, ReporterOptions, RunResults, Tally } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
+import { departureSentence, splitFailures } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { oneLine } from './text.ts';
 
@@ -87,8 +88,12 @@ export function renderMarkdown(results: RunResults, complete = true): string {
     lines.push('> [!WARNING]', `> The run was interrupted${by}: checks that had not run are blocked.`, '');
   }
   lines.push(...totals(results, complete), '');
-  const bad = results.clauses.filter((k) => k.verdict === 'fail' || k.verdict === 'error');
-  if (bad.length) lines.push(...failing(bad), '');
+  const departures = complete ? departureSentence(results) : undefined;
+  if (departures) lines.push(`${mdText(departures)}.`, '');
+  // Failures where SPEC departs from Amazon S3 apart: there a target may do as Amazon S3 does.
+  const { shared, departing } = splitFailures(results.clauses);
+  if (shared.length) lines.push(...failing(shared), '');
+  if (departing.length) lines.push(...failing(departing, true), '');
   if (results.baseline) lines.push(...baseline(results.baseline), '');
   if (results.leftovers.length) {
     lines.push(
@@ -114,18 +119,29 @@ function totals(results: RunResults, complete: boolean): string[] {
   return rows;
 }
 
-function failing(bad: ClauseResult[]): string[] {
-  const lines = [
-    `### Failing and erroring clauses (${bad.length})`,
-    '',
-    '| | clause | title | first message |',
-    '| --- | --- | --- | --- |',
-  ];
+/** The failing and erroring clauses; `departing`: those where SPEC departs from Amazon S3, with what it does. */
+function failing(bad: ClauseResult[], departing = false): string[] {
+  const lines = departing
+    ? [
+        `### Failing and erroring where SPEC departs from Amazon S3 (${bad.length})`,
+        '',
+        'Here the target may be doing as Amazon S3 does.',
+        '',
+        '| | clause | title | first message | Amazon S3 |',
+        '| --- | --- | --- | --- | --- |',
+      ]
+    : [
+        `### Failing and erroring clauses (${bad.length})`,
+        '',
+        '| | clause | title | first message |',
+        '| --- | --- | --- | --- |',
+      ];
   for (const k of bad.slice(0, MARKDOWN_ROW_LIMIT)) {
+    const amazon = departing ? ` ${mdText(k.amazon ?? '')} |` : '';
     lines.push(
       `| ${ICON[k.verdict]} ${k.verdict} | ${code(k.id)} | ${mdText(cut(oneLine(k.title), TITLE_LIMIT))} | ${mdText(
         cut(oneLine(firstLine(k.message)), MESSAGE_LIMIT),
-      )} |`,
+      )} |${amazon}`,
     );
   }
   if (bad.length > MARKDOWN_ROW_LIMIT) {

@@ -258,7 +258,8 @@ function runContext(
 // What the CLI needs of the pieces the engines share, through this one entry (the diff and sweep
 // engines have theirs: runner/diff/index.ts, runner/sweep/index.ts). The result model
 // (runner/model/) and the leaf helpers (runner/util/) are imported as they are.
-export { listAreas } from './load/clauses.ts';
+export { type Assertion, type ClauseAssertions, clauseAssertions } from './load/assertions.ts';
+export { listAreas, loadClauses } from './load/clauses.ts';
 export { loadSuites } from './load/suite.ts';
 export { pointerToPath, readYaml } from './load/yaml-source.ts';
 export { eventsOf } from './results/events.ts';

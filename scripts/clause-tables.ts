@@ -8,10 +8,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAULTS } from '../reference/faults.ts';
+import { clauseAssertions } from '../runner/load/assertions.ts';
 import { listAreas } from '../runner/load/clauses.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import type { Clause } from '../runner/model/clause.ts';
 import { ROOT, SUITES_DIR } from '../runner/util/paths.ts';
+import { assertionTable, withAssertionTable } from './assertion-table.ts';
 import { passiveTable, withPassiveTable } from './passive-table.ts';
 
 /** The suites whose README carries a table. */
@@ -159,18 +161,18 @@ export function withTable(readme: string, table: string): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const coverage = await loadCoverage();
+  const areas = listAreas();
+  const suites = await loadSuites(areas, areas);
+  const assertions = clauseAssertions(suites);
   for (const area of TABLE_AREAS) {
     const file = readmeFile(area);
-    writeFileSync(file, withTable(readFileSync(file, 'utf8'), clauseTable(area, coverage)));
+    const readme = withTable(readFileSync(file, 'utf8'), clauseTable(area, coverage));
+    writeFileSync(file, withAssertionTable(readme, assertionTable(area, assertions)));
   }
   for (const entry of coverage.unknownBreaks) console.warn(`a fault lists an unknown clause: ${entry}`);
-  const areas = listAreas();
   const readme = path.join(ROOT, 'README.md');
-  writeFileSync(
-    readme,
-    withPassiveTable(readFileSync(readme, 'utf8'), passiveTable(await loadSuites(areas, areas))),
-  );
+  writeFileSync(readme, withPassiveTable(readFileSync(readme, 'utf8'), passiveTable(suites)));
   console.log(
-    `wrote the clause tables of ${TABLE_AREAS.map((a) => `suites/${a}/README.md`).join(', ')} and README.md's table of clauses judged from traffic`,
+    `wrote the clause and assertion tables of ${TABLE_AREAS.map((a) => `suites/${a}/README.md`).join(', ')} and README.md's table of clauses judged from traffic`,
   );
 }

@@ -6,7 +6,7 @@ import { CompareInputError, compareHtml, compareResults } from '../reporters/com
 import { ResultsDocumentError, readForCompare, readResultsDocument } from '../reporters/results-document.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { runMain } from './helpers/cli.ts';
-import { clause, runResults, sampleResults } from './helpers/results-fixture.ts';
+import { clause, departureResults, runResults, sampleResults } from './helpers/results-fixture.ts';
 
 /** The sample run with some clause verdicts replaced, as another target would answer. */
 function variant(name: string, verdicts: Record<string, string>, drop: string[] = []): RunResults {
@@ -98,6 +98,65 @@ describe('compareResults', () => {
         { label: 'a', results: staging },
       ]),
     ).toThrow("compare: the label 'a' is used twice; name columns with label=path");
+  });
+});
+
+describe('compare, where SPEC departs from Amazon S3', () => {
+  // One run as SPEC says; the other as Amazon S3 does, in a document of an earlier version (no amazon).
+  const spec = departureResults();
+  const amazonLike = runResults(
+    spec.clauses.map(({ amazon: _a, ...c }) => ({
+      ...c,
+      verdict: c.id === 's3.standin.get-bucket-tagging' ? 'fail' : c.verdict,
+    })),
+    spec.cases,
+    { target: { name: 'amazon-like', embedded: false } },
+  );
+  const specLike = runResults(
+    spec.clauses.map((c) => ({ ...c, verdict: 'pass' as const })),
+    spec.cases,
+    { target: { name: 'spec-like', embedded: false } },
+  );
+  const docs = [
+    { label: 'spec-like', results: specLike },
+    { label: 'amazon-like', results: amazonLike },
+  ];
+
+  it('lists apart the differing clauses where SPEC departs, with what Amazon S3 does, and totals them per run', () => {
+    const out = compareResults(docs);
+    const lines = out.split('\n');
+    const apart = lines.indexOf(
+      'Where SPEC departs from Amazon S3 (a run that does as Amazon S3 does fails these):',
+    );
+    expect(apart).toBeGreaterThan(0);
+    expect(lines.slice(0, apart).join('\n')).toMatch(/^s3\.get\.range-206 +pass +fail$/m);
+    expect(lines.slice(0, apart).join('\n')).not.toContain('s3.standin');
+    expect(lines[apart + 1]).toMatch(/^clause +spec-like +amazon-like +Amazon S3$/);
+    expect(lines.slice(apart).join('\n')).toMatch(
+      /^s3\.standin\.get-bucket-lifecycle +pass +fail +404 NoSuchLifecycleConfiguration$/m,
+    );
+    // The amazon-like run's document has no amazon; the other run's catalog says where SPEC departs.
+    expect(lines.slice(apart).join('\n')).toMatch(
+      /^s3\.standin\.get-bucket-tagging +pass +fail +404 NoSuchTagSet$/m,
+    );
+    expect(out).toContain('5 of 6 clauses differ (4 where SPEC departs from Amazon S3)');
+    expect(out).toMatch(/^fail where SPEC departs from Amazon S3 +0 +3$/m);
+    expect(out).toMatch(/^error where SPEC departs from Amazon S3 +0 +1$/m);
+  });
+
+  it('shows those clauses in a table of their own on the HTML page, with an Amazon S3 column', () => {
+    const html = compareHtml(docs);
+    const at = html.indexOf('<h2>Where SPEC departs from Amazon S3</h2>');
+    expect(at).toBeGreaterThan(0);
+    expect(html.slice(0, at)).not.toContain('s3.standin.get-bucket-lifecycle');
+    expect(html.slice(at)).toContain('<td class="muted">404 NoSuchLifecycleConfiguration</td>');
+    expect(html).toContain('5 of 6 clauses differ</b> (4 where SPEC departs from Amazon S3)');
+    expect(
+      compareHtml([
+        { label: 'a', results: sampleResults() },
+        { label: 'b', results: sampleResults() },
+      ]),
+    ).not.toContain('Amazon S3');
   });
 });
 

@@ -7,6 +7,7 @@ import type { RunResults } from '../runner/model/results.ts';
 import {
   caseResult,
   check,
+  departureResults,
   eventsOf,
   feed,
   memoryStream,
@@ -226,6 +227,38 @@ describe('console reporter summary', () => {
     expect(out).toContain('run cut short: 5 of 5 cases finished; clause verdicts are unknown');
     expect(out).toContain('  cases    0 pass, 2 fail, 1 error, 1 blocked, 1 skipped');
     expect(out).not.toMatch(/\d+ passed, \d+ failed/);
+  });
+});
+
+describe('console reporter: where SPEC departs from Amazon S3', () => {
+  it('names those failures apart, each with what Amazon S3 does, and counts them under the totals', async () => {
+    const out = await consoleOutput(departureResults());
+    const lines = out.split('\n');
+    const notPassing = lines.indexOf('Clauses that did not pass (4)');
+    const departing = lines.findIndex((l) => l.startsWith('Of them, where SPEC departs from Amazon S3 (3)'));
+    expect(notPassing).toBeGreaterThan(0);
+    expect(departing).toBeGreaterThan(notPassing);
+    const shared = lines.slice(notPassing + 1, departing).join('\n');
+    expect(shared).toContain('s3.get.range-206');
+    expect(shared).not.toContain('Amazon S3:');
+    const apart = lines.slice(departing + 1, lines.indexOf('Failures (4 checks)')).join('\n');
+    for (const id of [
+      's3.standin.get-bucket-lifecycle',
+      's3.region.auto',
+      's3.lock.create-enabled-not-implemented',
+    ])
+      expect(apart).toContain(id);
+    expect(apart).toContain('└ Amazon S3: 404 NoSuchLifecycleConfiguration');
+    // A passing clause is not named, whatever Amazon S3 does.
+    expect(out).not.toContain('404 NoSuchTagSet');
+    expect(out).toContain(
+      '           2 of the 3 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3: there the target may be doing as Amazon S3 does\n',
+    );
+  });
+
+  it('says nothing of Amazon S3 when no failing clause departs from it', async () => {
+    const out = await consoleOutput(sampleResults());
+    expect(out).not.toContain('Amazon S3');
   });
 });
 

@@ -11,7 +11,14 @@ import type { CheckResult, RunResults } from '../runner/model/results.ts';
 import { launchBrowser } from './helpers/browser.ts';
 import { PROJECT_ROOT, runBinAsync } from './helpers/cli.ts';
 import { recordNotRun } from './helpers/not-run.ts';
-import { caseResult, clause, NASTY, runResults, sampleResults } from './helpers/results-fixture.ts';
+import {
+  caseResult,
+  clause,
+  departureResults,
+  NASTY,
+  runResults,
+  sampleResults,
+} from './helpers/results-fixture.ts';
 
 /** EDGECHECK_NO_BROWSER=1 skips the browser tests, nothing else does (helpers/browser.ts finds one). */
 const NO_BROWSER = process.env.EDGECHECK_NO_BROWSER === '1';
@@ -257,6 +264,27 @@ describe('renderHtml', () => {
     expect(html).toContain('<select id="f-baseline">');
     expect(html).toMatch(/id="c-mgmt\.c" data-v="fail"[^>]* data-baseline="expected"/);
     expect(html).toMatch(/id="c-mgmt\.a" data-v="pass"[^>]* data-baseline="-"/);
+  });
+
+  it('lists apart the failures where SPEC departs from Amazon S3, marks those clauses, and filters by it', () => {
+    const html = renderHtml(departureResults());
+    const apart = html.slice(html.indexOf('<h3>Where SPEC departs from Amazon S3 (3)</h3>'));
+    expect(apart.length).toBeLessThan(html.length);
+    const list = apart.slice(0, apart.indexOf('</ul>'));
+    expect(list).toContain(
+      '2 of the 3 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3',
+    );
+    expect(list).toContain(
+      '<a href="#c-s3.standin.get-bucket-lifecycle"><code>s3.standin.get-bucket-lifecycle</code></a> <span class="muted">Amazon S3: 404 NoSuchLifecycleConfiguration</span>',
+    );
+    expect(list).not.toContain('s3.get.range-206');
+    expect(list).not.toContain('NoSuchTagSet');
+    expect(html).toMatch(/id="c-s3\.region\.auto" [^>]*data-amazon="departs"/);
+    expect(html).toMatch(/id="c-s3\.get\.range-206" [^>]*data-amazon="shared"/);
+    // Every clause that departs says what Amazon S3 does, passing ones too.
+    expect(html).toContain('source: spec · Amazon S3: 404 NoSuchTagSet');
+    expect(html).toContain('<select id="f-amazon">');
+    expect(renderHtml(sampleResults())).not.toContain('Amazon S3');
   });
 
   it('reports the finished cases of a run cut short', () => {

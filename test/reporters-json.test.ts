@@ -10,6 +10,7 @@ import {
   caseResult,
   check,
   clause,
+  departureResults,
   feed,
   memoryStream,
   runResults,
@@ -49,6 +50,26 @@ describe('json reporter', () => {
     expect(doc).toEqual(results);
     // Pretty-printed, so a person can read and diff it.
     expect(text.split('\n').length).toBeGreaterThan(50);
+  });
+
+  it('carries amazon on the clauses where SPEC departs from Amazon S3, and their verdicts in summary.departures', async () => {
+    const stream = memoryStream();
+    await feed(new JsonReporter({ stream }), departureResults());
+    const doc = JSON.parse(stream.text());
+    expect(validate(doc), errorsOf(doc)).toBe(true);
+    expect(doc.clauses.find((c: { id: string }) => c.id === 's3.standin.get-bucket-lifecycle').amazon).toBe(
+      '404 NoSuchLifecycleConfiguration',
+    );
+    expect(doc.clauses.find((c: { id: string }) => c.id === 's3.get.range-206').amazon).toBeUndefined();
+    expect(doc.summary.departures).toEqual({
+      pass: 1,
+      fail: 2,
+      error: 1,
+      blocked: 0,
+      skipped: 0,
+      untested: 0,
+    });
+    expect(doc.summary.clauses).toMatchObject({ pass: 2, fail: 3, error: 1 });
   });
 
   it('writes to the stream when no path is given', async () => {

@@ -9,6 +9,7 @@ import {
   caseResult,
   check,
   clause,
+  departureResults,
   feed,
   memoryStream,
   NASTY,
@@ -30,6 +31,7 @@ interface Testcase {
   failure?: { message: string; type: string; '#text'?: string };
   error?: { message: string; '#text'?: string };
   skipped?: { message: string };
+  properties?: { property: { name: string; value: string } };
   'system-out'?: string;
 }
 
@@ -52,6 +54,30 @@ describe('junit reporter', () => {
   const areaSuites = root.testsuite.filter((s) => s.name !== 'edgecheck');
   const all = areaSuites.flatMap((s) => s.testcase);
   const byId = (id: string) => all.find((t) => t.name.startsWith(`${id}: `))!;
+
+  it('says where SPEC departs from Amazon S3: a property on the testcase, and first in a failure message', () => {
+    const cases = parse(renderJunit(departureResults())).testsuite[0].testcase;
+    const of = (id: string) => cases.find((t) => t.name.startsWith(`${id}: `))!;
+    const lifecycle = of('s3.standin.get-bucket-lifecycle');
+    expect(lifecycle.properties?.property).toEqual({
+      name: 'amazon',
+      value: '404 NoSuchLifecycleConfiguration',
+    });
+    expect(lifecycle.failure?.message).toBe(
+      'where SPEC departs from Amazon S3 (Amazon S3: 404 NoSuchLifecycleConfiguration): status: expected 200, got 404',
+    );
+    expect(of('s3.lock.create-enabled-not-implemented').error?.message).toMatch(
+      /^where SPEC departs from Amazon S3 \(Amazon S3: creates the bucket with object lock enabled\): /,
+    );
+    expect(lifecycle['system-out']).toContain(
+      'SPEC departs from Amazon S3 here; Amazon S3: 404 NoSuchLifecycleConfiguration',
+    );
+    const shared = of('s3.get.range-206');
+    expect(shared.properties).toBeUndefined();
+    expect(shared.failure?.message).toBe('status: expected 206, got 200');
+    // A passing clause keeps the property, and no message.
+    expect(of('s3.standin.get-bucket-tagging').properties?.property.value).toBe('404 NoSuchTagSet');
+  });
 
   it('has one testsuite per area and one testcase per clause', () => {
     expect(root.testsuite.map((s) => s.name)).toEqual(['management', 's3', 'deprecations', 'edgecheck']);

@@ -8,6 +8,7 @@ import type { RunResults } from '../runner/model/results.ts';
 import {
   caseResult,
   clause,
+  departureResults,
   feed,
   memoryStream,
   NASTY,
@@ -73,6 +74,24 @@ describe('markdown summary', () => {
     for (const id of ['s3.get.range-inclusive', 'dep.dns-locked.present', 'mgmt.auth.secrets']) {
       expect(md).not.toContain(id);
     }
+  });
+
+  it('puts the failures where SPEC departs from Amazon S3 in a table of their own, with what Amazon S3 does', () => {
+    const md = renderMarkdown(departureResults());
+    const lines = md.split('\n');
+    const shared = lines.indexOf('### Failing and erroring clauses (1)');
+    const apart = lines.indexOf('### Failing and erroring where SPEC departs from Amazon S3 (3)');
+    expect(shared).toBeGreaterThan(0);
+    expect(apart).toBeGreaterThan(shared);
+    expect(lines.slice(shared, apart).join('\n')).toContain('`s3.get.range-206`');
+    expect(lines.slice(shared, apart).join('\n')).not.toContain('lifecycle');
+    expect(lines.slice(apart)).toContain(
+      '| ❌ fail | `s3.standin.get-bucket-lifecycle` | Title of s3.standin.get-bucket-lifecycle | status: expected 200, got 404 | 404 NoSuchLifecycleConfiguration |',
+    );
+    expect(md).toContain(
+      '2 of the 3 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3: there the target may be doing as Amazon S3 does.',
+    );
+    expect(md).not.toContain('NoSuchTagSet');
   });
 
   it('escapes text from the target so that it stays one inert table cell', () => {

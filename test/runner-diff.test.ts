@@ -6,6 +6,7 @@ import { dnsModel } from '../runner/diff/dns-model.ts';
 import { rulesetModel } from '../runner/diff/ruleset-model.ts';
 import { type DiffModel, type DiffSide, runDiff } from '../runner/diff/run-diff.ts';
 import { s3Model } from '../runner/diff/s3-model.ts';
+import { runMain } from './helpers/cli.ts';
 
 /*
  * The differential mode against the reference and the reference with one fault on: it finds the
@@ -139,3 +140,28 @@ managementModelTests('account rulesets', 'toyrs0', 7, rulesetModel, [
   'rule-patch-ignored',
   'ruleset-name-ignored',
 ]);
+
+describe('edgecheck diff, where SPEC departs from Amazon S3', () => {
+  it('says so beside the finding, with what Amazon S3 does, and counts such findings', async () => {
+    // The shrunk sequence of the fault that reads only the first ETag of an If-Match list, as Amazon S3 would.
+    const r = await runMain([
+      'diff',
+      'a=embedded',
+      'b=embedded:s3-cond-etag-list-first-only',
+      '--area',
+      's3',
+      '--replay',
+      '11:23:1:2:2:5:5:5',
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain('[s3.cond.etag-list, s3.cond.get-not-modified]');
+    expect(r.stdout).toContain(
+      '   SPEC departs from Amazon S3 in s3.cond.etag-list; Amazon S3: compares If-Match and If-None-Match with one ETag; a list is not split\n',
+    );
+    // s3.cond.get-not-modified is Amazon S3's own behaviour: not named as a departure.
+    expect(r.stdout).not.toContain('in s3.cond.get-not-modified');
+    expect(r.stdout).toContain(
+      '1 difference (1 where SPEC departs from Amazon S3: there a target may be doing as Amazon S3 does)',
+    );
+  }, 60_000);
+});

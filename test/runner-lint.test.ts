@@ -120,6 +120,10 @@ const CASES: { problem: string; line: string }[] = [
     problem: 'unknown-clause-key',
     line: `${file('unknown-clause-key', 'clauses.yaml')}:6:5: error: /clauses/0: unknown key 'sinse'; see schemas/clauses.schema.json`,
   },
+  {
+    problem: 'amazon-outside-s3',
+    line: `${file('amazon-outside-s3', 'clauses.yaml')}:6:13: error: clause 'mgmt.lint.one' is not an S3 clause: only suites/s3 compares with Amazon S3; remove amazon`,
+  },
 ];
 
 describe('lint errors: exactly one line at file:line:column, exit 2', () => {
@@ -131,6 +135,43 @@ describe('lint errors: exactly one line at file:line:column, exit 2', () => {
       expect(r.code).toBe(2);
     });
   }
+});
+
+describe('amazon on a clause of source s3', () => {
+  it("is refused: such a clause is Amazon S3's own behaviour, so it cannot depart from it", async () => {
+    const at = 'test/fixtures/engine/lint/amazon-source-s3';
+    const r = await runMain(['lint', '--suites-dir', at]);
+    expect(problemLines(r.stderr)).toEqual([
+      `${at}/s3/clauses.yaml:10:13: error: clause 's3.lint.amazon-own' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`,
+    ]);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('lint --assertions', () => {
+  it('lists every clause with the assertions citing it, where each is and the statement it proves, or why none does', async () => {
+    const at = 'test/fixtures/engine/lint/assertions/s3';
+    const r = await runMain(['lint', '--suites-dir', 'test/fixtures/engine/lint/assertions', '--assertions']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').slice(0, -2)).toEqual([
+      's3.lint.range  Ranges are inclusive',
+      `  lint.assertions/first-byte  ${at}/checks.case.yaml:7:9`,
+      // No title: the statement is made from its matchers.
+      '    status 206; header content-range = "bytes 0-0/10"; body = bytes 0-0 of the generated object (10 bytes, seed 1)',
+      `  lint.assertions/first-byte  ${at}/checks.case.yaml:11:9`,
+      '    Nothing past the range comes back',
+      `  lint.prop.ranges (property)  ${at}/properties/ranges.property.ts:6`,
+      '    Every range of every object is served inclusive of both ends',
+      's3.lint.standin  A stand-in answers a fresh bucket with an empty answer',
+      '  SPEC departs from Amazon S3 here; Amazon S3: 404 NoSuchLifecycleConfiguration',
+      `  lint.assertions/steps[1]  ${at}/checks.case.yaml:16:9`,
+      '    status >= 200 and < 300; xml /Error absent; xml /LifecycleConfiguration/Rule not (has length > 0)',
+      's3.lint.hint  Location hints can be set',
+      '  untestable: no response reveals a hint',
+      's3.lint.forgotten  Nobody checks this',
+      '  untested: no check cites it',
+    ]);
+  });
 });
 
 describe('the uncited-clause warning', () => {

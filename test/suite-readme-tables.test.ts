@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { clauseAssertions } from '../runner/load/assertions.ts';
 import { listAreas } from '../runner/load/clauses.ts';
 import { loadSuites } from '../runner/load/suite.ts';
 import { ROOT } from '../runner/util/paths.ts';
+import { assertionTable, assertionTableIn } from '../scripts/assertion-table.ts';
 import {
   type Coverage,
   clauseTable,
@@ -61,6 +63,21 @@ describe('the clause tables of the suite READMEs', () => {
       clauseTable(area, coverage),
     );
   });
+
+  it.each(TABLE_AREAS)(
+    'suites/%s/README.md lists every clause with the assertions citing it and what each proves',
+    (area) => {
+      const written = assertionTableIn(readme(area));
+      expect(
+        written,
+        `suites/${area}/README.md has no assertion table: run \`npm run tables\``,
+      ).toBeDefined();
+      expect(
+        written,
+        `suites/${area}/README.md's assertion table is out of date: run \`npm run tables\``,
+      ).toBe(assertionTable(area, clauseAssertions(suites)));
+    },
+  );
 
   it('every testable clause has two faults, or its README says why one suffices', () => {
     const lacking: string[] = [];

@@ -54,6 +54,11 @@ export interface Finding {
   known?: string;
   /** The model that found it (s3, dns, rulesets), so that a replay runs that one. */
   area?: string;
+  /**
+   * Of `clauses`, those where SPEC departs from Amazon S3, with what Amazon S3 does: there the
+   * target that differs from SPEC may be doing as Amazon S3 does.
+   */
+  amazon?: Record<string, string>;
 }
 
 export interface DiffReport {

@@ -58,6 +58,8 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
       if (c.feature !== undefined && !isFeature(c.feature)) {
         throw new InputError(src.where(['clauses', i, 'feature']), unknownFeature(c.feature));
       }
+      const amazon = amazonProblem(area, c);
+      if (amazon) throw new InputError(src.where(['clauses', i, 'amazon']), amazon);
       const section = sectionTitle(c.section, sections, src, ['clauses', i, 'section']);
       const prior = out.get(c.id);
       if (prior)
@@ -73,6 +75,25 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
     });
   }
   return out;
+}
+
+/** The area whose clauses may say where SPEC departs from Amazon S3. */
+export const AMAZON_AREA = 's3';
+
+/**
+ * Why a clause may not carry `amazon`: only S3 clauses compare with Amazon S3, and one of source
+ * s3 is Amazon S3's own behaviour, so it cannot depart from it.
+ */
+function amazonProblem(
+  area: string,
+  c: { id: string; amazon?: string; source?: string },
+): string | undefined {
+  if (c.amazon === undefined) return undefined;
+  if (area !== AMAZON_AREA)
+    return `clause '${c.id}' is not an S3 clause: only suites/${AMAZON_AREA} compares with Amazon S3; remove amazon`;
+  if (c.source === 's3')
+    return `clause '${c.id}' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`;
+  return undefined;
 }
 
 /** A passive check's `expect` is a case check whose clauses default to the clause it is written under. */

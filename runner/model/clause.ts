@@ -15,6 +15,11 @@ export interface Clause {
   /** A name of runner/model/features.ts: the target must offer it. */
   feature?: string;
   untestable?: string;
+  /**
+   * Where SPEC departs from Amazon S3: what Amazon S3 does instead, in a few words. A target that
+   * fails such a clause may be doing as Amazon S3 does; reports show those failures apart.
+   */
+  amazon?: string;
   /** How observed traffic judges it (runner/passive/); absent when it cannot. */
   passive?: PassiveCheck[];
   /** Where the clause is defined: file:line, for messages. */

@@ -112,6 +112,11 @@ export interface ClauseResult {
   /** Requests of the cases whose checks cite it: what judging it costs (a case citing two counts for both). */
   requests?: number;
   untestable?: string;
+  /**
+   * Where SPEC departs from Amazon S3: what Amazon S3 does instead. A target failing this clause
+   * may be doing as Amazon S3 does, which reports show apart from the semantics both share.
+   */
+  amazon?: string;
   since?: string;
   until?: string;
   feature?: string;
@@ -184,6 +189,11 @@ export interface RunResults {
     clauses: Tally<ClauseVerdict>;
     cases: Tally<Verdict>;
     checks: Tally<Verdict>;
+    /**
+     * The clauses where SPEC departs from Amazon S3 (those with `amazon`), by verdict: a part of
+     * `clauses`. Absent when the run holds none, and in documents of earlier versions.
+     */
+    departures?: Tally<ClauseVerdict>;
   };
   clauses: ClauseResult[];
   cases: CaseResult[];

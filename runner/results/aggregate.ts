@@ -49,6 +49,7 @@ export function clauseResults(
       checks: entry?.verdicts.length ?? 0,
       requests: entry?.requests ?? 0,
       untestable: cl.untestable,
+      amazon: cl.amazon,
       since: cl.since,
       until: cl.until,
       feature: cl.feature,
@@ -58,6 +59,7 @@ export function clauseResults(
 }
 
 export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResults['summary'] {
+  const departing = clauses.filter((c) => c.amazon !== undefined);
   return {
     clauses: tally(
       clauses.map((c) => c.verdict),
@@ -71,5 +73,13 @@ export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResu
       cases.flatMap((c) => c.checks.map((k) => k.verdict)),
       VERDICTS,
     ),
+    ...(departing.length
+      ? {
+          departures: tally(
+            departing.map((c) => c.verdict),
+            CLAUSE_VERDICTS,
+          ),
+        }
+      : {}),
   };
 }

@@ -91,6 +91,7 @@ export function runResults(
     [...VERDICTS, 'untested'],
     judged.map((c) => c.verdict),
   );
+  const departing = judged.filter((c) => c.amazon !== undefined);
   return {
     edgecheck: '0.1.0',
     runId: 'r-test01',
@@ -110,6 +111,14 @@ export function runResults(
         VERDICTS,
         checks.map((c) => c.verdict),
       ),
+      ...(departing.length
+        ? {
+            departures: tally<ClauseVerdict>(
+              [...VERDICTS, 'untested'],
+              departing.map((c) => c.verdict),
+            ),
+          }
+        : {}),
     },
     clauses: judged,
     cases,
@@ -266,3 +275,43 @@ export function memoryStream(tty = false): PassThrough & { text(): string; isTTY
 }
 
 export { eventsOf };
+
+/**
+ * An S3 run where some failures are where SPEC departs from Amazon S3 (clauses with `amazon`):
+ * range-206 fails (shared semantics); the lifecycle stand-in and region auto fail, object lock
+ * errors and the tagging stand-in passes, all four departing.
+ */
+export function departureResults(): RunResults {
+  const amazon = {
+    's3.standin.get-bucket-lifecycle': '404 NoSuchLifecycleConfiguration',
+    's3.region.auto': 'a signature for region auto is refused',
+    's3.lock.create-enabled-not-implemented': 'creates the bucket with object lock enabled',
+    's3.standin.get-bucket-tagging': '404 NoSuchTagSet',
+  };
+  const verdicts: [string, Verdict, string?][] = [
+    ['s3.get.range-206', 'fail', 'status: expected 206, got 200'],
+    ['s3.standin.get-bucket-lifecycle', 'fail', 'status: expected 200, got 404'],
+    ['s3.region.auto', 'fail', 'status: expected 200, got 400'],
+    ['s3.lock.create-enabled-not-implemented', 'error', 'the target did not answer'],
+    ['s3.standin.get-bucket-tagging', 'pass'],
+    ['s3.get.range-inclusive', 'pass'],
+  ];
+  const cases = verdicts.map(([id, verdict, message], i) =>
+    caseResult(`${id}.case`, 's3', [
+      {
+        step: 'step 1',
+        clauses: [id],
+        verdict,
+        origin: `suites/s3/x.case.yaml:${i + 10}`,
+        ...(message ? { message } : {}),
+      },
+    ]),
+  );
+  const clauses = verdicts.map(([id]) =>
+    clause(id, {
+      section: 'Object storage S3-compatible interface: behaviours / 4',
+      ...(id in amazon ? { amazon: amazon[id as keyof typeof amazon] } : {}),
+    }),
+  );
+  return runResults(clauses, cases);
+}
