@@ -178,7 +178,8 @@ function lintCheck(check: CheckDef, error: (where: string, what: string) => void
       Object.values(v).forEach(walk);
     }
   };
-  for (const c of [check, check.requires ?? {}]) walk([c.status, c.headers, c.json, c.xml, c.output, c.error]);
+  for (const c of [check, check.requires ?? {}])
+    walk([c.status, c.headers, c.json, c.xml, c.output, c.error]);
   for (const ref of refs) {
     if (!schemas().has(ref))
       error(check.origin, `schema '${ref}' not found in schemas/; add the file or fix the $ref`);

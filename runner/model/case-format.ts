@@ -232,7 +232,9 @@ const matchers = {
     ),
   ),
   json: Type.Optional(jsonObject('JSON pointer -> value or matcher ("" is the whole body)')),
-  schema: Type.Optional(Type.String({ description: 'A schema file of schemas/, optionally with #/fragment' })),
+  schema: Type.Optional(
+    Type.String({ description: 'A schema file of schemas/, optionally with #/fragment' }),
+  ),
   xml: Type.Optional(
     jsonObject(
       'XML path -> value or matcher; element names joined by /, /Root/Item/0 indexes a repeated element, @attr for attributes; text values are strings',
