@@ -58,4 +58,13 @@ describe('the statement a check without a title proves, in words from its matche
     const long = 'x'.repeat(200);
     expect(statement({ body: { equals: long } })).toBe(`body = "${'x'.repeat(78)}…`);
   });
+
+  it('says where a precondition limits what is judged, apart from what is asserted', () => {
+    expect(
+      statement({
+        requires: { xml: { '/ListBucketResult/IsTruncated': 'false' } },
+        xml: { '/ListBucketResult/NextMarker': { $absent: true } },
+      }),
+    ).toBe('where xml /ListBucketResult/IsTruncated = "false": xml /ListBucketResult/NextMarker absent');
+  });
 });

@@ -8,6 +8,13 @@ import type { CheckDef } from '../model/case.ts';
  * tables call it: a run never does.
  */
 export function checkStatement(check: CheckDef): string {
+  const asserted = matcherStatements(check);
+  // A precondition is not asserted: where it does not hold, the check is not judged.
+  if (!check.requires) return asserted;
+  return `where ${matcherStatements(check.requires)}: ${asserted}`;
+}
+
+function matcherStatements(check: Omit<CheckDef, 'clauses' | 'origin'>): string {
   const parts: string[] = [];
   if (check.status !== undefined) parts.push(`status ${relation(check.status, true)}`);
   for (const [name, m] of Object.entries(check.headers ?? {}))
