@@ -191,6 +191,23 @@ describe('setup refused: blocked, except for the clause the refusal disproves', 
   }, 60_000);
 });
 
+describe('each check needs only what it needs: a refused step blocks only the steps that depend on it', () => {
+  it('HEAD of a missing bucket answering 403 fails its own check; the reads after it are judged on their answers', async () => {
+    const { results } = await runThrough(
+      { missingBucketHead403: true },
+      { cases: ['s3.errors.missing-bucket'] },
+    );
+    const checks = results.cases.flatMap((c) => c.checks).map((k) => [k.step, k.clauses.join(), k.verdict]);
+    expect(checks).toEqual([
+      ['missing-bucket-head', 's3.error.missing-bucket-404', 'fail'],
+      ['missing-bucket-sdk', 's3.error.missing-bucket-404', 'pass'],
+      ['missing-bucket-list', 's3.error.missing-bucket-404', 'pass'],
+      ['missing-bucket-list', 's3.xml.error-no-xmlns', 'pass'],
+    ]);
+    expect(results.clauses.find((c) => c.id === 's3.xml.error-no-xmlns')?.verdict).toBe('pass');
+  }, 60_000);
+});
+
 describe('evidence: a failure cites the exchange that shows the departure', () => {
   it('UploadPart and Complete of an aborted upload answering 500 fail s3.error.no-such-upload, each citing that 500, and nothing else', async () => {
     const { proxy, results } = await runThrough(

@@ -21,6 +21,8 @@ export interface ForeignHabits {
    * buckets): from then on every request to that bucket answers 404 NoSuchBucket, HEAD with no body.
    */
   vanishOnDelete?: boolean;
+  /** HEAD of a bucket that does not exist answers 403, as a target that hides buckets it does not own. */
+  missingBucketHead403?: boolean;
   /** UploadPart and CompleteMultipartUpload of an aborted upload answer 500 with an HTML page (moto). */
   abortedUpload500?: boolean;
   /**
@@ -147,7 +149,12 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
       (answer) => {
         if (req.method === 'POST' && uploadId && answer.statusCode === 200) completed.add(uploadId);
         if (req.method === 'DELETE' && uploadId && (answer.statusCode ?? 500) < 300) aborted.add(uploadId);
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const hidden =
+          habits.missingBucketHead403 &&
+          req.method === 'HEAD' &&
+          parts.length === 1 &&
+          answer.statusCode === 404;
+        res.writeHead(hidden ? 403 : (answer.statusCode ?? 502), answer.headers);
         answer.pipe(res);
       },
     );
