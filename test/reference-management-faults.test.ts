@@ -151,6 +151,9 @@ const PROBES: Record<string, Probe> = {
   'reject-custom-field-carriers': now(
     send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID,Cookies&timestamps=rfc3339' })),
   ),
+  'logpush-requires-custom-carriers': now(
+    send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID&timestamps=rfc3339' })),
+  ),
   'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
   'certpacks-count-is-total': now(get(`${Z}/ssl/certificate_packs?ssl_status=all&per_page=1`)),
   'pack-validity-days-string': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),

@@ -195,6 +195,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.logpush.create', 'mgmt.lcf.procedure'],
   ],
   [
+    'logpush-requires-custom-carriers',
+    'jobs whose fields include none of Cookies, RequestHeaders and ResponseHeaders are refused',
+    ['mgmt.logpush.create'],
+  ],
+  [
     'logpush-strips-custom-carriers',
     'jobs are accepted but stored with Cookies, RequestHeaders and ResponseHeaders left out of fields',
     ['mgmt.logpush.custom-fields', 'mgmt.lcf.procedure'],
