@@ -213,6 +213,9 @@ const PROBES: Record<string, Probe> = {
   'decline-te-with-cl-early': at('2023-06-01', (_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
   'no-page-shield-route': now(get(`${Z}/page_shield/scripts`)),
   'no-direct-upload-v2': now(send('POST', `${ACC}/images/v2/direct_upload`, {})),
+  'direct-upload-v2-rejects-metadata': now(
+    send('POST', `${ACC}/images/v2/direct_upload`, { metadata: { k: 'v' } }),
+  ),
   'zone-notice-in-errors': now(get(Z)),
   'zone-errors-null': now(get(Z)),
   'page-offset-default-per-page': now(get(`${Z}/dns_records?page=2&per_page=1`)),

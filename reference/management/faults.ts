@@ -378,6 +378,11 @@ const ENTRIES: Entry[] = [
     'POST images/v2/direct_upload does not exist',
     ['dep.direct-upload-v1.v2-replacement'],
   ],
+  [
+    'direct-upload-v2-rejects-metadata',
+    'POST images/v2/direct_upload refuses the metadata v2 adds, taking only what v1 took',
+    ['dep.direct-upload-v1.v2-replacement'],
+  ],
   // second ways to break clauses
   [
     'past-end-last-page',
