@@ -176,6 +176,7 @@ describe('property observers judge relations in traffic that no single matcher s
     ['retired-server-error', 'dep.brotli.retired'],
     ['keep-error-chain', 'dep.dns-error-chain.direct'],
     ['root-cause-wrapper-code', 'dep.dns-error-chain.direct'],
+    ['error-chain-code-string', 'mgmt.errors.error-chain'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];

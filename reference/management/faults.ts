@@ -277,6 +277,11 @@ const ENTRIES: Entry[] = [
     ['dep.dns-error-chain.direct'],
   ],
   [
+    'error-chain-code-string',
+    'the entries of an error_chain carry their code as a string',
+    ['mgmt.errors.error-chain'],
+  ],
+  [
     'drop-error-chain-early',
     'DNS validation errors answer the root cause directly before 2024-10-01',
     ['dep.dns-error-chain.wrapped'],
