@@ -175,6 +175,7 @@ const PROBES: Record<string, Probe> = {
   'root-cause-wrapper-code': now(send('POST', `${Z}/dns_records`, badA)),
   'drop-error-chain-early': at(EARLY, send('POST', `${Z}/dns_records`, badA)),
   'error-chain-code-string': at(EARLY, send('POST', `${Z}/dns_records`, badA)),
+  'root-cause-code-string': now(send('POST', `${Z}/dns_records`, badA)),
   'accept-security-level-high': now(send('PATCH', `${Z}/settings/security_level`, { value: 'high' })),
   'restrict-medium-only': now(send('PATCH', `${Z}/settings/security_level`, { value: 'low' })),
   'reject-under-attack': now(send('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' })),

@@ -282,6 +282,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.errors.error-chain'],
   ],
   [
+    'root-cause-code-string',
+    'from 2024-10-01 a DNS validation root cause, answered directly, carries its code as a string',
+    ['mgmt.errors.object'],
+  ],
+  [
     'drop-error-chain-early',
     'DNS validation errors answer the root cause directly before 2024-10-01',
     ['dep.dns-error-chain.wrapped'],
