@@ -325,6 +325,11 @@ const PROBES: Record<string, Probe> = {
       api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, { ...rule(1), description: 'new' }),
     ),
   ),
+  'patch-ignores-enabled': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id, rs) =>
+      api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, { ...rule(1), enabled: false }),
+    ),
+  ),
   'ignore-enabled-in-bulk': now(async (api) =>
     rulesetThen(api, [], (id) =>
       api('PUT', `${Z}/rulesets/${id}`, { rules: [{ ...rule(1), enabled: false }] }),

@@ -152,7 +152,8 @@ const ENTRIES: Entry[] = [
   [
     'rule-patch-ignored',
     'PATCH of a rule answers success without changing the rule',
-    ['mgmt.rulesets.rule-patch', 'mgmt.rulesets.account'],
+    // Nor can the rule be switched off or on.
+    ['mgmt.rulesets.rule-patch', 'mgmt.rulesets.account', 'mgmt.rules.enabled'],
   ],
   ['ignore-rule-enabled', 'rules stay enabled whatever enabled says', ['mgmt.rules.enabled']],
   ['no-entrypoint', 'PUT of a phase entry point answers not found', ['mgmt.rulesets.entrypoint']],
@@ -448,6 +449,11 @@ const ENTRIES: Entry[] = [
     'rule-patch-keeps-description',
     'PATCH of a rule applies enabled but keeps the old description',
     ['mgmt.rulesets.rule-patch', 'mgmt.rulesets.account'],
+  ],
+  [
+    'patch-ignores-enabled',
+    'PATCH of a rule applies the fields sent but enabled, which keeps its old value',
+    ['mgmt.rules.enabled'],
   ],
   [
     'ignore-enabled-in-bulk',
