@@ -108,6 +108,13 @@ async function observe(faults: string[] = []): Promise<RunResults> {
       data: '10 5 5060 sip.example.com',
     };
     await settle(cf.dns.records.create(srv as unknown as Parameters<typeof cf.dns.records.create>[0]));
+    // A body that is not JSON, on the same route: a refusal that is no DNS validation error, whose
+    // error_chain (the reference wraps the parse failure) is the error object's, not the 2024-10-01 row's.
+    await fetch(`${proxy.urls.management}/client/v4/zones/${zone_id}/dns_records`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+      body: '{"type":',
+    }).then((res) => res.arrayBuffer());
   } finally {
     s3.destroy();
     await proxy.close();
@@ -169,6 +176,7 @@ describe('property observers judge relations in traffic that no single matcher s
     ['retired-server-error', 'dep.brotli.retired'],
     ['keep-error-chain', 'dep.dns-error-chain.direct'],
     ['root-cause-wrapper-code', 'dep.dns-error-chain.direct'],
+    ['error-chain-code-string', 'mgmt.errors.error-chain'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];

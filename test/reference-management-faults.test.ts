@@ -151,6 +151,9 @@ const PROBES: Record<string, Probe> = {
   'reject-custom-field-carriers': now(
     send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID,Cookies&timestamps=rfc3339' })),
   ),
+  'logpush-requires-custom-carriers': now(
+    send('POST', `${Z}/logpush/jobs`, job({ logpull_options: 'fields=RayID&timestamps=rfc3339' })),
+  ),
   'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
   'certpacks-count-is-total': now(get(`${Z}/ssl/certificate_packs?ssl_status=all&per_page=1`)),
   'pack-validity-days-string': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
@@ -171,6 +174,8 @@ const PROBES: Record<string, Probe> = {
   'keep-error-chain': now(send('POST', `${Z}/dns_records`, badA)),
   'root-cause-wrapper-code': now(send('POST', `${Z}/dns_records`, badA)),
   'drop-error-chain-early': at(EARLY, send('POST', `${Z}/dns_records`, badA)),
+  'error-chain-code-string': at(EARLY, send('POST', `${Z}/dns_records`, badA)),
+  'root-cause-code-string': now(send('POST', `${Z}/dns_records`, badA)),
   'accept-security-level-high': now(send('PATCH', `${Z}/settings/security_level`, { value: 'high' })),
   'restrict-medium-only': now(send('PATCH', `${Z}/settings/security_level`, { value: 'low' })),
   'reject-under-attack': now(send('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' })),
@@ -210,6 +215,9 @@ const PROBES: Record<string, Probe> = {
   'decline-te-with-cl-early': at('2023-06-01', (_api, base) => rawTeCl(base).then((a) => a.split('\r\n')[0])),
   'no-page-shield-route': now(get(`${Z}/page_shield/scripts`)),
   'no-direct-upload-v2': now(send('POST', `${ACC}/images/v2/direct_upload`, {})),
+  'direct-upload-v2-rejects-metadata': now(
+    send('POST', `${ACC}/images/v2/direct_upload`, { metadata: { k: 'v' } }),
+  ),
   'zone-notice-in-errors': now(get(Z)),
   'zone-errors-null': now(get(Z)),
   'page-offset-default-per-page': now(get(`${Z}/dns_records?page=2&per_page=1`)),
@@ -315,6 +323,11 @@ const PROBES: Record<string, Probe> = {
   'rule-patch-keeps-description': now(async (api) =>
     rulesetThen(api, [rule(1)], (id, rs) =>
       api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, { ...rule(1), description: 'new' }),
+    ),
+  ),
+  'patch-ignores-enabled': now(async (api) =>
+    rulesetThen(api, [rule(1)], (id, rs) =>
+      api('PATCH', `${Z}/rulesets/${id}/rules/${rs.rules[0].id}`, { ...rule(1), enabled: false }),
     ),
   ),
   'ignore-enabled-in-bulk': now(async (api) =>

@@ -25,6 +25,7 @@ export const CODES = {
   methodNotAllowed: 7001,
   invalidObjectId: 7003,
   badRequest: 10001,
+  invalidRequest: 6003,
   invalidJson: 6007,
   missingAuth: 9106,
   badAuth: 10000,

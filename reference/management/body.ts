@@ -18,6 +18,13 @@ export async function readJsonBody(req: http.IncomingMessage): Promise<unknown> 
   try {
     return JSON.parse(text);
   } catch {
-    throw ApiError.of(400, CODES.invalidJson, 'Malformed JSON in request body');
+    // As the service answers it: a generic request error wrapping the parse failure in error_chain.
+    throw new ApiError(400, [
+      {
+        code: CODES.invalidRequest,
+        message: 'Invalid request',
+        error_chain: [{ code: CODES.invalidJson, message: 'Malformed JSON in request body' }],
+      },
+    ]);
   }
 }

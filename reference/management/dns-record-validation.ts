@@ -43,6 +43,8 @@ function validationError(ctx: ReferenceContext, cause: RootCause): ApiError {
   if (!chained) {
     // The wrapper's code kept on the root cause: neither the old answer nor the new one.
     if (ctx.faults.has('root-cause-wrapper-code')) root.code = CODES.dnsValidation;
+    // The root cause's code as a string once it is answered on its own.
+    if (ctx.faults.has('root-cause-code-string')) root.code = String(root.code) as unknown as number;
     return new ApiError(400, [root]);
   }
   return new ApiError(400, [

@@ -124,6 +124,16 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
   }
   const body = failure(err.errors);
   if (ctx.faults.has('failure-result-not-null')) body.result = {};
+  // The codes of a wrapped root cause as strings, where error objects carry integers.
+  if (ctx.faults.has('error-chain-code-string'))
+    body.errors = body.errors.map((e) =>
+      e.error_chain
+        ? {
+            ...e,
+            error_chain: e.error_chain.map((c) => ({ ...c, code: String(c.code) as unknown as number })),
+          }
+        : e,
+    );
   const notFound = err.errors.some((e) => e.code === CODES.notFound);
   // A not-found error that carries its code only.
   if (notFound && ctx.faults.has('not-found-without-message'))

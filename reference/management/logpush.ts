@@ -24,7 +24,7 @@ const OPTION_KEYS = new Set(['fields', 'timestamps', 'sample', 'CVE-2021-44228']
 export const CUSTOM_FIELD_CARRIERS = ['Cookies', 'RequestHeaders', 'ResponseHeaders'];
 
 /** Parses `fields=...&timestamps=...` (SPEC: logpull_options); an unknown key or format is an error. */
-function checkLogpullOptions(options: string, rejectCustom: boolean): void {
+function checkLogpullOptions(options: string, rejectCustom: boolean, requireCustom: boolean): void {
   const query = new URLSearchParams(options.replace(/^\?/, ''));
   for (const key of query.keys()) {
     if (!OPTION_KEYS.has(key)) throw badRequest(`logpull_options: unknown option '${key}'`);
@@ -41,6 +41,10 @@ function checkLogpullOptions(options: string, rejectCustom: boolean): void {
     }
     if (rejectCustom && names.some((n) => CUSTOM_FIELD_CARRIERS.includes(n))) {
       throw badRequest('logpull_options: custom field carriers are not available');
+    }
+    // As if every http_requests job had to carry custom fields.
+    if (requireCustom && !names.some((n) => CUSTOM_FIELD_CARRIERS.includes(n))) {
+      throw badRequest('logpull_options: fields must include Cookies, RequestHeaders or ResponseHeaders');
     }
   }
 }
@@ -67,7 +71,11 @@ function checkJob(req: ApiRequest, body: Json, partial: boolean): void {
     }
   }
   if (typeof body.logpull_options === 'string') {
-    checkLogpullOptions(body.logpull_options, req.ctx.faults.has('reject-custom-field-carriers'));
+    checkLogpullOptions(
+      body.logpull_options,
+      req.ctx.faults.has('reject-custom-field-carriers'),
+      req.ctx.faults.has('logpush-requires-custom-carriers'),
+    );
   }
   if (body.enabled !== undefined && typeof body.enabled !== 'boolean')
     throw badRequest('enabled must be a boolean');

@@ -1,3 +1,4 @@
+import { badRequest } from './api-error.ts';
 import { type LegacyRoute, registerLegacy } from './legacy-collections.ts';
 import type { Retirement } from './retirement.ts';
 import type { ApiRequest, Router } from './router.ts';
@@ -263,6 +264,14 @@ function pageShieldScriptFault(req: ApiRequest, result: unknown): unknown {
   });
 }
 
+/** A v2 direct upload that takes only what v1 took: the metadata v2 adds is refused. */
+function directUploadV2Fault(req: ApiRequest, result: unknown): unknown {
+  const body = req.body as Json | undefined;
+  if (body?.metadata !== undefined && req.ctx.faults.has('direct-upload-v2-rejects-metadata'))
+    throw badRequest('metadata is not a field of a direct upload');
+  return result;
+}
+
 /** The replacements that share a shape with what they replace. */
 const REPLACEMENTS: LegacyRoute[][] = [
   pageShieldRoutes('page_shield'),
@@ -285,5 +294,5 @@ export const LEGACY_ROUTE_GROUPS: LegacyRoute[][] = [
 export function registerRetiredEndpoints(router: Router): void {
   for (const { retirement, routes } of RETIRED_ENDPOINTS) registerLegacy(router, retirement, routes);
   registerLegacy(router, undefined, REPLACEMENTS[0], 'no-page-shield-route', pageShieldScriptFault);
-  registerLegacy(router, undefined, REPLACEMENTS[1], 'no-direct-upload-v2');
+  registerLegacy(router, undefined, REPLACEMENTS[1], 'no-direct-upload-v2', directUploadV2Fault);
 }

@@ -233,9 +233,11 @@ export function registerRulesets(router: Router): void {
       if (index < 0) throw notFound(`rule ${req.params.rule_id}`);
       const body = objectBody(req);
       // Under the fault PATCH applies enabled but keeps the old description.
-      const sent = req.ctx.faults.has('rule-patch-keeps-description')
+      let sent = req.ctx.faults.has('rule-patch-keeps-description')
         ? { ...body, description: rs.rules[index].description }
         : body;
+      // Under the fault PATCH applies every field but enabled, which keeps its old value.
+      if (req.ctx.faults.has('patch-ignores-enabled')) sent = { ...sent, enabled: rs.rules[index].enabled };
       const rule = buildRule(req.ctx, rs.phase, sent, index, rs.rules[index]);
       const rules = [...rs.rules];
       if (!req.ctx.faults.has('rule-patch-ignored')) rules[index] = rule;
