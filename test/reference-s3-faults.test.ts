@@ -668,6 +668,13 @@ const SCENARIOS: Record<string, Scenario> = {
         cors,
       ),
     );
+    // An origin no rule lists, asking for a method the first rule lists.
+    log.push(
+      snap(
+        await preflight({ origin: 'https://other.example', 'access-control-request-method': 'GET' }),
+        cors,
+      ),
+    );
     // The listed origin asking for a method its rule does not list.
     log.push(snap(await preflight({ ...app, 'access-control-request-method': 'DELETE' }), cors));
     log.push(snap(await preflight({ ...app, 'access-control-request-method': 'GET' }, true), cors));

@@ -187,6 +187,11 @@ export function preflight(
     const listed = bucket.cors?.find((r) => r.allowedMethods.length > 0)?.allowedMethods[0];
     if (listed) rule = matchCors(bucket, origin, listed, requested, ctx);
   }
+  // A preflight that checks a rule's method and headers, never its origin: asked only when no rule matched.
+  if (!rule && ctx.faults.has('s3-cors-unlisted-origin-granted')) {
+    const anyOrigin = bucket.cors?.map((r) => ({ ...r, allowedOrigins: ['*'] }));
+    rule = matchCors({ ...bucket, cors: anyOrigin }, origin, method, requested, ctx);
+  }
   const vary = { vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method' };
   if (!rule) {
     if (ctx.faults.has('s3-cors-no-match-403')) {

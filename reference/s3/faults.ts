@@ -539,6 +539,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.public-options-no-origin', 's3.error.public-options-not-401'],
   ],
   [
+    's3-cors-unlisted-origin-granted',
+    'A preflight is granted by a rule whose method and headers match, whatever origin it lists: an origin no rule lists gets Access-Control-Allow-Origin',
+    ['s3.cors.preflight-s3'],
+  ],
+  [
     's3-cors-no-match-403',
     'A preflight matching no CORS rule answers 403',
     ['s3.error.cors-no-match-not-403'],
