@@ -55,6 +55,9 @@ export async function createBucket(call: S3Call): Promise<void> {
     if (!config || typeof config !== 'object') throw malformedXml();
     const location = text(config.LocationConstraint)?.trim();
     const anyLocation = call.ctx.faults.has('s3-location-constraint-any');
+    // Amazon S3 knows no region auto and refuses it as it refuses any unknown one.
+    if (location === 'auto' && call.ctx.faults.has('s3-location-constraint-auto-refused'))
+      throw new S3Error(400, 'InvalidLocationConstraint', 'The specified location-constraint is not valid.');
     if (location !== undefined && !anyLocation && !LOCATIONS.has(location) && !LOCATION_HINTS.has(location)) {
       throw new S3Error(400, 'InvalidLocationConstraint', 'The specified location-constraint is not valid.');
     }

@@ -24,6 +24,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.region.create-location-constraint'],
   ],
   [
+    's3-location-constraint-auto-refused',
+    'CreateBucket refuses LocationConstraint auto with 400 InvalidLocationConstraint, as Amazon S3 refuses a region it does not know',
+    ['s3.region.create-location-constraint'],
+  ],
+  [
     's3-create-bucket-no-location',
     'CreateBucket answers without a Location header',
     ['s3.region.create-location-header'],
