@@ -145,6 +145,7 @@ const SCENARIOS: Record<string, Scenario> = {
     );
     const lock = (v: string) => ({ 'x-amz-bucket-object-lock-enabled': v });
     log.push(snap(await s3.send({ method: 'PUT', path: obj('reg-lock-on'), headers: lock('true') })));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('reg-lock-on') })));
     log.push(snap(await s3.send({ method: 'PUT', path: obj('reg-lock-off'), headers: lock('false') })));
   },
 

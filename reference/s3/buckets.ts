@@ -41,6 +41,12 @@ export async function createBucket(call: S3Call): Promise<void> {
     // Amazon S3 answers an object lock it cannot set up with 400 InvalidRequest.
     if (call.ctx.faults.has('s3-object-lock-invalid-request'))
       throw new S3Error(400, 'InvalidRequest', 'Object lock is not supported.');
+    // Under a fault, the header is looked at only after the bucket is made: it is created, then refused.
+    if (
+      call.ctx.faults.has('s3-object-lock-true-created-then-refused') &&
+      !call.store.buckets.has(call.bucket)
+    )
+      call.store.createBucket(call.bucket);
     throw notImplemented('Object lock');
   }
   if (lock === 'false' && call.ctx.faults.has('s3-object-lock-false-rejected'))

@@ -65,6 +65,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.lock.create-enabled-not-implemented', 's3.error.not-implemented'],
   ],
   [
+    's3-object-lock-true-created-then-refused',
+    'CreateBucket with object lock true creates the bucket, then answers 501 NotImplemented',
+    ['s3.lock.create-enabled-not-implemented'],
+  ],
+  [
     's3-object-lock-false-rejected',
     'CreateBucket with object lock false is rejected',
     ['s3.lock.create-disabled-accepted'],
