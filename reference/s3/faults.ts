@@ -113,6 +113,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.unsupported.not-implemented', 's3.unsupported.not-converted', 's3.error.not-implemented'],
   ],
   [
+    's3-list-unknown-params-other-code',
+    'ListObjects and ListObjectsV2 refuse an unknown search parameter with 501 and the code UnsupportedQueryParameter instead of NotImplemented',
+    ['s3.error.not-implemented'],
+  ],
+  [
     's3-list-unknown-params-ignored',
     'Unknown ListObjects parameters are ignored instead of answered 501',
     ['s3.unsupported.list-params', 's3.error.not-implemented'],
