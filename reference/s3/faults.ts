@@ -214,6 +214,11 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-precondition-failed-no-body',
+    'A failing condition on GET or PUT is answered 412 without an error document, so without the code PreconditionFailed',
+    ['s3.error.precondition-failed'],
+  ],
+  [
     's3-precondition-status-400',
     'A failing precondition answers 400 InvalidRequest instead of 412',
     [
