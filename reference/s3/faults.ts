@@ -691,6 +691,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   // Object semantics clients rely on (source: s3 clauses, and SPEC behaviours 5, 6, 8, 11)
   [
+    's3-sse-put-not-implemented',
+    'PutObject refuses x-amz-server-side-encryption with 501 NotImplemented whatever it names, AES256 included (CopyObject and multipart uploads take it)',
+    ['s3.sse.aes256'],
+  ],
+  [
     's3-sse-header-not-echoed',
     'PutObject with x-amz-server-side-encryption AES256 answers without that header',
     ['s3.sse.aes256'],

@@ -59,6 +59,12 @@ export async function putObject(call: S3Call): Promise<void> {
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }
+  // Under a fault, PutObject refuses the header whatever it names, as R2 documents for PutObject.
+  if (
+    call.req.headers['x-amz-server-side-encryption'] !== undefined &&
+    call.ctx.faults.has('s3-sse-put-not-implemented')
+  )
+    throw notImplemented('x-amz-server-side-encryption on PutObject');
   const sse = writeEncryption(call, bucket);
   // Asked for, or the bucket's default: each has faults of its own.
   const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
