@@ -262,6 +262,8 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await put(s3, 'put', 'sha256', 'summed', { 'x-amz-checksum-sha256': sha256 })));
     log.push(snap(await put(s3, 'put', 'sha1', 'summed', { 'x-amz-checksum-sha1': sha1 })));
     log.push(snap(await put(s3, 'put', 'bad-sum', 'other', { 'x-amz-checksum-sha256': sha256 })));
+    log.push(snap(await put(s3, 'put', 'bad-sha1', 'other', { 'x-amz-checksum-sha1': sha1 })));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('put', 'bad-sha1') })));
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     await put(s3, 'put', 'image', png);
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('put', 'image') }), ['content-type']));

@@ -133,12 +133,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-checksum-headers-rejected',
     'PutObject with x-amz-checksum-sha256 or -sha1 is not implemented',
-    [
-      's3.put.checksum-sha256',
-      's3.put.checksum-sha1',
-      's3.put.checksum-mismatch',
-      's3.checksum.put-algorithms',
-    ],
+    ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.checksum.put-algorithms'],
+  ],
+  [
+    's3-put-sha1-mismatch-stored',
+    'PutObject whose x-amz-checksum-sha1 does not match the body stores the object, then answers 400 BadDigest',
+    ['s3.put.checksum-mismatch'],
   ],
   [
     's3-put-checksum-unverified',
