@@ -151,6 +151,12 @@ export function standIn(call: S3Call, subresource: string): void {
     tagging: ['Tagging', { TagSet: '' }],
     'object-lock': ['ObjectLockConfiguration', {}],
   };
+  // Under a fault, ?versioning is taken for ?versions: a fresh bucket's (empty) ListObjectVersions answers.
+  if (subresource === 'versioning' && call.ctx.faults.has('s3-standin-versioning-as-list-versions'))
+    answers.versioning = [
+      'ListVersionsResult',
+      { Name: bucket.name, Prefix: '', MaxKeys: 1000, IsTruncated: false },
+    ];
   const answer = answers[subresource];
   if (!answer) throw notImplemented(`GET ?${subresource}`);
   sendResult(call.res, answer[0], answer[1], {}, call.ctx);

@@ -1133,6 +1133,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.standin.get-bucket-versioning'],
   ],
   [
+    's3-standin-versioning-as-list-versions',
+    'GetBucketVersioning (?versioning) is answered as ListObjectVersions (?versions) would answer a fresh bucket: an empty ListVersionsResult',
+    ['s3.standin.get-bucket-versioning'],
+  ],
+  [
     's3-standin-as-list-objects',
     'The read-only stand-ins fall through to ListObjects: GetBucketAcl, GetBucketVersioning and the others answer a ListBucketResult',
     [
