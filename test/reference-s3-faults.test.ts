@@ -641,6 +641,17 @@ const SCENARIOS: Record<string, Scenario> = {
         ),
       ),
     );
+    // A body that is not well-formed XML.
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('crs'),
+          query: { cors: '' },
+          body: '<CORSConfiguration><CORSRule>',
+        }),
+      ),
+    );
     const cors = [
       'access-control-allow-origin',
       'access-control-allow-headers',

@@ -84,7 +84,22 @@ export function parseCorsConfiguration(
 
 export async function putBucketCors(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
-  bucket.cors = parseCorsConfiguration(await readRequestXml(call, 64 * 1024), call.ctx);
+  let doc: Record<string, unknown> | undefined;
+  try {
+    doc = await readRequestXml(call, 64 * 1024);
+  } catch (err) {
+    // Under a fault, a body that is not XML is refused as a bare 400, with no error document.
+    if (
+      !(
+        err instanceof S3Error &&
+        err.code === 'MalformedXML' &&
+        call.ctx.faults.has('s3-cors-malformed-bare-400')
+      )
+    )
+      throw err;
+    return void sendEmpty(call.res, 400);
+  }
+  bucket.cors = parseCorsConfiguration(doc, call.ctx);
   sendEmpty(call.res, 200);
 }
 
