@@ -145,6 +145,7 @@ const SCENARIOS: Record<string, Scenario> = {
     );
     const lock = (v: string) => ({ 'x-amz-bucket-object-lock-enabled': v });
     log.push(snap(await s3.send({ method: 'PUT', path: obj('reg-lock-on'), headers: lock('true') })));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('reg-lock-on') })));
     log.push(snap(await s3.send({ method: 'PUT', path: obj('reg-lock-off'), headers: lock('false') })));
   },
 
@@ -261,6 +262,8 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await put(s3, 'put', 'sha256', 'summed', { 'x-amz-checksum-sha256': sha256 })));
     log.push(snap(await put(s3, 'put', 'sha1', 'summed', { 'x-amz-checksum-sha1': sha1 })));
     log.push(snap(await put(s3, 'put', 'bad-sum', 'other', { 'x-amz-checksum-sha256': sha256 })));
+    log.push(snap(await put(s3, 'put', 'bad-sha1', 'other', { 'x-amz-checksum-sha1': sha1 })));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('put', 'bad-sha1') })));
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     await put(s3, 'put', 'image', png);
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('put', 'image') }), ['content-type']));
@@ -638,6 +641,17 @@ const SCENARIOS: Record<string, Scenario> = {
         ),
       ),
     );
+    // A body that is not well-formed XML.
+    log.push(
+      snap(
+        await s3.send({
+          method: 'PUT',
+          path: obj('crs'),
+          query: { cors: '' },
+          body: '<CORSConfiguration><CORSRule>',
+        }),
+      ),
+    );
     const cors = [
       'access-control-allow-origin',
       'access-control-allow-headers',
@@ -665,6 +679,13 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(
       snap(
         await preflight({ origin: 'https://other.example', 'access-control-request-method': 'DELETE' }),
+        cors,
+      ),
+    );
+    // An origin no rule lists, asking for a method the first rule lists.
+    log.push(
+      snap(
+        await preflight({ origin: 'https://other.example', 'access-control-request-method': 'GET' }),
         cors,
       ),
     );

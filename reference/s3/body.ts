@@ -19,6 +19,8 @@ export interface BodyDigest {
   head: Buffer;
   /** Checksums the client sent (header or trailer), by algorithm, base64; verified where the reference can. */
   checksums: Record<string, string>;
+  /** Algorithms whose checksum did not match though they were left unverified (faults that check late). */
+  mismatched: string[];
 }
 
 export interface IncomingBody {
@@ -76,8 +78,8 @@ class Digester extends Transform {
  * the signature, Content-MD5 and x-amz-checksum-* headers or trailers ask to be verified.
  */
 export interface BodyOptions {
-  /** Asked only when a declared checksum could be verified (default: always verify). */
-  verifyChecksums?: () => boolean;
+  /** Asked only when a declared checksum could be verified, with its algorithm (default: always verify). */
+  verifyChecksums?: (alg: string) => boolean;
   /** x-amz-checksum-* headers describe something else than this body (CompleteMultipartUpload's object). */
   checksumHeadersNotOfBody?: boolean;
   chunkSignature?: ChunkSignature;
@@ -153,21 +155,26 @@ export function incomingBody(
       throw new S3Error(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.');
     }
     const checksums: Record<string, string> = {};
+    const mismatched: string[] = [];
     for (const [alg, value] of declared) {
-      const verified = (VERIFIED as readonly string[]).includes(alg) && (options.verifyChecksums?.() ?? true);
-      if (verified && digester.digestBase64(alg as Verified) !== value) {
-        throw new S3Error(
-          400,
-          'BadDigest',
-          `The ${alg.toUpperCase()} you specified did not match the calculated checksum.`,
-        );
+      const checkable = (VERIFIED as readonly string[]).includes(alg);
+      if (checkable && digester.digestBase64(alg as Verified) !== value) {
+        if (options.verifyChecksums?.(alg) ?? true) throw badDigest(alg);
+        mismatched.push(alg);
       }
       checksums[alg] = value;
     }
-    return { size: digester.size, md5, head: digester.head, checksums };
+    return { size: digester.size, md5, head: digester.head, checksums, mismatched };
   };
   return { stream: out, finish };
 }
+
+export const badDigest = (alg: string) =>
+  new S3Error(
+    400,
+    'BadDigest',
+    `The ${alg.toUpperCase()} you specified did not match the calculated checksum.`,
+  );
 
 /** Reads a small request document (XML) whole, with a size cap. */
 export async function readSmallBody(

@@ -41,6 +41,12 @@ export async function createBucket(call: S3Call): Promise<void> {
     // Amazon S3 answers an object lock it cannot set up with 400 InvalidRequest.
     if (call.ctx.faults.has('s3-object-lock-invalid-request'))
       throw new S3Error(400, 'InvalidRequest', 'Object lock is not supported.');
+    // Under a fault, the header is looked at only after the bucket is made: it is created, then refused.
+    if (
+      call.ctx.faults.has('s3-object-lock-true-created-then-refused') &&
+      !call.store.buckets.has(call.bucket)
+    )
+      call.store.createBucket(call.bucket);
     throw notImplemented('Object lock');
   }
   if (lock === 'false' && call.ctx.faults.has('s3-object-lock-false-rejected'))
@@ -55,6 +61,9 @@ export async function createBucket(call: S3Call): Promise<void> {
     if (!config || typeof config !== 'object') throw malformedXml();
     const location = text(config.LocationConstraint)?.trim();
     const anyLocation = call.ctx.faults.has('s3-location-constraint-any');
+    // Amazon S3 knows no region auto and refuses it as it refuses any unknown one.
+    if (location === 'auto' && call.ctx.faults.has('s3-location-constraint-auto-refused'))
+      throw new S3Error(400, 'InvalidLocationConstraint', 'The specified location-constraint is not valid.');
     if (location !== undefined && !anyLocation && !LOCATIONS.has(location) && !LOCATION_HINTS.has(location)) {
       throw new S3Error(400, 'InvalidLocationConstraint', 'The specified location-constraint is not valid.');
     }
@@ -142,6 +151,12 @@ export function standIn(call: S3Call, subresource: string): void {
     tagging: ['Tagging', { TagSet: '' }],
     'object-lock': ['ObjectLockConfiguration', {}],
   };
+  // Under a fault, ?versioning is taken for ?versions: a fresh bucket's (empty) ListObjectVersions answers.
+  if (subresource === 'versioning' && call.ctx.faults.has('s3-standin-versioning-as-list-versions'))
+    answers.versioning = [
+      'ListVersionsResult',
+      { Name: bucket.name, Prefix: '', MaxKeys: 1000, IsTruncated: false },
+    ];
   const answer = answers[subresource];
   if (!answer) throw notImplemented(`GET ?${subresource}`);
   sendResult(call.res, answer[0], answer[1], {}, call.ctx);

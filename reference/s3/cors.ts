@@ -84,7 +84,22 @@ export function parseCorsConfiguration(
 
 export async function putBucketCors(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
-  bucket.cors = parseCorsConfiguration(await readRequestXml(call, 64 * 1024), call.ctx);
+  let doc: Record<string, unknown> | undefined;
+  try {
+    doc = await readRequestXml(call, 64 * 1024);
+  } catch (err) {
+    // Under a fault, a body that is not XML is refused as a bare 400, with no error document.
+    if (
+      !(
+        err instanceof S3Error &&
+        err.code === 'MalformedXML' &&
+        call.ctx.faults.has('s3-cors-malformed-bare-400')
+      )
+    )
+      throw err;
+    return void sendEmpty(call.res, 400);
+  }
+  bucket.cors = parseCorsConfiguration(doc, call.ctx);
   sendEmpty(call.res, 200);
 }
 
@@ -186,6 +201,11 @@ export function preflight(
   if (!rule && ctx.faults.has('s3-cors-preflight-any-method')) {
     const listed = bucket.cors?.find((r) => r.allowedMethods.length > 0)?.allowedMethods[0];
     if (listed) rule = matchCors(bucket, origin, listed, requested, ctx);
+  }
+  // A preflight that checks a rule's method and headers, never its origin: asked only when no rule matched.
+  if (!rule && ctx.faults.has('s3-cors-unlisted-origin-granted')) {
+    const anyOrigin = bucket.cors?.map((r) => ({ ...r, allowedOrigins: ['*'] }));
+    rule = matchCors({ ...bucket, cors: anyOrigin }, origin, method, requested, ctx);
   }
   const vary = { vary: 'Origin, Access-Control-Request-Headers, Access-Control-Request-Method' };
   if (!rule) {

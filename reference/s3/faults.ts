@@ -24,6 +24,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.region.create-location-constraint'],
   ],
   [
+    's3-location-constraint-auto-refused',
+    'CreateBucket refuses LocationConstraint auto with 400 InvalidLocationConstraint, as Amazon S3 refuses a region it does not know',
+    ['s3.region.create-location-constraint'],
+  ],
+  [
     's3-create-bucket-no-location',
     'CreateBucket answers without a Location header',
     ['s3.region.create-location-header'],
@@ -58,6 +63,11 @@ const CATALOG: [string, string, string[]][] = [
     's3-object-lock-accepted',
     'CreateBucket with object lock true is accepted',
     ['s3.lock.create-enabled-not-implemented', 's3.error.not-implemented'],
+  ],
+  [
+    's3-object-lock-true-created-then-refused',
+    'CreateBucket with object lock true creates the bucket, then answers 501 NotImplemented',
+    ['s3.lock.create-enabled-not-implemented'],
   ],
   [
     's3-object-lock-false-rejected',
@@ -103,6 +113,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.unsupported.not-implemented', 's3.unsupported.not-converted', 's3.error.not-implemented'],
   ],
   [
+    's3-list-unknown-params-other-code',
+    'ListObjects and ListObjectsV2 refuse an unknown search parameter with 501 and the code UnsupportedQueryParameter instead of NotImplemented',
+    ['s3.error.not-implemented'],
+  ],
+  [
     's3-list-unknown-params-ignored',
     'Unknown ListObjects parameters are ignored instead of answered 501',
     ['s3.unsupported.list-params', 's3.error.not-implemented'],
@@ -118,12 +133,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-checksum-headers-rejected',
     'PutObject with x-amz-checksum-sha256 or -sha1 is not implemented',
-    [
-      's3.put.checksum-sha256',
-      's3.put.checksum-sha1',
-      's3.put.checksum-mismatch',
-      's3.checksum.put-algorithms',
-    ],
+    ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.checksum.put-algorithms'],
+  ],
+  [
+    's3-put-sha1-mismatch-stored',
+    'PutObject whose x-amz-checksum-sha1 does not match the body stores the object, then answers 400 BadDigest',
+    ['s3.put.checksum-mismatch'],
   ],
   [
     's3-put-checksum-unverified',
@@ -197,6 +212,11 @@ const CATALOG: [string, string, string[]][] = [
       's3.cond.precedence',
       's3.cond.get-dates',
     ],
+  ],
+  [
+    's3-precondition-failed-no-body',
+    'A failing condition on GET or PUT is answered 412 without an error document, so without the code PreconditionFailed',
+    ['s3.error.precondition-failed'],
   ],
   [
     's3-precondition-status-400',
@@ -539,6 +559,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.public-options-no-origin', 's3.error.public-options-not-401'],
   ],
   [
+    's3-cors-unlisted-origin-granted',
+    'A preflight is granted by a rule whose method and headers match, whatever origin it lists: an origin no rule lists gets Access-Control-Allow-Origin',
+    ['s3.cors.preflight-s3'],
+  ],
+  [
     's3-cors-no-match-403',
     'A preflight matching no CORS rule answers 403',
     ['s3.error.cors-no-match-not-403'],
@@ -574,6 +599,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
   ['s3-xml-text-content-type', 'XML answers carry Content-Type text/xml', ['s3.xml.content-type']],
+  [
+    's3-cors-malformed-bare-400',
+    'PutBucketCors with a body that is not well-formed XML answers 400 with no error document, so without the code MalformedXML (DeleteObjects answers MalformedXML)',
+    ['s3.error.malformed-xml'],
+  ],
   [
     's3-malformed-xml-500',
     'A malformed request document answers 500 InternalError',
@@ -665,6 +695,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.error.no-such-upload'],
   ],
   // Object semantics clients rely on (source: s3 clauses, and SPEC behaviours 5, 6, 8, 11)
+  [
+    's3-sse-put-not-implemented',
+    'PutObject refuses x-amz-server-side-encryption with 501 NotImplemented whatever it names, AES256 included (CopyObject and multipart uploads take it)',
+    ['s3.sse.aes256'],
+  ],
   [
     's3-sse-header-not-echoed',
     'PutObject with x-amz-server-side-encryption AES256 answers without that header',
@@ -1100,6 +1135,11 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-standin-versioning-enabled',
     'GetBucketVersioning of a fresh bucket reports Status Enabled',
+    ['s3.standin.get-bucket-versioning'],
+  ],
+  [
+    's3-standin-versioning-as-list-versions',
+    'GetBucketVersioning (?versioning) is answered as ListObjectVersions (?versions) would answer a fresh bucket: an empty ListVersionsResult',
     ['s3.standin.get-bucket-versioning'],
   ],
   [

@@ -1,7 +1,7 @@
 import type { S3Call } from './call.ts';
 import { headerValue } from './call.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { invalidArgument, notImplemented } from './errors.ts';
+import { invalidArgument, notImplemented, S3Error } from './errors.ts';
 import { keyOrder, utf16Order } from './key-order.ts';
 import { boundedInt } from './multipart.ts';
 import { sendResult } from './respond.ts';
@@ -119,6 +119,12 @@ export function listObjects(call: S3Call): void {
       // Under a fault, only ListObjectsV2 validates its parameters.
       !(call.query.get('list-type') !== '2' && call.ctx.faults.has('s3-list-v1-unknown-params-ignored'))
     ) {
+      if (call.ctx.faults.has('s3-list-unknown-params-other-code'))
+        throw new S3Error(
+          501,
+          'UnsupportedQueryParameter',
+          `The ListObjects parameter '${name}' is not supported.`,
+        );
       throw notImplemented(`The ListObjects parameter '${name}'`);
     }
   }

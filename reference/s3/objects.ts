@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { badDigest } from './body.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { anyCondition, type Conditions, checkWrite } from './conditionals.ts';
 import { extensionContentType, sniffContentType } from './content-type.ts';
@@ -59,6 +60,12 @@ export async function putObject(call: S3Call): Promise<void> {
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }
+  // Under a fault, PutObject refuses the header whatever it names, as R2 documents for PutObject.
+  if (
+    call.req.headers['x-amz-server-side-encryption'] !== undefined &&
+    call.ctx.faults.has('s3-sse-put-not-implemented')
+  )
+    throw notImplemented('x-amz-server-side-encryption on PutObject');
   const sse = writeEncryption(call, bucket);
   // Asked for, or the bucket's default: each has faults of its own.
   const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
@@ -93,6 +100,8 @@ export async function putObject(call: S3Call): Promise<void> {
     sseByDefault: !asked,
   };
   call.store.putObject(bucket, record);
+  // Under a fault, a SHA-1 that does not match is refused only once the object is stored.
+  if (digest.mismatched.includes('sha1')) throw badDigest('sha1');
   // Under a fault, PutObject answers the ETag without its double quotes (GET and HEAD keep them).
   const etag = call.ctx.faults.has('s3-put-etag-unquoted') ? record.etag.replace(/^"|"$/g, '') : record.etag;
   const headers: Record<string, string> = { etag, 'x-amz-version-id': record.versionId };

@@ -72,7 +72,10 @@ export function sendError(
   }
   const rid = requestId();
   // Under a fault, a GET of a missing key is answered as a HEAD would be: 404 without a document.
-  const bodiless = method === 'GET' && e.code === 'NoSuchKey' && ctx.faults.has('s3-no-such-key-no-body');
+  const bodiless =
+    (method === 'GET' && e.code === 'NoSuchKey' && ctx.faults.has('s3-no-such-key-no-body')) ||
+    // Under a fault, a failed condition is answered 412 alone, as an HTTP server answers it.
+    (e.status === 412 && ctx.faults.has('s3-precondition-failed-no-body'));
   if (method === 'HEAD' || bodiless) {
     res.writeHead(e.status, { ...e.headers, 'x-amz-request-id': rid, 'x-amz-error-code': e.code });
     res.end();

@@ -5,7 +5,10 @@ import type { S3Call } from './call.ts';
 /** Streams the request body into the blob store; nothing is kept when the body or a digest check fails. */
 export async function storeBody(call: S3Call): Promise<{ blob: Blob; digest: BodyDigest }> {
   const body = incomingBody(call.req, call.payloadHash, {
-    verifyChecksums: () => !call.ctx.faults.has('s3-put-checksum-unverified'),
+    verifyChecksums: (alg) =>
+      !call.ctx.faults.has('s3-put-checksum-unverified') &&
+      // Under a fault, PutObject (not UploadPart) checks a SHA-1 only after storing the object.
+      !(alg === 'sha1' && !call.query.has('uploadId') && call.ctx.faults.has('s3-put-sha1-mismatch-stored')),
     chunkSignature: call.chunkSignature,
     awsChunkedByContentEncoding: () => call.ctx.faults.has('s3-aws-chunked-by-content-encoding'),
   });
