@@ -837,6 +837,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.copy.upload-part-copy-range'],
   ],
   [
+    's3-part-copy-etag-unquoted',
+    'Control: UploadPartCopy answers the part ETag in CopyPartResult without its double quotes. No clause states how a part ETag is quoted (CompleteMultipartUpload ignores quotes around part ETags), so no clause may fail',
+    [],
+  ],
+  [
     's3-part-copy-range-exclusive',
     'UploadPartCopy reads the last byte of x-amz-copy-source-range as exclusive and copies one byte less',
     ['s3.copy.upload-part-copy', 's3.copy.upload-part-copy-range'],
