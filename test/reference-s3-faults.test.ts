@@ -567,6 +567,10 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await list3({ delimiter: '/', marker: 'a/2' })));
     log.push(snap(await list3({ 'list-type': '2', delimiter: '/', 'start-after': 'a/2' })));
     log.push(snap(await list3({ delimiter: '/', 'encoding-type': 'url' })));
+    // Echoes that need encoding: Prefix, Delimiter and StartAfter (V2); Marker and NextMarker (V1).
+    const echoes = { 'list-type': '2', prefix: 'é', delimiter: ' ', 'start-after': 'x+y' };
+    log.push(snap(await list3({ ...echoes, 'encoding-type': 'url' })));
+    log.push(snap(await list3({ delimiter: '/', marker: 'x+', 'max-keys': '1', 'encoding-type': 'url' })));
     // Keys either side of U+FFFF; a token's page that ended on a common prefix start-after sorts inside.
     for (const key of ['u/\uE000', 'u/\u{10000}']) await put(s3, 'lst3', key, key);
     log.push(snap(await list3({ 'list-type': '2', prefix: 'u/' })));

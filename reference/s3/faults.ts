@@ -439,6 +439,31 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
   [
+    's3-list-prefix-echo-unencoded',
+    'With encoding-type url, ListObjects and ListObjectsV2 encode keys and common prefixes but echo Prefix as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-delimiter-echo-unencoded',
+    'With encoding-type url, ListObjects and ListObjectsV2 encode keys and common prefixes but echo Delimiter as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-marker-echo-unencoded',
+    'With encoding-type url, ListObjects (V1) encodes keys and common prefixes but echoes Marker as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-next-marker-unencoded',
+    'With encoding-type url, ListObjects (V1) encodes keys and common prefixes but sends NextMarker as stored',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-start-after-echo-unencoded',
+    'With encoding-type url, ListObjectsV2 encodes keys and common prefixes but echoes StartAfter as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
     's3-list-cursor-prefix-repeated',
     'A page continuing a token that ended on a common prefix lists that prefix again when start-after sorts inside it',
     ['s3.list.pagination'],
