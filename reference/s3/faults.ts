@@ -459,6 +459,31 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
   [
+    's3-list-prefix-echo-unencoded',
+    'With encoding-type url, ListObjects and ListObjectsV2 encode keys and common prefixes but echo Prefix as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-delimiter-echo-unencoded',
+    'With encoding-type url, ListObjects and ListObjectsV2 encode keys and common prefixes but echo Delimiter as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-marker-echo-unencoded',
+    'With encoding-type url, ListObjects (V1) encodes keys and common prefixes but echoes Marker as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-next-marker-unencoded',
+    'With encoding-type url, ListObjects (V1) encodes keys and common prefixes but sends NextMarker as stored',
+    ['s3.list.encoding-type'],
+  ],
+  [
+    's3-list-start-after-echo-unencoded',
+    'With encoding-type url, ListObjectsV2 encodes keys and common prefixes but echoes StartAfter as asked',
+    ['s3.list.encoding-type'],
+  ],
+  [
     's3-list-cursor-prefix-repeated',
     'A page continuing a token that ended on a common prefix lists that prefix again when start-after sorts inside it',
     ['s3.list.pagination'],
@@ -870,6 +895,11 @@ const CATALOG: [string, string, string[]][] = [
     's3-part-copy-range-end-at-size-accepted',
     'UploadPartCopy refuses a x-amz-copy-source-range ending well past the source but copies one ending a byte past it (bytes=3-5 of 5 bytes), clipped (end > size instead of end >= size)',
     ['s3.copy.upload-part-copy-range'],
+  ],
+  [
+    's3-part-copy-etag-unquoted',
+    'Control: UploadPartCopy answers the part ETag in CopyPartResult without its double quotes. No clause states how a part ETag is quoted (CompleteMultipartUpload ignores quotes around part ETags), so no clause may fail',
+    [],
   ],
   [
     's3-part-copy-range-exclusive',

@@ -203,10 +203,12 @@ export function listObjects(call: S3Call): void {
     page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
       ? page.items.length
       : page.items.length + page.prefixes.length;
+  // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
+  const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
   const shared = {
     Name: call.bucket,
-    Prefix: encode(prefix),
-    ...(delimiter ? { Delimiter: encode(delimiter) } : {}),
+    Prefix: echo(prefix, 's3-list-prefix-echo-unencoded'),
+    ...(delimiter ? { Delimiter: echo(delimiter, 's3-list-delimiter-echo-unencoded') } : {}),
     MaxKeys: maxKeys,
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
     IsTruncated: page.truncated,
@@ -224,16 +226,18 @@ export function listObjects(call: S3Call): void {
         ...(page.truncated && page.last !== undefined
           ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
           : {}),
-        ...(q.has('start-after') ? { StartAfter: encode(q.get('start-after') ?? '') } : {}),
+        ...(q.has('start-after')
+          ? { StartAfter: echo(q.get('start-after') ?? '', 's3-list-start-after-echo-unencoded') }
+          : {}),
         Contents: contents,
         CommonPrefixes: common,
       }
     : {
         ...shared,
-        Marker: encode(q.get('marker') ?? ''),
+        Marker: echo(q.get('marker') ?? '', 's3-list-marker-echo-unencoded'),
         // SPEC behaviour 13: NextMarker only when the listing is truncated.
         ...(page.last !== undefined && (page.truncated || f.has('s3-list-next-marker-always'))
-          ? { NextMarker: encode(page.last) }
+          ? { NextMarker: echo(page.last, 's3-list-next-marker-unencoded') }
           : {}),
         Contents: contents,
         CommonPrefixes: common,

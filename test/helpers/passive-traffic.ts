@@ -55,6 +55,8 @@ export async function s3Traffic(s3: S3Client, Bucket: string): Promise<void> {
     { Delimiter: '/' },
     { StartAfter: 'b' },
     { EncodingType: 'url' as const, Delimiter: '/' },
+    // Every echo needs encoding: Prefix é, Delimiter a space, StartAfter 'h i'.
+    { EncodingType: 'url' as const, Prefix: 'é', Delimiter: ' ', StartAfter: 'h i' },
   ]) {
     await settle(s3.send(new ListObjectsV2Command({ Bucket, ...params })));
   }
@@ -85,6 +87,12 @@ export async function s3Traffic(s3: S3Client, Bucket: string): Promise<void> {
     if (!page.IsTruncated || !marker) break;
   }
   await s3.send(new ListObjectsCommand({ Bucket, Marker: 'b' }));
+  // Encoded, a Marker and a NextMarker that need it: after 'g ', one key a page, 'h i' first.
+  await settle(
+    s3.send(
+      new ListObjectsCommand({ Bucket, EncodingType: 'url', Marker: 'g ', MaxKeys: 1, Delimiter: '/' }),
+    ),
+  );
   await s3.send(new ListObjectsCommand({ Bucket, Prefix: 'd/', Delimiter: '/' }));
 
   // Ranges of a 100-byte object: closed, open, suffix, over-long, and past the end.

@@ -10,7 +10,7 @@ import {
 } from './support/keys.ts';
 import { observedListings } from './support/observed-listing.ts';
 import { expectThat } from './support/wire.ts';
-import { type ListPage, parseListPage } from './support/xml.ts';
+import { type ListEchoes, type ListPage, parseListPage } from './support/xml.ts';
 
 const maxKeysInSet = (ctx: PropertyContext) => (ctx.profile === 'quick' ? 10 : 40);
 const runs = (ctx: PropertyContext) =>
@@ -53,8 +53,8 @@ interface Query extends ListParams {
   encoding?: boolean;
 }
 
-/** A page as listPage reads it, with its keys and common prefixes also as the target sent them. */
-type Page = ListPage & { raw: string[] };
+/** A page as listPage reads it, with its keys and common prefixes also as the target sent them, and the query that asked for it. */
+type Page = ListPage & { raw: string[]; query: Record<string, string> };
 
 async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<Page> {
   const query: Record<string, string> = {};
@@ -78,7 +78,7 @@ async function listPage(ctx: PropertyContext, w: World, q: Query): Promise<Page>
   };
   page.keys = page.keys.map(strip);
   page.prefixes = page.prefixes.map(strip);
-  return { ...page, raw };
+  return { ...page, raw, query };
 }
 
 /**
@@ -422,7 +422,7 @@ const properties: PropertyDef[] = [
   ),
   property(
     's3.prop.list-encoding',
-    'With encoding-type url, every key and common prefix is sent URL-encoded (printable ASCII, no space) and decodes back to the stored one',
+    'With encoding-type url, every key and common prefix, the Prefix, Delimiter, Marker and StartAfter echoed and NextMarker are sent URL-encoded (printable ASCII, no space) and decode back to the stored key or the parameter asked',
     's3.list.encoding-type',
     async (ctx, bucket, keys, p) => {
       // A delimiter always, so that common prefixes are listed, in ListObjects (V1) as in ListObjectsV2.
@@ -444,11 +444,38 @@ const properties: PropertyDef[] = [
           sameSet([...got.keys, ...got.prefixes], [...want.keys, ...want.prefixes]),
           `${label}: decoded ${show({ keys: got.keys, prefixes: got.prefixes })}, stored ${show(want)}`,
         );
+        judgeEchoes(got, asked(got.query, v1), label);
+        // A page that starts after a point and stops after one entry: it echoes start-after (V2) or
+        // marker (V1), and a truncated V1 page has a NextMarker, each of which must come encoded too.
+        const startAfter = p.startAfter || keys[0] || 'a';
+        const cut = await listPage(ctx, bucket, {
+          prefix: p.prefix,
+          delimiter,
+          startAfter,
+          maxKeys: 1,
+          encoding: true,
+          v1,
+        });
+        judgeEncoded(cut.raw, `${label}, ${v1 ? 'marker' : 'start-after'} ${show(startAfter)}, max-keys 1`);
+        judgeEchoes(
+          cut,
+          asked(cut.query, v1),
+          `${label}, ${v1 ? 'marker' : 'start-after'} ${show(startAfter)}, max-keys 1`,
+        );
       }
     },
-    observedListings('asked for with encoding-type url', (l) =>
-      l.encoded ? judgeEncoded(l.raw, l.where) : false,
-    ),
+    observedListings('asked for with encoding-type url', (l) => {
+      if (!l.encoded) return false;
+      judgeEncoded(l.raw, l.where);
+      const params = { prefix: l.prefix, delimiter: l.delimiter ?? '', after: l.startAfter ?? '' };
+      judgeEchoes(
+        { echoes: l.page.echoes, nextMarker: l.page.nextMarker, raw: l.raw },
+        l.v2
+          ? { Prefix: params.prefix, Delimiter: params.delimiter, StartAfter: params.after }
+          : { Prefix: params.prefix, Delimiter: params.delimiter, Marker: params.after },
+        l.where,
+      );
+    }),
   ),
 ];
 
@@ -482,6 +509,59 @@ function judgeTokenEcho(page: ListPage, sent: string, label: string): void {
 function judgeEncoded(raw: string[], label: string): void {
   const unencoded = raw.filter((s) => !/^[\x21-\x7e]*$/.test(s));
   expectThat(unencoded.length === 0, `${label}: sent unencoded ${show(unencoded)}`);
+}
+
+/** What each echo element of a listing must decode to: the parameter as asked, '' where not asked. */
+function asked(query: Record<string, string>, v1: boolean): ListEchoes {
+  const after = (v1 ? query.marker : query['start-after']) ?? '';
+  return {
+    Prefix: query.prefix ?? '',
+    Delimiter: query.delimiter ?? '',
+    ...(v1 ? { Marker: after } : { StartAfter: after }),
+  };
+}
+
+/** '+' as a space, as S3's url form; undefined where the text is no URL encoding. */
+function decoded(s: string): string | undefined {
+  try {
+    return urlDecode(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * With encoding-type url, the elements that echo the request (Prefix, Delimiter, and Marker in
+ * ListObjects or StartAfter in ListObjectsV2) are sent encoded and decode to what was asked, and
+ * a NextMarker is sent encoded and decodes to a key or common prefix of its page. An element the
+ * target leaves out is not judged: the clause speaks of how values are sent, not of which.
+ */
+function judgeEchoes(
+  page: { echoes: ListEchoes; nextMarker?: string; raw: string[] },
+  want: ListEchoes,
+  label: string,
+): void {
+  const wrong: string[] = [];
+  for (const name of ['Prefix', 'Delimiter', 'Marker', 'StartAfter'] as const) {
+    const sent = page.echoes[name];
+    const meant = want[name];
+    if (sent === undefined || meant === undefined) continue;
+    if (!/^[\x21-\x7e]*$/.test(sent)) wrong.push(`${name} ${show(sent)} sent unencoded`);
+    else if (decoded(sent) !== meant)
+      wrong.push(
+        `${name} ${show(sent)} decodes to ${show(decoded(sent) ?? '(not URL-encoded)')}, asked ${show(meant)}`,
+      );
+  }
+  const next = page.nextMarker;
+  if (next !== undefined) {
+    const entries = page.raw.map(decoded);
+    if (!/^[\x21-\x7e]*$/.test(next)) wrong.push(`NextMarker ${show(next)} sent unencoded`);
+    else if (decoded(next) === undefined || !entries.includes(decoded(next)))
+      wrong.push(
+        `NextMarker ${show(next)} decodes to ${show(decoded(next) ?? '(not URL-encoded)')}, no key or common prefix of its page`,
+      );
+  }
+  expectThat(wrong.length === 0, `${label}: ${wrong.join('; ')}`);
 }
 
 /**

@@ -41,6 +41,16 @@ export interface ListPage {
   nextToken?: string;
   token?: string;
   nextMarker?: string;
+  /** The request's parameters as the page echoes them, as sent (encoded where encoding-type url was asked for). */
+  echoes: ListEchoes;
+}
+
+/** The elements of a listing that echo its request: Prefix, Delimiter, Marker (V1), StartAfter (V2). */
+export interface ListEchoes {
+  Prefix?: string;
+  Delimiter?: string;
+  Marker?: string;
+  StartAfter?: string;
 }
 
 const text = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
@@ -59,5 +69,11 @@ export function parseListPage(body: string): ListPage {
     nextToken: text(doc.NextContinuationToken),
     token: text(doc.ContinuationToken),
     nextMarker: text(doc.NextMarker),
+    echoes: {
+      Prefix: text(doc.Prefix),
+      Delimiter: text(doc.Delimiter),
+      Marker: text(doc.Marker),
+      StartAfter: text(doc.StartAfter),
+    },
   };
 }
