@@ -7,7 +7,8 @@ import { LAST_RUN } from './run.ts';
 
 export const CLAUSES_HELP = `Usage: edgecheck clauses [--json] [--results FILE] [--suite NAME]...
 
-Lists every clause: id, SPEC section, how many checks cite it, dates, feature, and its
+Lists every clause: id, SPEC section, how many checks cite it, dates, feature, what Amazon S3
+does where SPEC departs from it, and its
 verdict in a run: the results document given with --results (--reporter json=FILE), else the
 last run in this folder (.edgecheck/last-run.json), if any. Clauses no check cites show
 'untested'; clauses no API call can observe show 'untestable' with the reason.
@@ -60,6 +61,7 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
       until: c.until,
       feature: c.feature,
       untestable: c.untestable,
+      amazon: c.amazon,
       checks: cites.get(c.id) ?? 0,
       status: c.untestable ? 'untestable' : (cites.get(c.id) ?? 0) === 0 ? 'untested' : 'checked',
       verdict: verdicts.get(c.id),
@@ -78,6 +80,7 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
       dates,
       r.feature && `feature ${r.feature}`,
       r.source !== 'spec' && `from ${r.source}`,
+      r.amazon && `SPEC departs from Amazon S3 here; Amazon S3: ${r.amazon}`,
       r.untestable,
     ]
       .filter(Boolean)
@@ -85,8 +88,10 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
     out.write(`${r.id.padEnd(width)}  ${status.padEnd(10)}  ${r.title}${extra ? `  (${extra})` : ''}\n`);
   }
   const count = (s: string) => rows.filter((r) => r.status === s).length;
+  const departing = rows.filter((r) => r.amazon !== undefined).length;
   out.write(
-    `${rows.length} clauses: ${count('checked')} checked, ${count('untested')} untested, ${count('untestable')} untestable\n`,
+    `${rows.length} clauses: ${count('checked')} checked, ${count('untested')} untested, ${count('untestable')} untestable` +
+      `${departing ? `; ${departing} where SPEC departs from Amazon S3` : ''}\n`,
   );
   if (resultsFile) out.write(`verdicts from ${resultsFile}\n`);
   return 0;

@@ -72,7 +72,12 @@ function assertionLines({ clause, assertions }: ClauseAssertions): string {
   if (clause.untestable) lines.push(`  untestable: ${clause.untestable}`);
   else if (!assertions.length) lines.push('  untested: no check cites it');
   for (const a of assertions) {
-    const who = a.kind === 'property' ? `${a.holder} (property)` : `${a.holder}/${a.step}`;
+    const who =
+      a.kind === 'property'
+        ? `${a.holder} (property)`
+        : a.kind === 'traffic'
+          ? `${a.holder} (traffic)`
+          : `${a.holder}/${a.step}`;
     lines.push(`  ${who}  ${a.origin}`, `    ${a.statement}`);
   }
   return `${lines.join('\n')}\n`;

@@ -120,7 +120,7 @@ function testcase(
     '@_name': xmlAttr(`${clause.id}: ${clause.title}`),
     '@_time': seconds(clauseDurationMs(checks, cases)),
   };
-  // Properties first, as pytest writes them, which CI pages can group by: what Amazon S3 does where SPEC departs from it.
+  // What Amazon S3 does where SPEC departs from it, as a property CI pages group by (first, as pytest writes them).
   if (clause.amazon !== undefined)
     node.properties = { property: { '@_name': 'amazon', '@_value': xmlAttr(clause.amazon) } };
   // A failure where SPEC departs from Amazon S3 says so first: the target may do as Amazon S3 does.

@@ -13,7 +13,8 @@ export const ASSERTION_END = '<!-- assertion-table:end -->';
 const INTRO = [
   'Every clause with the assertions that cite it, by family: each case check (case, step, file and',
   'line) with the statement it proves (its title, else its matchers in words), each property with its',
-  'own; and why a clause no check cites is not judged. `edgecheck lint --assertions` prints the same;',
+  'own, each check of observed traffic written in `clauses.yaml` with the exchanges it judges; and why',
+  'a clause no check cites is not judged. `edgecheck lint --assertions` prints the same;',
   '`npm run tables` writes this section and `test/suite-readme-tables.test.ts` fails when it is stale.',
 ].join('\n');
 
@@ -28,7 +29,11 @@ const family = (id: string) => id.split('.').slice(0, 2).join('.');
 function item(a: Assertion, area: string): string {
   const where = a.origin.replace(`suites/${area}/`, '');
   const who =
-    a.kind === 'property' ? `property ${code(a.holder)}` : `${code(a.holder)} step ${code(a.step ?? '')}`;
+    a.kind === 'property'
+      ? `property ${code(a.holder)}`
+      : a.kind === 'traffic'
+        ? 'traffic check'
+        : `${code(a.holder)} step ${code(a.step ?? '')}`;
   const what = a.titled ? md(a.statement) : code(a.statement);
   return `  - ${who} (${md(where)}): ${what}`;
 }

@@ -182,6 +182,25 @@ describe('clauses --json', () => {
   });
 });
 
+describe('clauses, where SPEC departs from Amazon S3', () => {
+  it('says what Amazon S3 does beside such a clause, in JSON and text, and counts them', async () => {
+    const dir = 'test/fixtures/engine/lint/assertions';
+    const json = await runMain(['clauses', '--json', '--suites-dir', dir]);
+    const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(rows.find((x) => x.id === 's3.lint.standin')).toMatchObject({
+      amazon: '404 NoSuchLifecycleConfiguration',
+    });
+    expect(rows.find((x) => x.id === 's3.lint.range')).not.toHaveProperty('amazon');
+    const text = (await runMain(['clauses', '--suites-dir', dir])).stdout;
+    expect(text).toMatch(
+      /^s3\.lint\.standin +1 check +A stand-in answers a fresh bucket with an empty answer {2}\(SPEC departs from Amazon S3 here; Amazon S3: 404 NoSuchLifecycleConfiguration\)$/m,
+    );
+    expect(text).toContain(
+      '4 clauses: 2 checked, 1 untested, 1 untestable; 1 where SPEC departs from Amazon S3\n',
+    );
+  });
+});
+
 describe('JSON and JUnit outputs of a run', () => {
   let server: TestServer;
   let outcome: { code: number; stdout: string; stderr: string };

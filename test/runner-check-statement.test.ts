@@ -53,6 +53,26 @@ describe('the statement a check without a title proves, in words from its matche
     );
   });
 
+  it('words objects as the fields they must hold, and matchers inside lists and objects', () => {
+    expect(
+      statement({
+        json: {
+          '/result': { $each: { locked: { $absent: true }, name: { $matches: '\\.' } } },
+          '/result/rules': [{ description: 'one' }, { enabled: true }],
+          '/result/logpull_options': { $oneOf: [{ $absent: true }, 'fields=a'] },
+        },
+        output: { '/Uploads': { $contains: { Key: 'listed.bin' } } },
+      }),
+    ).toBe(
+      [
+        'json /result each has locked absent, name matches /\\./',
+        'json /result/rules = [(has description = "one"), (has enabled = true)]',
+        'json /result/logpull_options one of (absent), "fields=a"',
+        'output /Uploads has an item that has Key = "listed.bin"',
+      ].join('; '),
+    );
+  });
+
   it('says no SDK error, no body, and cuts long literals', () => {
     expect(statement({ error: { $absent: true }, body: { empty: true } })).toBe('no body; no SDK error');
     const long = 'x'.repeat(200);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Clause } from '../runner/model/clause.ts';
 import { clauseResults, summarize } from '../runner/results/aggregate.ts';
-import { caseResult } from './helpers/results-fixture.ts';
+import { mergeResults } from '../runner/results/merge.ts';
+import { caseResult, departureResults } from './helpers/results-fixture.ts';
 
 const clause = (id: string, amazon?: string): Clause => ({
   id,
@@ -48,5 +49,31 @@ describe('clause results where SPEC departs from Amazon S3', () => {
   it('give no departures tally to a run holding no such clause', () => {
     const summary = summarize(clauseResults([clause('s3.b')], cases, '2026-01-01', []), cases);
     expect(summary).not.toHaveProperty('departures');
+  });
+});
+
+describe('merged shards', () => {
+  it('keep amazon on their clauses and count the departures of the whole run', () => {
+    const whole = departureResults();
+    const half = (i: number) => {
+      const cases = whole.cases.filter((_, k) => k % 2 === i - 1);
+      const cited = new Set(cases.flatMap((c) => c.checks.flatMap((k) => k.clauses)));
+      return {
+        label: `shard ${i}`,
+        results: {
+          ...whole,
+          runId: `r-${i}`,
+          target: { ...whole.target, features: [] },
+          selection: { suites: ['s3'], shard: `${i}/2` },
+          cases,
+          clauses: whole.clauses.map((c) => (cited.has(c.id) ? c : { ...c, verdict: 'untested' as const })),
+        },
+      };
+    };
+    const merged = mergeResults([half(1), half(2)]);
+    expect(merged.clauses.find((c) => c.id === 's3.region.auto')?.amazon).toBe(
+      'a signature for region auto is refused',
+    );
+    expect(merged.summary.departures).toEqual(whole.summary.departures);
   });
 });

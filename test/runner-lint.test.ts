@@ -162,6 +162,9 @@ describe('lint --assertions', () => {
       '    Nothing past the range comes back',
       `  lint.prop.ranges (property)  ${at}/properties/ranges.property.ts:6`,
       '    Every range of every object is served inclusive of both ends',
+      // A check of observed traffic written in clauses.yaml, with the exchanges it judges.
+      `  clauses.yaml (traffic)  ${at}/clauses.yaml:7:9`,
+      '    observed S3 GET answers with status 206: header content-range matches /^bytes [0-9]+-[0-9]+/[0-9]+$/',
       's3.lint.standin  A stand-in answers a fresh bucket with an empty answer',
       '  SPEC departs from Amazon S3 here; Amazon S3: 404 NoSuchLifecycleConfiguration',
       `  lint.assertions/steps[1]  ${at}/checks.case.yaml:16:9`,

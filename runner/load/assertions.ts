@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CaseDef, StepDef } from '../model/case.ts';
-import type { Clause } from '../model/clause.ts';
+import type { Clause, PassiveWhen } from '../model/clause.ts';
 import { checkStatement } from './check-statement.ts';
 import type { LoadedProperty } from './properties.ts';
 
@@ -14,7 +14,8 @@ export interface Assertion {
   origin: string;
   /** What it proves: the check's title, else its matchers in words; a property's title. */
   statement: string;
-  kind: 'check' | 'property';
+  /** `traffic`: a check written in clauses.yaml that judges observed exchanges (edgecheck proxy, judge). */
+  kind: 'check' | 'property' | 'traffic';
   /** The statement is a title written for it, not one made from its matchers. */
   titled: boolean;
 }
@@ -65,6 +66,19 @@ export function clauseAssertions(suites: {
       titled: true,
     });
   }
+  // A passive entry naming a case check (sameAs) is that check, listed above; one written out is its own.
+  for (const clause of suites.clauses.values()) {
+    for (const p of clause.passive ?? []) {
+      if (p.sameAs) continue;
+      cite([clause.id], {
+        holder: 'clauses.yaml',
+        origin: p.origin,
+        statement: `observed ${exchanges(p.when)}: ${checkStatement(p.expect)}`,
+        kind: 'traffic',
+        titled: false,
+      });
+    }
+  }
   return [...suites.clauses.values()].map((clause) => ({ clause, assertions: byId.get(clause.id) ?? [] }));
 }
 
@@ -81,4 +95,18 @@ function lineOf(file: string, id: string, cache: Map<string, string[]>): string 
   }
   const at = text.findIndex((l) => l.includes(`'${id}'`) || l.includes(`"${id}"`));
   return at < 0 ? '' : `:${at + 1}`;
+}
+
+/** `S3 GET answers with status 206, path /^x/`: the exchanges a passive entry selects, in words. */
+function exchanges(w: PassiveWhen): string {
+  const parts = [[w.door === 's3' ? 'S3' : w.door, w.method].filter(Boolean).join(' ') || 'any', 'answers'];
+  const conditions = [
+    w.path && `path matching /${w.path}/`,
+    w.query && `query matching /${w.query}/`,
+    w.status !== undefined && `status ${JSON.stringify(w.status)}`,
+    ...Object.entries(w.requestHeaders ?? {}).map(
+      ([name, m]) => `request header ${name} ${JSON.stringify(m)}`,
+    ),
+  ].filter(Boolean);
+  return `${parts.join(' ')}${conditions.length ? ` with ${conditions.join(', ')}` : ''}`;
 }

@@ -38,17 +38,32 @@ function literal(v: unknown): string {
   return text.length <= LITERAL_LIMIT ? text : `${text.slice(0, LITERAL_LIMIT - 1)}…`;
 }
 
-/** `= "x"`, `absent`, `>= 400 and < 500`: what a value or matcher asks; `bare` writes a number as is. */
+/**
+ * `= "x"`, `absent`, `>= 400 and < 500`, `has code = 7003, message is of type string`: what a value
+ * or matcher asks (an object holds at least the fields given, an array exactly its items); `bare`
+ * writes a number as is.
+ */
 function relation(m: unknown, bare = false): string {
   if (bare && typeof m === 'number') return String(m);
-  if (!isOperatorObject(m)) return `= ${literal(m)}`;
-  return Object.entries(m as Record<string, unknown>)
-    .map(([op, arg]) => operator(op, arg))
-    .join(' and ');
+  if (isOperatorObject(m)) {
+    return Object.entries(m)
+      .map(([op, arg]) => operator(op, arg))
+      .join(' and ');
+  }
+  if (isPlainObject(m)) {
+    const fields = Object.entries(m);
+    return fields.length ? `has ${fields.map(([k, v]) => `${k} ${relation(v)}`).join(', ')}` : '= {}';
+  }
+  if (Array.isArray(m) && m.some(isObject)) return `= [${m.map(item).join(', ')}]`;
+  return `= ${literal(m)}`;
 }
 
-/** What an argument of $contains, $each or $not asks: a literal is equality. */
-const inner = (arg: unknown) => (isOperatorObject(arg) ? relation(arg) : `= ${literal(arg)}`);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown) => isObject(v) && !isOperatorObject(v);
+
+/** An item of a list: a literal as JSON, a matcher or an object in words, in brackets. */
+const item = (v: unknown) => (isObject(v) ? `(${relation(v)})` : literal(v));
 
 function operator(op: string, arg: unknown): string {
   switch (op) {
@@ -62,9 +77,9 @@ function operator(op: string, arg: unknown): string {
     case '$absent':
       return arg === false ? 'present' : 'absent';
     case '$contains':
-      return isOperatorObject(arg) ? `has an item that ${relation(arg)}` : `contains ${literal(arg)}`;
+      return isObject(arg) ? `has an item that ${relation(arg)}` : `contains ${literal(arg)}`;
     case '$oneOf':
-      return `one of ${Array.isArray(arg) ? arg.map(literal).join(', ') : literal(arg)}`;
+      return `one of ${Array.isArray(arg) ? arg.map(item).join(', ') : literal(arg)}`;
     case '$length':
       return `has length ${typeof arg === 'number' ? arg : relation(arg)}`;
     case '$gt':
@@ -80,11 +95,11 @@ function operator(op: string, arg: unknown): string {
     case '$schema':
       return `matches schema ${String(arg)}`;
     case '$not':
-      return isOperatorObject(arg) ? `not (${relation(arg)})` : `!= ${literal(arg)}`;
+      return isObject(arg) ? `not (${relation(arg)})` : `!= ${literal(arg)}`;
     case '$anyOrder':
       return `= ${literal(arg)} in any order`;
     case '$each':
-      return `each ${inner(arg)}`;
+      return `each ${relation(arg)}`;
     case '$sorted':
       return sorted(arg);
     default:
