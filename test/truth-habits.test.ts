@@ -246,6 +246,14 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     expect(got['s3.cors.preflight-s3'].outcome).toBe('holds');
   }, 120_000);
 
+  it('a target that refuses a large part before reading it has answered: the refusal is judged, not a broken pipe', async () => {
+    const got = await behind(s3, 'refuse-large-bodies-early', ['s3.mpu.size-checked-at-complete']);
+    expect(got['s3.mpu.size-checked-at-complete']).toEqual({
+      outcome: 'departs',
+      reason: expect.stringContaining('400 EntityTooLarge: a part was refused at UploadPart'),
+    });
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

@@ -182,7 +182,7 @@ def _(t: Target):
     parts, seen = [], []
     for i, size in enumerate(sizes):
         a = t.request("PUT", b, "unequal.bin", query={"partNumber": str(i + 1), "uploadId": uid}, body=data(size, 40 + i))
-        seen.append(f"UploadPart {i + 1} ({size} B) {a.status}")
+        seen.append(f"UploadPart {i + 1} ({size} B) {st(a)}")
         if a.status != 200:
             return judge(False, "; ".join(seen) + ": a part was refused at UploadPart")
         parts.append((i + 1, a.header("etag") or ""))

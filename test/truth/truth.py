@@ -287,6 +287,8 @@ class Target:
         return self.send(method, target, dict(headers or {}), b"")
 
     def send(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
+        """One exchange. A target that answers before the whole body is sent (411, 413, 400) has
+        answered: that answer is kept, not the broken pipe the rest of the body met."""
         parts = urllib.parse.urlsplit(self.endpoint)
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
         try:
@@ -300,7 +302,11 @@ class Target:
                 conn.putheader("Content-Length", str(len(body)))
             elif not body and method in ("PUT", "POST") and "content-length" not in names:
                 conn.putheader("Content-Length", "0")
-            conn.endheaders(body or None)
+            try:
+                conn.endheaders(body or None)
+            except (BrokenPipeError, ConnectionResetError) as cut:
+                self.note(f"> {method} {redact_query(target)}: the target closed while the body was sent "
+                          f"({type(cut).__name__}); its answer, if any, follows")
             res = conn.getresponse()
             data = res.read() if method != "HEAD" else b""
             ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data, method)
