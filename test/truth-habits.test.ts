@@ -254,6 +254,26 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     });
   }, 120_000);
 
+  it('a target that throttles now and then changes no outcome: the probes send the request again', async () => {
+    const clauses = [
+      's3.error.malformed-xml',
+      's3.error.no-such-key',
+      's3.put.conditional-412',
+      's3.mpu.etag-quotes-ignored',
+      's3.list.pagination',
+      's3.cors.preflight-s3',
+    ];
+    const got = await behind(s3, 'throttle-every-third', clauses);
+    for (const [clause, p] of Object.entries(got)) expect(p.outcome, `${clause}: ${p.reason}`).toBe('holds');
+  }, 120_000);
+
+  it('a target that is down departs nothing: every clause is unjudgeable', async () => {
+    const got = await behind(s3, 'unavailable', ['s3.error.malformed-xml', 's3.region.head-bucket-header']);
+    for (const [clause, p] of Object.entries(got))
+      expect(p.outcome, `${clause}: ${p.reason}`).toBe('unjudgeable');
+    expect(got['s3.region.head-bucket-header'].reason).toContain('the target is unavailable (503');
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

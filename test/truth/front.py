@@ -185,6 +185,30 @@ def sse_copy_dropped(x: Exchange) -> Answer:
     return status, headers, body
 
 
+def throttle_every_third(x: Exchange) -> Answer:
+    """Every third request is answered 429 SlowDown with Retry-After: 0, once: the same request sent
+    again goes through (a busy service)."""
+    front = x.front
+    key = (x.method, x.target, hashlib.sha256(x.body).hexdigest())
+    with front.lock:
+        front.seen += 1
+        again = key in front.throttled
+        front.throttled.discard(key)
+        throttle = not again and front.seen % 3 == 0
+        if throttle:
+            front.throttled.add(key)
+    if throttle:
+        status, headers, body = error(429, "SlowDown", "Please reduce your request rate.")
+        return status, {**headers, "Retry-After": "0"}, body
+    return x.forward()
+
+
+def unavailable(x: Exchange) -> Answer:
+    """Every request is answered 503 SlowDown with Retry-After: 0 (a service that is down)."""
+    status, headers, body = error(503, "SlowDown", "Please reduce your request rate.")
+    return status, {**headers, "Retry-After": "0"}, body
+
+
 def refuse_large_bodies_early(x: Exchange) -> Answer:
     """Stands for the habit below, which answers before a body is read (see EARLY)."""
     return x.forward()
@@ -211,6 +235,8 @@ HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "no-wildcard-origins": no_wildcard_origins,
     "no-zero-length-parts": no_zero_length_parts,
     "sse-copy-dropped": sse_copy_dropped,
+    "throttle-every-third": throttle_every_third,
+    "unavailable": unavailable,
     "empty-error-bodies": empty_error_bodies,
     "no-error-messages": no_error_messages,
     "subresource-delete-deletes-bucket": subresource_delete_deletes_bucket,
@@ -225,6 +251,7 @@ class Front:
     def __init__(self, upstream: str, key: str, secret: str, region: str, habit: Callable[[Exchange], Answer],
                  early: Callable[[str, dict[str, str]], Answer | None] | None = None):
         self.early = early
+        self.lock, self.seen, self.throttled = threading.Lock(), 0, set()
         parts = urllib.parse.urlsplit(upstream)
         self.host, self.port, self.netloc = parts.hostname, parts.port, parts.netloc
         self.upstream, self.key, self.secret, self.region, self.habit = upstream.rstrip("/"), key, secret, region, habit

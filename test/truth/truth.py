@@ -24,6 +24,7 @@ import json
 import pathlib
 import secrets
 import sys
+import time
 import traceback
 import urllib.parse
 import xml.etree.ElementTree as ET
@@ -141,6 +142,22 @@ def bucket_gone(t: "Target", bucket: str) -> str | None:
 
 class Unjudgeable(Exception):
     """Raised by a probe's setup step that the target refused: the clause cannot be decided."""
+
+
+class NoAnswer(Unjudgeable):
+    """A request got no answer (closed, timed out) or stayed throttled: nothing to judge it by."""
+
+
+THROTTLE_TRIES = 4
+UNAVAILABLE = {429, 502, 503, 504}  # as edgecheck's own transports count them
+
+
+def retry_delay(retry_after: str | None, attempt: int) -> float:
+    """Seconds to wait before sending a throttled request again: its Retry-After, capped at 5."""
+    try:
+        return min(max(float(retry_after or ""), 0.0), 5.0)
+    except ValueError:
+        return 0.5 * 2**attempt
 
 
 @dataclass
@@ -287,6 +304,24 @@ class Target:
         return self.send(method, target, dict(headers or {}), b"")
 
     def send(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
+        """One request, sent again while the target is unavailable (429 at any time; 502, 503 as
+        S3's SlowDown, 504 for a method safe to repeat), after its Retry-After (at most 5 s) or a short
+        backoff: a busy target's refusal is no answer to judge. Still unavailable, or no answer at
+        all, the clause is unjudgeable (NoAnswer), never a departure."""
+        for attempt in range(THROTTLE_TRIES):
+            try:
+                ans = self.exchange(method, target, headers, body)
+            except (http.client.HTTPException, OSError) as e:
+                raise NoAnswer(f"{method} {redact_query(target)} got no answer: {type(e).__name__} {e}") from e
+            again = ans.status == 429 or (ans.status in UNAVAILABLE and method != "POST")
+            if not again or attempt == THROTTLE_TRIES - 1:
+                break
+            time.sleep(retry_delay(ans.header("retry-after"), attempt))
+        if ans.status in UNAVAILABLE:
+            raise NoAnswer(f"{method} {redact_query(target)}: the target is unavailable ({st(ans)})")
+        return ans
+
+    def exchange(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
         """One exchange. A target that answers before the whole body is sent (411, 413, 400) has
         answered: that answer is kept, not the broken pipe the rest of the body met."""
         parts = urllib.parse.urlsplit(self.endpoint)
