@@ -203,6 +203,17 @@ def throttle_every_third(x: Exchange) -> Answer:
     return x.forward()
 
 
+def delete_bucket_refused_once(x: Exchange) -> Answer:
+    """The first DeleteBucket of each bucket is answered 409 OperationAborted; the next goes through."""
+    if x.method == "DELETE" and x.bucket_level and not x.query:
+        with x.front.lock:
+            first = x.segments[0] not in x.front.throttled
+            x.front.throttled.add(x.segments[0])
+        if first:
+            return error(409, "OperationAborted", "A conflicting conditional operation is in progress.")
+    return x.forward()
+
+
 def unavailable(x: Exchange) -> Answer:
     """Every request is answered 503 SlowDown with Retry-After: 0 (a service that is down)."""
     status, headers, body = error(503, "SlowDown", "Please reduce your request rate.")
@@ -242,6 +253,7 @@ HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "subresource-delete-deletes-bucket": subresource_delete_deletes_bucket,
     "unquoted-copy-part-etag": unquoted_copy_part_etag,
     "inverted-encryption": inverted_encryption,
+    "delete-bucket-refused-once": delete_bucket_refused_once,
     "delete-object-200": delete_object_200,
     "unencoded-list-echo": unencoded_list_echo,
 }

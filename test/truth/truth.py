@@ -10,8 +10,10 @@ S3 endpoint and prints the requests and answers it decided on. edgecheck's basel
         --key testing --secret testing [--json] [CLAUSE_ID ...]
 
 Outcomes: `holds` (the target does what the clause says), `departs` (it does not, and the
-transcript shows where), `unjudgeable` (an earlier request failed, so the clause cannot be
-decided: the transcript says which). Exit 0 once every named probe ran; 2 on bad input.
+transcript shows where), `unjudgeable` (the probe's own answers cannot decide it: a valid twin or a
+step it needs was refused, or the target stayed unavailable: the transcript says which). Each
+result also lists what the probe left on the target (`left`: a bucket HeadBucket still finds, with
+the AWS CLI command that removes it). Exit 0 once every named probe ran; 2 on bad input.
 """
 
 from __future__ import annotations
@@ -366,28 +368,52 @@ class Target:
             raise Unjudgeable(f"PutObject {bucket}/{key} answered {st(a)}")
         return a
 
-    def cleanup(self) -> None:
-        """Empties and deletes every bucket the probe made; quietly, outside the transcript."""
+    def cleanup(self) -> list[dict[str, str]]:
+        """Empties and deletes every bucket the probe made, outside the transcript, and returns what
+        is left: each bucket HeadBucket still finds (200), with the command that removes it. A bucket
+        HeadBucket answers 404 for (NoSuchBucket) is gone, whoever removed it; one it answers 403 for
+        is not ours (a name that was never created)."""
         saved = self.transcript
         self.transcript = []
+        left: list[dict[str, str]] = []
         try:
             for kind, name, _ in reversed(self.made):
-                if kind != "bucket":
+                if kind != "bucket" or not name:
                     continue
                 try:
-                    ups = self.request("GET", name, query={"uploads": ""})
-                    for u in ups.all("Upload"):
-                        self.request("DELETE", name, child_text(u, "Key"),
-                                     query={"uploadId": child_text(u, "UploadId") or ""})
-                    listing = self.request("GET", name)
-                    for c in listing.all("Contents"):
-                        self.request("DELETE", name, child_text(c, "Key"))
-                    self.request("DELETE", name)
-                except Exception:  # noqa: BLE001 - a probe's leftovers never change its outcome
+                    self.empty_and_delete(name)
+                except Exception:  # noqa: BLE001 - what is left is found by HeadBucket below
                     pass
+                try:
+                    there = self.request("HEAD", name).status == 200
+                except Exception:  # noqa: BLE001 - no answer: the bucket may be there
+                    there = True
+                if there:
+                    left.append({"bucket": name, "remove": self.removal(name)})
         finally:
             self.transcript = saved
             self.made = []
+        return left
+
+    def empty_and_delete(self, name: str) -> None:
+        """Aborts the bucket's uploads, deletes its keys (every page of the listing), then the bucket."""
+        ups = self.request("GET", name, query={"uploads": ""})
+        for u in ups.all("Upload"):
+            self.request("DELETE", name, child_text(u, "Key"), query={"uploadId": child_text(u, "UploadId") or ""})
+        for _ in range(50):
+            listing = self.request("GET", name)
+            keys = [child_text(c, "Key") for c in listing.all("Contents")]
+            for key in keys:
+                self.request("DELETE", name, key)
+            if not keys or listing.text("IsTruncated") != "true":
+                break
+        self.request("DELETE", name)
+
+    def removal(self, bucket: str) -> str:
+        """The AWS CLI command that removes a bucket left behind, with its objects (credentials from
+        the environment, never printed)."""
+        return (f"aws s3 rb s3://{bucket} --force --endpoint-url {self.endpoint.rstrip('/')} "
+                f"--region {self.region or 'us-east-1'}")
 
 
 def redact_query(target: str) -> str:
@@ -422,8 +448,9 @@ def run_one(target: Target, clause: str) -> dict:
     except Exception as e:  # noqa: BLE001 - a probe that breaks says so, it never passes
         out = Outcome("broken", f"{type(e).__name__}: {e} at {traceback.extract_tb(e.__traceback__)[-1].lineno}")
     finally:
-        target.cleanup()
-    return {"clause": clause, "outcome": out.outcome, "reason": out.reason, "transcript": target.transcript}
+        left = target.cleanup()
+    return {"clause": clause, "outcome": out.outcome, "reason": out.reason, "transcript": target.transcript,
+            "left": left}
 
 
 def main(argv: list[str]) -> int:
@@ -453,6 +480,8 @@ def main(argv: list[str]) -> int:
             print(f"{r['clause']}: {r['outcome']}: {r['reason']}")
             for line in r["transcript"]:
                 print(f"    {line}")
+            for thing in r["left"]:
+                print(f"    left on the target: bucket {thing['bucket']}; remove it with: {thing['remove']}")
             sys.stdout.flush()
     return 0
 
