@@ -315,6 +315,14 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
     }
   }, 120_000);
 
+  it('an abort carried out as DeleteObject answers 204 every time but aborts nothing: the upload is read back', async () => {
+    const got = await behind(s3, 'abort-as-delete-object', ['s3.mpu.abort-repeatable']);
+    expect(got['s3.mpu.abort-repeatable']).toEqual({
+      outcome: 'departs',
+      reason: expect.stringContaining('nothing was aborted'),
+    });
+  }, 120_000);
+
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {
     const got = await behind(s3, 'no-content-range', [
       's3.get.content-range-partial-only',

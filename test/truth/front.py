@@ -214,6 +214,13 @@ def delete_bucket_refused_once(x: Exchange) -> Answer:
     return x.forward()
 
 
+def abort_as_delete_object(x: Exchange) -> Answer:
+    """AbortMultipartUpload is carried out as DeleteObject of its key: 204, the upload untouched."""
+    if x.method == "DELETE" and len(x.segments) >= 2 and "uploadId" in x.query:
+        return x.front.signed("DELETE", x.path)
+    return x.forward()
+
+
 def unavailable(x: Exchange) -> Answer:
     """Every request is answered 503 SlowDown with Retry-After: 0 (a service that is down)."""
     status, headers, body = error(503, "SlowDown", "Please reduce your request rate.")
@@ -239,6 +246,7 @@ EARLY: dict[str, Callable[[str, dict[str, str]], Answer | None]] = {
 
 HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "refuse-large-bodies-early": refuse_large_bodies_early,
+    "abort-as-delete-object": abort_as_delete_object,
     "bare-etags": bare_etags,
     "complete-always-400": complete_always_400,
     "configuration-puts-501": configuration_puts_501,
