@@ -16,7 +16,7 @@ import { recordNotRun } from './helpers/not-run.ts';
  * test/truth/truth.py, which decides each clause with AWS's own signer (botocore) and plain HTTP and
  * no code of edgecheck's. The probes must hold on the reference (which passes every clause), show
  * each listed departure, never show one where a baseline says the clause was only blocked, and hold
- * for every clause the target passes. What each probe sent and got back is written to
+ * for every clause the target passes, and leave nothing behind. What each probe sent and got back is written to
  * test-output/truth-<target>.txt, and shown with any disagreement.
  */
 
@@ -40,7 +40,13 @@ interface Probed {
   outcome: 'holds' | 'departs' | 'unjudgeable' | 'broken';
   reason: string;
   transcript: string[];
+  /** Buckets a probe made that HeadBucket still finds after its clean-up. */
+  left: { bucket: string; remove: string }[];
 }
+
+/** What the probes left on a target: nothing, or each bucket with the command that removes it. */
+const leftovers = (probed: Map<string, Probed>) =>
+  [...probed.values()].flatMap((p) => p.left.map((l) => `${p.clause}: ${l.bucket} (${l.remove})`));
 
 async function probeAll(name: string, s3: S3Target): Promise<Map<string, Probed>> {
   const { stdout } = await run(
@@ -123,11 +129,13 @@ describe.skipIf(!HAVE_PYTHON)('the independent judge (test/truth/truth.py)', () 
     expect(
       [...ref.values()].filter((p) => p.outcome !== 'holds').map((p) => `${p.clause}: ${shown(p)}`),
     ).toEqual([]);
+    expect(leftovers(ref)).toEqual([]);
   }, 240_000);
 
   it('shows every departure of baselines/s3rver.yaml, and holds wherever s3rver passes', async () => {
     const baseline = readForeignBaseline(path.join(ROOT, 'baselines', 's3rver.yaml'));
     expect(disagreements(baseline, await probed.s3rver)).toEqual([]);
+    expect(leftovers(await probed.s3rver)).toEqual([]);
   }, 240_000);
 
   it.skipIf(!HAVE_MOTO)(
@@ -135,6 +143,7 @@ describe.skipIf(!HAVE_PYTHON)('the independent judge (test/truth/truth.py)', () 
     async () => {
       const baseline = readForeignBaseline(path.join(ROOT, 'baselines', 'moto.yaml'));
       expect(disagreements(baseline, await probed.moto)).toEqual([]);
+      expect(leftovers(await probed.moto)).toEqual([]);
     },
     240_000,
   );

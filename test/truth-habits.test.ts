@@ -35,6 +35,7 @@ interface Probed {
   clause: string;
   outcome: 'holds' | 'departs' | 'unjudgeable' | 'broken';
   reason: string;
+  left: { bucket: string; remove: string }[];
 }
 
 interface Front {
@@ -79,6 +80,8 @@ async function startFront(s3: S3Target, habit: string): Promise<Front> {
     },
   };
 }
+
+const HAVE_AWS_CLI = spawnSync('aws', ['--version'], { encoding: 'utf8' }).status === 0;
 
 async function probe(s3: S3Target, endpoint: string, clauses: string[]): Promise<Map<string, Probed>> {
   const { stdout } = await run(
@@ -244,6 +247,80 @@ describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tun
       reason: expect.stringContaining('400 InvalidRequest for AllowedOrigin *'),
     });
     expect(got['s3.cors.preflight-s3'].outcome).toBe('holds');
+  }, 120_000);
+
+  it('a target that refuses a large part before reading it has answered: the refusal is judged, not a broken pipe', async () => {
+    const got = await behind(s3, 'refuse-large-bodies-early', ['s3.mpu.size-checked-at-complete']);
+    expect(got['s3.mpu.size-checked-at-complete']).toEqual({
+      outcome: 'departs',
+      reason: expect.stringContaining('400 EntityTooLarge: a part was refused at UploadPart'),
+    });
+  }, 120_000);
+
+  it('a target that throttles now and then changes no outcome: the probes send the request again', async () => {
+    const clauses = [
+      's3.error.malformed-xml',
+      's3.error.no-such-key',
+      's3.put.conditional-412',
+      's3.mpu.etag-quotes-ignored',
+      's3.list.pagination',
+      's3.cors.preflight-s3',
+    ];
+    const got = await behind(s3, 'throttle-every-third', clauses);
+    for (const [clause, p] of Object.entries(got)) expect(p.outcome, `${clause}: ${p.reason}`).toBe('holds');
+  }, 120_000);
+
+  it('a target that is down departs nothing: every clause is unjudgeable', async () => {
+    const got = await behind(s3, 'unavailable', ['s3.error.malformed-xml', 's3.region.head-bucket-header']);
+    for (const [clause, p] of Object.entries(got))
+      expect(p.outcome, `${clause}: ${p.reason}`).toBe('unjudgeable');
+    expect(got['s3.region.head-bucket-header'].reason).toContain('the target is unavailable (503');
+  }, 120_000);
+
+  it('a bucket whose deletion was refused is reported left, with a command that removes it', async () => {
+    const front = await startFront(s3, 'delete-bucket-refused-once');
+    try {
+      const probed = await probe(s3, front.endpoint, ['s3.region.head-bucket-header']);
+      const left = probed.get('s3.region.head-bucket-header')?.left ?? [];
+      expect(left).toHaveLength(1);
+      expect(left[0].remove).toBe(
+        `aws s3 rb s3://${left[0].bucket} --force --endpoint-url ${front.endpoint} --region ${s3.region}`,
+      );
+      if (!HAVE_AWS_CLI) return;
+      // The printed command works against what is left: afterwards the bucket is gone.
+      const env = {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: s3.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      };
+      const [cmd, ...args] = left[0].remove.split(' ');
+      await run(cmd, args, { env, timeout: 60_000 });
+      const head = run(
+        'aws',
+        [
+          's3api',
+          'head-bucket',
+          '--bucket',
+          left[0].bucket,
+          '--endpoint-url',
+          s3.endpoint,
+          '--region',
+          s3.region,
+        ],
+        { env, timeout: 60_000 },
+      );
+      await expect(head).rejects.toMatchObject({ stderr: expect.stringMatching(/404|Not Found/) });
+    } finally {
+      await front.close();
+    }
+  }, 120_000);
+
+  it('an abort carried out as DeleteObject answers 204 every time but aborts nothing: the upload is read back', async () => {
+    const got = await behind(s3, 'abort-as-delete-object', ['s3.mpu.abort-repeatable']);
+    expect(got['s3.mpu.abort-repeatable']).toEqual({
+      outcome: 'departs',
+      reason: expect.stringContaining('nothing was aborted'),
+    });
   }, 120_000);
 
   it('a 206 without Content-Range departs only the Content-Range clause, not the range clauses', async () => {

@@ -185,7 +185,68 @@ def sse_copy_dropped(x: Exchange) -> Answer:
     return status, headers, body
 
 
+def throttle_every_third(x: Exchange) -> Answer:
+    """Every third request is answered 429 SlowDown with Retry-After: 0, once: the same request sent
+    again goes through (a busy service)."""
+    front = x.front
+    key = (x.method, x.target, hashlib.sha256(x.body).hexdigest())
+    with front.lock:
+        front.seen += 1
+        again = key in front.throttled
+        front.throttled.discard(key)
+        throttle = not again and front.seen % 3 == 0
+        if throttle:
+            front.throttled.add(key)
+    if throttle:
+        status, headers, body = error(429, "SlowDown", "Please reduce your request rate.")
+        return status, {**headers, "Retry-After": "0"}, body
+    return x.forward()
+
+
+def delete_bucket_refused_once(x: Exchange) -> Answer:
+    """The first DeleteBucket of each bucket is answered 409 OperationAborted; the next goes through."""
+    if x.method == "DELETE" and x.bucket_level and not x.query:
+        with x.front.lock:
+            first = x.segments[0] not in x.front.throttled
+            x.front.throttled.add(x.segments[0])
+        if first:
+            return error(409, "OperationAborted", "A conflicting conditional operation is in progress.")
+    return x.forward()
+
+
+def abort_as_delete_object(x: Exchange) -> Answer:
+    """AbortMultipartUpload is carried out as DeleteObject of its key: 204, the upload untouched."""
+    if x.method == "DELETE" and len(x.segments) >= 2 and "uploadId" in x.query:
+        return x.front.signed("DELETE", x.path)
+    return x.forward()
+
+
+def unavailable(x: Exchange) -> Answer:
+    """Every request is answered 503 SlowDown with Retry-After: 0 (a service that is down)."""
+    status, headers, body = error(503, "SlowDown", "Please reduce your request rate.")
+    return status, {**headers, "Retry-After": "0"}, body
+
+
+def refuse_large_bodies_early(x: Exchange) -> Answer:
+    """Stands for the habit below, which answers before a body is read (see EARLY)."""
+    return x.forward()
+
+
+def large_body_refused(method: str, headers: dict[str, str]) -> Answer | None:
+    """A body over 1 MiB is refused with 400 EntityTooLarge at once, before it is read, and the
+    connection closed: the client meets a broken pipe while the answer waits in its socket."""
+    length = int({k.lower(): v for k, v in headers.items()}.get("content-length") or 0)
+    return error(400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size.") if length > 1 << 20 else None
+
+
+# Habits that answer from the request line and headers alone, without reading the body.
+EARLY: dict[str, Callable[[str, dict[str, str]], Answer | None]] = {
+    "refuse-large-bodies-early": large_body_refused,
+}
+
 HABITS: dict[str, Callable[[Exchange], Answer]] = {
+    "refuse-large-bodies-early": refuse_large_bodies_early,
+    "abort-as-delete-object": abort_as_delete_object,
     "bare-etags": bare_etags,
     "complete-always-400": complete_always_400,
     "configuration-puts-501": configuration_puts_501,
@@ -193,18 +254,24 @@ HABITS: dict[str, Callable[[Exchange], Answer]] = {
     "no-wildcard-origins": no_wildcard_origins,
     "no-zero-length-parts": no_zero_length_parts,
     "sse-copy-dropped": sse_copy_dropped,
+    "throttle-every-third": throttle_every_third,
+    "unavailable": unavailable,
     "empty-error-bodies": empty_error_bodies,
     "no-error-messages": no_error_messages,
     "subresource-delete-deletes-bucket": subresource_delete_deletes_bucket,
     "unquoted-copy-part-etag": unquoted_copy_part_etag,
     "inverted-encryption": inverted_encryption,
+    "delete-bucket-refused-once": delete_bucket_refused_once,
     "delete-object-200": delete_object_200,
     "unencoded-list-echo": unencoded_list_echo,
 }
 
 
 class Front:
-    def __init__(self, upstream: str, key: str, secret: str, region: str, habit: Callable[[Exchange], Answer]):
+    def __init__(self, upstream: str, key: str, secret: str, region: str, habit: Callable[[Exchange], Answer],
+                 early: Callable[[str, dict[str, str]], Answer | None] | None = None):
+        self.early = early
+        self.lock, self.seen, self.throttled = threading.Lock(), 0, set()
         parts = urllib.parse.urlsplit(upstream)
         self.host, self.port, self.netloc = parts.hostname, parts.port, parts.netloc
         self.upstream, self.key, self.secret, self.region, self.habit = upstream.rstrip("/"), key, secret, region, habit
@@ -239,16 +306,23 @@ def handler_for(front: Front):
             pass
 
         def handle_one(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = self.rfile.read(length) if length else b""
             headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
-            try:
-                status, out, data = front.habit(Exchange(front, self.command, self.path, headers, body))
-            except OSError as e:
-                status, out, data = error(502, "FrontUpstreamUnreachable", str(e))
+            answered = front.early(self.command, headers) if front.early else None
+            if answered is not None:
+                # Answered before the body is read; closing then leaves the rest of it unread.
+                self.close_connection = True
+                status, out, data = answered
+                out = {**out, "Connection": "close"}
+            else:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                try:
+                    status, out, data = front.habit(Exchange(front, self.command, self.path, headers, body))
+                except OSError as e:
+                    status, out, data = error(502, "FrontUpstreamUnreachable", str(e))
             self.send_response(status)
             for k, v in out.items():
-                if k.lower() not in ("content-length", "transfer-encoding", "connection", "date", "server"):
+                if k.lower() not in ("content-length", "transfer-encoding", "date", "server"):
                     self.send_header(k, v)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -268,7 +342,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--region", default="us-east-1")
     ap.add_argument("--habit", required=True, choices=sorted(HABITS))
     args = ap.parse_args(argv)
-    front = Front(args.upstream, args.key, args.secret, args.region, HABITS[args.habit])
+    front = Front(args.upstream, args.key, args.secret, args.region, HABITS[args.habit], EARLY.get(args.habit))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_for(front))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()

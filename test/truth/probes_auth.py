@@ -4,14 +4,13 @@ SignatureDoesNotMatch; no answer carries the secret; a request with both Transfe
 Content-Length is declined and has no effect."""
 
 import hashlib
-import http.client
 import re
 
 from botocore.auth import S3SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from truth import Answer, Target, Unjudgeable, departs, judge, probe, st as said
+from truth import Answer, NoAnswer, Target, Unjudgeable, departs, judge, probe, st as said
 
 
 
@@ -152,10 +151,12 @@ def raw_put(t: Target, bucket: str, key: str, body: bytes, te_first: bool | None
         wire = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
     try:
         a = t.send("PUT", f"/{bucket}/{key}", hdrs, wire)
-    except (http.client.HTTPException, OSError) as e:
+    except NoAnswer as e:
+        if e.__cause__ is None:
+            raise  # throttled: no answer to judge, which is not a declined request
         t.note(f"> PUT /{bucket}/{key} with Transfer-Encoding and Content-Length")
-        t.note(f"< no answer: {type(e).__name__} {e}")
-        return None, f"closed without an answer ({type(e).__name__})"
+        t.note(f"< no answer: {type(e.__cause__).__name__} {e.__cause__}")
+        return None, f"closed without an answer ({type(e.__cause__ or e).__name__})"
     return a.status, said(a)
 
 

@@ -4,7 +4,7 @@ If-Match before If-None-Match, and CopyObject's x-amz-copy-source-if-(none-)matc
 
 from __future__ import annotations
 
-from truth import holds, probe, st, Tally, Target, Unjudgeable
+from truth import probe, st, Tally, Target, Unjudgeable
 
 BODY = b"conditional-body"
 OTHER = '"00000000000000000000000000000000"'

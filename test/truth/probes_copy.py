@@ -9,7 +9,7 @@ import hashlib
 import random
 import secrets
 
-from truth import Answer, accepted, child_text, departs, holds, judge, probe, Tally, Target, Unjudgeable, st
+from truth import Answer, accepted, child_text, departs, judge, probe, Tally, Target, Unjudgeable, st
 
 MIB = 1024 * 1024
 OTHER = '"00000000000000000000000000000000"'

@@ -4,7 +4,7 @@ object, 416 InvalidRange for a range past the end and invalid Range headers igno
 
 from __future__ import annotations
 
-from truth import probe, st, Tally, Target, Unjudgeable
+from truth import probe, st, Tally, Target
 
 DATA = b"abcdefghij"  # ten distinct bytes: any misplaced range shows
 N = len(DATA)

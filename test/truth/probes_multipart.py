@@ -182,7 +182,7 @@ def _(t: Target):
     parts, seen = [], []
     for i, size in enumerate(sizes):
         a = t.request("PUT", b, "unequal.bin", query={"partNumber": str(i + 1), "uploadId": uid}, body=data(size, 40 + i))
-        seen.append(f"UploadPart {i + 1} ({size} B) {a.status}")
+        seen.append(f"UploadPart {i + 1} ({size} B) {st(a)}")
         if a.status != 200:
             return judge(False, "; ".join(seen) + ": a part was refused at UploadPart")
         parts.append((i + 1, a.header("etag") or ""))
@@ -316,7 +316,13 @@ def _(t: Target):
     again = [t.request("DELETE", b, "aborted.bin", query={"uploadId": uid}) for _ in range(2)]
     ok = all(a.status in (200, 204) and a.root != "Error" for a in again)
     shown = ", ".join(st(a) for a in again)
-    return judge(ok, f"Abort {first.status}, then again {shown}")
+    # What remains is an aborted upload: a 204 from a target that took the call for a DeleteObject
+    # (no error for a missing key either) aborted nothing, and ListParts still lists it.
+    parts = t.request("GET", b, "aborted.bin", query={"uploadId": uid})
+    if parts.status == 200 and parts.root == "ListPartsResult":
+        return judge(False, f"Abort {first.status}, then again {shown}, but ListParts of the upload then answered "
+                            "200: nothing was aborted")
+    return judge(ok, f"Abort {first.status}, then again {shown}; ListParts then {st(parts)}")
 
 
 @probe("s3.mpu.complete-repeatable")

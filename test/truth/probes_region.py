@@ -4,7 +4,7 @@ LocationConstraint auto and answers a location header; object lock can be off, n
 
 import secrets
 
-from truth import Answer, Target, Unjudgeable, judge, probe, st as said
+from truth import Target, Unjudgeable, judge, probe, st as said
 
 
 def fresh_name(t: Target, tag: str) -> str:

@@ -10,8 +10,10 @@ S3 endpoint and prints the requests and answers it decided on. edgecheck's basel
         --key testing --secret testing [--json] [CLAUSE_ID ...]
 
 Outcomes: `holds` (the target does what the clause says), `departs` (it does not, and the
-transcript shows where), `unjudgeable` (an earlier request failed, so the clause cannot be
-decided: the transcript says which). Exit 0 once every named probe ran; 2 on bad input.
+transcript shows where), `unjudgeable` (the probe's own answers cannot decide it: a valid twin or a
+step it needs was refused, or the target stayed unavailable: the transcript says which). Each
+result also lists what the probe left on the target (`left`: a bucket HeadBucket still finds, with
+the AWS CLI command that removes it). Exit 0 once every named probe ran; 2 on bad input.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import json
 import pathlib
 import secrets
 import sys
+import time
 import traceback
 import urllib.parse
 import xml.etree.ElementTree as ET
@@ -141,6 +144,22 @@ def bucket_gone(t: "Target", bucket: str) -> str | None:
 
 class Unjudgeable(Exception):
     """Raised by a probe's setup step that the target refused: the clause cannot be decided."""
+
+
+class NoAnswer(Unjudgeable):
+    """A request got no answer (closed, timed out) or stayed throttled: nothing to judge it by."""
+
+
+THROTTLE_TRIES = 4
+UNAVAILABLE = {429, 502, 503, 504}  # as edgecheck's own transports count them
+
+
+def retry_delay(retry_after: str | None, attempt: int) -> float:
+    """Seconds to wait before sending a throttled request again: its Retry-After, capped at 5."""
+    try:
+        return min(max(float(retry_after or ""), 0.0), 5.0)
+    except ValueError:
+        return 0.5 * 2**attempt
 
 
 @dataclass
@@ -287,6 +306,26 @@ class Target:
         return self.send(method, target, dict(headers or {}), b"")
 
     def send(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
+        """One request, sent again while the target is unavailable (429 at any time; 502, 503 as
+        S3's SlowDown, 504 for a method safe to repeat), after its Retry-After (at most 5 s) or a short
+        backoff: a busy target's refusal is no answer to judge. Still unavailable, or no answer at
+        all, the clause is unjudgeable (NoAnswer), never a departure."""
+        for attempt in range(THROTTLE_TRIES):
+            try:
+                ans = self.exchange(method, target, headers, body)
+            except (http.client.HTTPException, OSError) as e:
+                raise NoAnswer(f"{method} {redact_query(target)} got no answer: {type(e).__name__} {e}") from e
+            again = ans.status == 429 or (ans.status in UNAVAILABLE and method != "POST")
+            if not again or attempt == THROTTLE_TRIES - 1:
+                break
+            time.sleep(retry_delay(ans.header("retry-after"), attempt))
+        if ans.status in UNAVAILABLE:
+            raise NoAnswer(f"{method} {redact_query(target)}: the target is unavailable ({st(ans)})")
+        return ans
+
+    def exchange(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
+        """One exchange. A target that answers before the whole body is sent (411, 413, 400) has
+        answered: that answer is kept, not the broken pipe the rest of the body met."""
         parts = urllib.parse.urlsplit(self.endpoint)
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
         try:
@@ -300,7 +339,11 @@ class Target:
                 conn.putheader("Content-Length", str(len(body)))
             elif not body and method in ("PUT", "POST") and "content-length" not in names:
                 conn.putheader("Content-Length", "0")
-            conn.endheaders(body or None)
+            try:
+                conn.endheaders(body or None)
+            except (BrokenPipeError, ConnectionResetError) as cut:
+                self.note(f"> {method} {redact_query(target)}: the target closed while the body was sent "
+                          f"({type(cut).__name__}); its answer, if any, follows")
             res = conn.getresponse()
             data = res.read() if method != "HEAD" else b""
             ans = Answer(res.status, {k.lower(): v for k, v in res.getheaders()}, data, method)
@@ -325,28 +368,52 @@ class Target:
             raise Unjudgeable(f"PutObject {bucket}/{key} answered {st(a)}")
         return a
 
-    def cleanup(self) -> None:
-        """Empties and deletes every bucket the probe made; quietly, outside the transcript."""
+    def cleanup(self) -> list[dict[str, str]]:
+        """Empties and deletes every bucket the probe made, outside the transcript, and returns what
+        is left: each bucket HeadBucket still finds (200), with the command that removes it. A bucket
+        HeadBucket answers 404 for (NoSuchBucket) is gone, whoever removed it; one it answers 403 for
+        is not ours (a name that was never created)."""
         saved = self.transcript
         self.transcript = []
+        left: list[dict[str, str]] = []
         try:
             for kind, name, _ in reversed(self.made):
-                if kind != "bucket":
+                if kind != "bucket" or not name:
                     continue
                 try:
-                    ups = self.request("GET", name, query={"uploads": ""})
-                    for u in ups.all("Upload"):
-                        self.request("DELETE", name, child_text(u, "Key"),
-                                     query={"uploadId": child_text(u, "UploadId") or ""})
-                    listing = self.request("GET", name)
-                    for c in listing.all("Contents"):
-                        self.request("DELETE", name, child_text(c, "Key"))
-                    self.request("DELETE", name)
-                except Exception:  # noqa: BLE001 - a probe's leftovers never change its outcome
+                    self.empty_and_delete(name)
+                except Exception:  # noqa: BLE001 - what is left is found by HeadBucket below
                     pass
+                try:
+                    there = self.request("HEAD", name).status == 200
+                except Exception:  # noqa: BLE001 - no answer: the bucket may be there
+                    there = True
+                if there:
+                    left.append({"bucket": name, "remove": self.removal(name)})
         finally:
             self.transcript = saved
             self.made = []
+        return left
+
+    def empty_and_delete(self, name: str) -> None:
+        """Aborts the bucket's uploads, deletes its keys (every page of the listing), then the bucket."""
+        ups = self.request("GET", name, query={"uploads": ""})
+        for u in ups.all("Upload"):
+            self.request("DELETE", name, child_text(u, "Key"), query={"uploadId": child_text(u, "UploadId") or ""})
+        for _ in range(50):
+            listing = self.request("GET", name)
+            keys = [child_text(c, "Key") for c in listing.all("Contents")]
+            for key in keys:
+                self.request("DELETE", name, key)
+            if not keys or listing.text("IsTruncated") != "true":
+                break
+        self.request("DELETE", name)
+
+    def removal(self, bucket: str) -> str:
+        """The AWS CLI command that removes a bucket left behind, with its objects (credentials from
+        the environment, never printed)."""
+        return (f"aws s3 rb s3://{bucket} --force --endpoint-url {self.endpoint.rstrip('/')} "
+                f"--region {self.region or 'us-east-1'}")
 
 
 def redact_query(target: str) -> str:
@@ -381,8 +448,9 @@ def run_one(target: Target, clause: str) -> dict:
     except Exception as e:  # noqa: BLE001 - a probe that breaks says so, it never passes
         out = Outcome("broken", f"{type(e).__name__}: {e} at {traceback.extract_tb(e.__traceback__)[-1].lineno}")
     finally:
-        target.cleanup()
-    return {"clause": clause, "outcome": out.outcome, "reason": out.reason, "transcript": target.transcript}
+        left = target.cleanup()
+    return {"clause": clause, "outcome": out.outcome, "reason": out.reason, "transcript": target.transcript,
+            "left": left}
 
 
 def main(argv: list[str]) -> int:
@@ -412,6 +480,8 @@ def main(argv: list[str]) -> int:
             print(f"{r['clause']}: {r['outcome']}: {r['reason']}")
             for line in r["transcript"]:
                 print(f"    {line}")
+            for thing in r["left"]:
+                print(f"    left on the target: bucket {thing['bucket']}; remove it with: {thing['remove']}")
             sys.stdout.flush()
     return 0
 
