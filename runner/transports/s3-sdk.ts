@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import { Transform } from 'node:stream';
 import * as S3 from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -8,6 +6,7 @@ import type { S3Target } from '../model/target.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, InputError, TargetError } from '../util/errors.ts';
 import { lookupLocalhost } from './agent.ts';
+import { AnswerKeepingHttpAgent, AnswerKeepingHttpsAgent } from './early-answer.ts';
 import { markUnavailable, transferAllowance } from './http.ts';
 import { collectBody, emptyBody, flattenHeaders, KEEP_BYTES, StepResponse } from './response.ts';
 import { type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
@@ -40,8 +39,9 @@ export function createS3Client(
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: new NodeHttpHandler({
-      httpAgent: new http.Agent(agentOptions),
-      httpsAgent: new https.Agent(agentOptions),
+      // A target that answers before the body is sent has answered (early-answer.ts).
+      httpAgent: new AnswerKeepingHttpAgent(agentOptions),
+      httpsAgent: new AnswerKeepingHttpsAgent(agentOptions),
       requestTimeout: timeoutMs,
       connectionTimeout: timeoutMs,
     }),
