@@ -7,6 +7,7 @@ import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, InputError, TargetError } from '../util/errors.ts';
 import { lookupLocalhost } from './agent.ts';
 import { AnswerKeepingHttpAgent, AnswerKeepingHttpsAgent } from './early-answer.ts';
+import { transportMessage } from './transport-words.ts';
 import { markUnavailable, transferAllowance } from './http.ts';
 import { collectBody, emptyBody, flattenHeaders, KEEP_BYTES, StepResponse } from './response.ts';
 import { type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
@@ -357,7 +358,7 @@ async function sendOnce(
     const status = e.$metadata?.httpStatusCode ?? wire?.statusCode;
     // No status, or a success status the SDK could not parse: the runner cannot judge it.
     if (status === undefined || status < 300 || signal.aborted || err instanceof TargetError)
-      throw err instanceof TargetError ? err : new TargetError(`${name}: ${errorMessage(err)}`);
+      throw err instanceof TargetError ? err : new TargetError(`${name}: ${transportMessage(err)}`);
     const response = new StepResponse(status, flattenHeaders(wire?.headers ?? {}), emptyBody(), undefined, {
       name: e.name ?? 'Error',
       message: e.message ?? '',
