@@ -248,7 +248,7 @@ class CaseRun {
         }
         if (!r.ok) {
           throw new Error(
-            `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
+            `status ${r.response.status}${r.response.error?.name ? ` ${r.response.error.name}` : ''}`,
           );
         }
         await described.confirm?.(tctx);
@@ -327,14 +327,14 @@ class CaseRun {
       if (ok && step.teardown) for (const td of [...step.teardown].reverse()) this.addTeardown(td, label);
       if (step.prerequisite && !ok && !response.unavailable) {
         // Refused, it proves nothing of the clauses after it: they are blocked, not failed.
-        const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
         this.settle([step, ...later()], 'blocked', `${label} was refused (${status}): ${step.prerequisite}`);
         this.hint = 'blocked';
         return;
       }
       const failed = this.judge(step, performed);
       if (given && !ok && !failed) {
-        const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
         this.settle(later(), 'blocked', `prerequisite ${label} failed: ${status}`);
         this.hint = 'blocked';
         return;
