@@ -207,3 +207,18 @@ describe("another operation's document", () => {
     );
   }, 60_000);
 });
+
+describe('a capture that came back empty', () => {
+  it('is named in the message of the check that expected it, not shown as ""', async () => {
+    const { proxy, results } = await runThrough(
+      { emptyFirstCompleteETag: true },
+      { cases: ['s3.mpu.complete-twice'] },
+    );
+    expect(proxy.counts.emptied).toBe(1);
+    const again = step(results, 's3.mpu.complete-twice', 'complete-again');
+    expect(again.map((k) => k.verdict)).toEqual(['fail']);
+    expect(again[0].message).toMatch(
+      /^output at \/ETag: expected the \/ETag of step complete \(empty\), found "\\"[0-9a-f]{32}-1\\""$/,
+    );
+  }, 60_000);
+});

@@ -37,6 +37,8 @@ export interface ForeignHabits {
    * document: an empty listing of the bucket (ListBucketResult).
    */
   otherDocumentFor?: string;
+  /** The first CompleteMultipartUpload of each upload answers an empty <ETag>; a repeat answers it whole. */
+  emptyFirstCompleteETag?: boolean;
 }
 
 export interface ForeignProxy {
@@ -71,7 +73,7 @@ const streamingSigned = (req: IncomingMessage) =>
 /** The error document with its <Message> emptied. */
 const emptyMessage = (xml: string) => xml.replace(/<Message>[\s\S]*?<\/Message>/, '<Message></Message>');
 
-/** Passes on an error answer with its body rewritten (length adjusted): a target that words errors so. */
+/** Passes on an answer with its body rewritten (length adjusted): a target that words it so. */
 function rewriteError(answer: IncomingMessage, res: ServerResponse, rewrite: (body: string) => string): void {
   const chunks: Buffer[] = [];
   answer.on('data', (c: Buffer) => chunks.push(c));
@@ -194,7 +196,13 @@ export async function startForeignProxy(
       { host: up.hostname, port: up.port, method: req.method, path, headers: req.headers },
       (answer) => {
         const status = answer.statusCode ?? 502;
+        const first = req.method === 'POST' && uploadId && status === 200 && !completed.has(uploadId);
         if (req.method === 'POST' && uploadId && status === 200) completed.add(uploadId);
+        if (first && habits.emptyFirstCompleteETag) {
+          counts.emptied += 1;
+          rewriteError(answer, res, (xml) => xml.replace(/<ETag>[^<]*<\/ETag>/, '<ETag></ETag>'));
+          return;
+        }
         if (req.method === 'DELETE' && uploadId && status < 300) aborted.add(uploadId);
         if (status >= 300 && (habits.emptyErrorBody || habits.emptyErrorMessage)) {
           rewriteError(answer, res, habits.emptyErrorBody ? () => '' : emptyMessage);
