@@ -1,11 +1,17 @@
 import { parseXml } from '../util/xml.ts';
-import type { CollectedBody } from './response.ts';
 
 /*
  * How a target's answer is told in messages: its status and what its body holds, as the target
  * sent them. A client library's name for an answer it could not read (UnknownError, NotFound,
  * "Deserialization error") says nothing about the target; these words say what it sent.
  */
+
+/** What of a body these words need (a CollectedBody of response.ts has it). */
+interface Body {
+  size: number;
+  bytes: Buffer;
+  truncated: boolean;
+}
 
 /** How much of a body is looked at for its root element. */
 const HEAD_BYTES = 512;
@@ -22,7 +28,7 @@ export function rootElement(head: Buffer | string): string | undefined {
 }
 
 /** The <Code> and <Message> of an S3 error document, each undefined when absent or empty. */
-export function errorDocument(body: CollectedBody): { code?: string; message?: string } | undefined {
+export function errorDocument(body: Body): { code?: string; message?: string } | undefined {
   if (body.size === 0 || body.truncated || rootElement(body.bytes) !== 'Error') return undefined;
   let doc: unknown;
   try {
@@ -44,7 +50,7 @@ export function errorDocument(body: CollectedBody): { code?: string; message?: s
  * `411 MissingContentLength: You must provide...`, `404, empty body`, `200 <ListBucketResult>`,
  * `400, not XML: "..."`.
  */
-export function answerText(status: number, headers: Record<string, string>, body: CollectedBody): string {
+export function answerText(status: number, headers: Record<string, string>, body: Body): string {
   if (body.size === 0) return `${status}, empty body`;
   const root = rootElement(body.bytes);
   if (root === 'Error') {
