@@ -1,15 +1,19 @@
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { runEdgecheck, today } from '../runner/api.ts';
 import { evaluateCheck } from '../runner/match/check.ts';
 import type { CheckResult, RunResults } from '../runner/model/results.ts';
 import type { S3Target, Target } from '../runner/model/target.ts';
+import { s3Error } from '../runner/sweep/client.ts';
 import { GeneratedBody } from '../runner/template/resolve.ts';
 import { createAgent } from '../runner/transports/agent.ts';
 import { sendHttp } from '../runner/transports/http.ts';
-import { createS3Client, sendS3Command } from '../runner/transports/s3-sdk.ts';
+import { createS3Client, retryingClient, sendS3Command } from '../runner/transports/s3-sdk.ts';
+import { TargetError } from '../runner/util/errors.ts';
 import { type ForeignHabits, type ForeignProxy, startForeignProxy } from './helpers/foreign-proxy.ts';
 
 /*
@@ -170,6 +174,12 @@ describe('an error answer with an empty <Message>', () => {
     );
     expect(res.error).toEqual({ name: 'NoSuchBucket', message: '' });
     expect(res.describe()).toBe('404 NoSuchBucket, no message');
+    // The same answer to a command sent outside a step (a sweep's, a property's) reads the same.
+    const err = await createS3Client(s3, 2, 10_000)
+      .send(new ListObjectsV2Command({ Bucket: 'ec-no-such-bucket-here' }))
+      .catch((e: Error) => e);
+    expect((err as Error).message).toBe('404 NoSuchBucket, no message');
+    expect(s3Error(err)).toBe('HTTP 404 NoSuchBucket, no message');
   }, 60_000);
 });
 
@@ -221,4 +231,35 @@ describe('a capture that came back empty', () => {
       /^output at \/ETag: expected the \/ETag of step complete \(empty\), found "\\"[0-9a-f]{32}-1\\""$/,
     );
   }, 60_000);
+});
+
+describe('a connection that ends without an answer', () => {
+  it("is told in words about the target, and an SDK command's is no answer a property could judge", async () => {
+    const server = createServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const agent = createAgent(2, 5000);
+      const raw = await sendHttp(
+        agent,
+        { method: 'GET', url: `${endpoint}/b`, headers: {} },
+        { signal: new AbortController().signal, timeoutMs: 5000 },
+      ).catch((err: Error) => err);
+      await agent.close();
+      expect(raw).toBeInstanceOf(TargetError);
+      expect((raw as Error).message).toMatch(
+        /^GET \/b: the target (reset|closed) the connection without an answer \(/,
+      );
+      const s3 = { ...reference.target().s3!, endpoint };
+      const client = retryingClient(createS3Client(s3, 2, 5000), undefined);
+      const sdk = await client.send(new ListObjectsV2Command({ Bucket: 'b' })).catch((err: Error) => err);
+      expect(sdk).toBeInstanceOf(TargetError);
+      expect((sdk as Error).message).toMatch(
+        /^ListObjectsV2: the target (reset|closed) the connection without an answer/,
+      );
+      expect((sdk as Error).message).not.toMatch(/socket hang up|read ECONNRESET/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

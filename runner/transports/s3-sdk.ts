@@ -19,7 +19,7 @@ import {
   StepResponse,
 } from './response.ts';
 import { type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
-import { transportMessage } from './transport-words.ts';
+import { isTransportFailure, transportMessage } from './transport-words.ts';
 
 /** Commands whose answer body is the object itself: streamed and hashed, never parsed whole. */
 const STREAMING_OUTPUT = new Set(['GetObject', 'GetObjectTorrent', 'SelectObjectContent']);
@@ -81,7 +81,7 @@ export function createS3Client(
           const status = e.$metadata?.httpStatusCode;
           if (status && !OVER_CAP.test(errorMessage(err)))
             noteAnswer(traffic, status, e.$response?.headers ?? {}, context.commandName);
-          else traffic.noteTry('lost', `${context.commandName}: ${errorMessage(err)}`);
+          else traffic.noteTry('lost', `${context.commandName}: ${transportMessage(err)}`);
           throw err;
         } finally {
           answered();
@@ -281,6 +281,14 @@ function nameCommand(command: { middlewareStack: { add: (...a: any[]) => void } 
   );
 }
 
+/** The SDK command's name without `Command`, for messages. */
+function commandName(command: unknown): string {
+  return String((command as { constructor?: { name?: string } })?.constructor?.name ?? 'S3 command').replace(
+    /Command$/,
+    '',
+  );
+}
+
 /**
  * Sends one SDK command, trying a throttled or unavailable answer again as the run's Traffic
  * allows (the client itself never retries). One that outlasts the retries throws TargetError: it
@@ -311,6 +319,9 @@ export async function sendRetrying<T>(
         $response?: { headers?: Record<string, string> };
       };
       const status = e.$metadata?.httpStatusCode ?? 0;
+      // No answer at all is no answer of the target's: a property or a teardown cannot judge it.
+      if (!status && isTransportFailure(err))
+        throw new TargetError(`${commandName(command)}: ${transportMessage(err)}`);
       if (!traffic || !UNAVAILABLE.has(status)) throw err;
       const headers = e.$response?.headers ?? {};
       const delay = traffic.retryDelay(method, { status, headers }, attempt);

@@ -25,6 +25,11 @@ function codeOf(err: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether `err` is a connection that failed (reset, refused, closed), not an answer or a bug. */
+export function isTransportFailure(err: unknown): boolean {
+  return codeOf(err) !== undefined || /^socket hang up/.test(errorMessage(err));
+}
+
 /** What a transport failure means, with the system's code for whoever diagnoses it. */
 export function transportMessage(err: unknown): string {
   const code = codeOf(err);
