@@ -111,6 +111,12 @@ export function expectedActual(check: CheckResult, message: string, p: Paint, li
   return out;
 }
 
+/** An SDK step's error as the target worded it: its code and message, or that it sent none. */
+function errorLine(e: { name: string; message: string }): string {
+  const code = e.name || 'no error code';
+  return e.message ? `${code}: ${e.message}` : `${code}, no message`;
+}
+
 /** The request as sent and the response as received: bodies cut, binary ones as size and digest. */
 export function exchangeLines(x: Exchange, p: Paint = paint(false)): string[] {
   const out: string[] = [];
@@ -127,7 +133,7 @@ export function exchangeLines(x: Exchange, p: Paint = paint(false)): string[] {
   }
   const r = x.response;
   out.push('response:', `  ${p.bold(`HTTP ${r.status}`)}`, ...headers(r.headers));
-  if (r.error) out.push(`  error: ${printable(oneLine(`${r.error.name}: ${r.error.message}`))}`);
+  if (r.error) out.push(`  error: ${printable(oneLine(errorLine(r.error)))}`);
   if (r.output !== undefined) out.push(`  output: ${printable(r.output)}`);
   const b = r.body;
   if (b && b.size > 0) {

@@ -323,7 +323,7 @@ describe('evaluateCheck', () => {
     ).toMatch(/^body does not match error\.json: \/code: must be integer/);
   });
 
-  it('xml: paths into the body; a body that is not XML is an error', async () => {
+  it('xml: paths into the body; a body that is not XML is an error, an empty one holds nothing', async () => {
     const res = await responseOf(404, {}, '<Error><Code>NoSuchKey</Code><Key>k</Key></Error>');
     expect(judge({ xml: { '/Error/Code': 'NoSuchKey', '/Error/Resource': { $absent: true } } }, res)).toBe(
       'pass',
@@ -331,9 +331,10 @@ describe('evaluateCheck', () => {
     expect(judge({ xml: { '/Error/Code': 'NoSuchBucket' } }, res)).toBe(
       'xml at /Error/Code: expected "NoSuchBucket", found "NoSuchKey"',
     );
-    expect(judge({ xml: { '/Error/Code': 'X' } }, await responseOf(200, {}, ''))).toBe(
-      'error: body is empty, expected XML',
+    expect(judge({ xml: { '/Error/Code': 'X' } }, await responseOf(404, {}, ''))).toBe(
+      'xml at /Error/Code: expected "X", found nothing: the body is empty',
     );
+    expect(judge({ xml: { '/Error': { $absent: true } } }, await responseOf(404, {}, ''))).toBe('pass');
     expect(judge({ xml: { '/Error/Code': 'X' } }, await responseOf(200, {}, '<a><b></a>'))).toMatch(
       /^error: body is not well-formed XML/,
     );
@@ -411,10 +412,33 @@ describe('evaluateCheck', () => {
     expect(judge({ error: 'NoSuchKey', status: 404 }, failed)).toBe('pass');
     expect(judge({ error: { $oneOf: ['NoSuchKey', 'NotFound'] } }, failed)).toBe('pass');
     expect(judge({ error: 'NoSuchBucket' }, failed)).toBe(
-      'error: expected "NoSuchBucket", found "NoSuchKey" (The key does not exist)',
+      'error: expected "NoSuchBucket", found "NoSuchKey" (404: The key does not exist)',
     );
     expect(judge({ output: { '/ETag': { $present: true } } }, failed)).toBe(
-      'output: the command failed with NoSuchKey',
+      'output: the command failed: 404 NoSuchKey: The key does not exist',
+    );
+    // The target sent no <Code>: the SDK's name for that (NotFound, UnknownError) is not judged.
+    const bare = await responseOf(404, {}, '', { error: { name: '', message: '' } });
+    expect(judge({ error: { $present: true } }, bare)).toBe('pass');
+    expect(judge({ error: { $oneOf: ['NoSuchKey', 'NotFound'] } }, bare)).toBe(
+      'error: expected {"$oneOf":["NoSuchKey","NotFound"]}, but the answer has no error code (404, empty body)',
+    );
+    expect(judge({ output: { '/ETag': { $present: true } } }, bare)).toBe(
+      'output: the command failed: 404, empty body',
+    );
+  });
+
+  it('xml: a path that finds nothing says what the answer holds instead', async () => {
+    const error = await responseOf(404, {}, '<Error><Code>NoSuchBucket</Code><Message/></Error>');
+    expect(judge({ xml: { '/ListBucketResult/Name': 'b' } }, error)).toBe(
+      'xml at /ListBucketResult/Name: expected "b", found nothing: the answer is <Error> (NoSuchBucket)',
+    );
+    const listing = await responseOf(200, {}, '<ListBucketResult><Name>b</Name></ListBucketResult>');
+    expect(judge({ xml: { '/LocationConstraint': 'auto' } }, listing)).toBe(
+      'xml at /LocationConstraint: expected "auto", found nothing: the answer is <ListBucketResult>',
+    );
+    expect(judge({ xml: { '/ListBucketResult/KeyCount': '0' } }, listing)).toBe(
+      'xml at /ListBucketResult/KeyCount: expected "0", found nothing: <ListBucketResult> has no <KeyCount>',
     );
   });
 

@@ -6,7 +6,7 @@ import { CheckFailure, errorMessage, TargetError } from '../util/errors.ts';
 import { parseSize } from '../util/size.ts';
 import { getPointer } from './pointer.ts';
 import { ABSENT, type Mismatch, match } from './value.ts';
-import { getXmlPath } from './xml.ts';
+import { getXmlPath, whatIsThere } from './xml.ts';
 
 function failWith(what: string, m: Mismatch, key: readonly string[]): never {
   const where = m.at ? ` at ${m.at}` : '';
@@ -39,23 +39,20 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
     const m = match(typeof want === 'number' ? String(want) : want, have);
     if (m) failWith(`header ${key}`, m, ['headers', name]);
   }
-  if (check.error !== undefined) {
-    const m = match(check.error, res.error ? res.error.name : ABSENT);
-    if (m)
-      failWith('error', { ...m, message: `${m.message}${res.error ? ` (${res.error.message})` : ''}` }, [
-        'error',
-      ]);
-  }
+  if (check.error !== undefined) checkError(check.error, res);
   for (const [pointer, want] of Object.entries(check.output ?? {})) {
     if (!res.output)
-      throw new CheckFailure(
-        `output: the command failed with ${res.error?.name ?? 'an error'}`,
-        undefined,
-        undefined,
-        ['output', pointer],
-      );
-    const m = match(want, getPointer(res.output, pointer), pointer);
-    if (m) failWith('output', m, ['output', pointer]);
+      throw new CheckFailure(`output: the command failed: ${res.describe()}`, undefined, undefined, [
+        'output',
+        pointer,
+      ]);
+    const have = getPointer(res.output, pointer);
+    const m = match(want, have, pointer);
+    if (m) {
+      // What the SDK made of an answer it found nothing in: another operation's document, say.
+      const there = have === ABSENT && res.root ? ` (the answer is <${res.root}>)` : '';
+      failWith('output', { ...m, message: `${m.message}${there}` }, ['output', pointer]);
+    }
   }
   if (check.schema !== undefined || check.json !== undefined) {
     const body = res.json();
@@ -72,10 +69,17 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
     }
   }
   if (check.xml !== undefined) {
-    const doc = res.xml();
+    // An empty body holds no element: a path into it finds nothing, as the target sent it.
+    const doc = res.body.size === 0 ? {} : res.xml();
     for (const [path, want] of Object.entries(check.xml)) {
-      const m = match(want, getXmlPath(doc, path), path);
-      if (m) failWith('xml', { ...m, at: path }, ['xml', path]);
+      const have = getXmlPath(doc, path);
+      const m = match(want, have, path);
+      if (!m) continue;
+      const there = have === ABSENT ? whatIsThere(doc, path) : undefined;
+      failWith('xml', { ...m, at: path, message: there ? `${m.message}: ${there}` : m.message }, [
+        'xml',
+        path,
+      ]);
     }
   }
   if (check.body) checkBody(check.body, res);
@@ -96,6 +100,24 @@ export function preconditionUnmet(check: CheckDef, res: StepResponse): string | 
       return `not judged: the answer lacks what the check needs (${errorMessage(err)})`;
     throw err;
   }
+}
+
+/**
+ * `error:` judges the target's own <Code> (an SDK step's error name is the code the target sent,
+ * empty when it sent none), and a mismatch says what the target answered.
+ */
+function checkError(want: unknown, res: StepResponse): void {
+  const code = res.error ? res.error.name : ABSENT;
+  const m = match(want, code);
+  if (!m) return;
+  const said = res.error?.message ? `${res.status}: ${res.error.message}` : `${res.status}, no message`;
+  const message =
+    code === ''
+      ? `expected ${JSON.stringify(want)}, but the answer has no error code (${res.describe()})`
+      : res.error
+        ? `${m.message} (${said})`
+        : m.message;
+  failWith('error', { ...m, message }, ['error']);
 }
 
 function checkBody(want: BodyExpect, res: StepResponse): void {

@@ -51,7 +51,7 @@ export function isOperatorObject(v: unknown): v is Record<string, unknown> {
 }
 
 function show(v: unknown): string {
-  if (v === ABSENT) return '(absent)';
+  if (v === ABSENT) return 'nothing';
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 120 ? `${s.slice(0, 117)}...` : s;
 }

@@ -63,3 +63,30 @@ function textOf(cur: unknown): unknown {
   }
   return node === null ? '' : String(node);
 }
+
+/**
+ * Why `path` finds nothing in `doc`, in words: the answer is another document (`the answer is
+ * <Error> (NoSuchBucket)`), the body is empty, or the element a step of the path names is missing.
+ */
+export function whatIsThere(doc: unknown, path: string): string | undefined {
+  if (!doc || typeof doc !== 'object') return undefined;
+  const roots = Object.keys(doc).filter((k) => !k.startsWith('#') && !k.startsWith('?'));
+  if (roots.length === 0) return 'the body is empty';
+  const segments = path.split('/').filter((s) => s !== '');
+  const rooted = asRoot(doc, segments[0]) as Record<string, unknown>;
+  if (segments.length === 0 || segments[0] in rooted) {
+    // The root is the one named: the first element of the path it lacks.
+    for (let i = 1; i < segments.length; i++) {
+      if (segments[i] === '*' || /^\d+$/.test(segments[i]) || segments[i].startsWith('@')) return undefined;
+      if (getXmlPath(doc, `/${segments.slice(0, i + 1).join('/')}`) === ABSENT)
+        return `<${segments[i - 1]}> has no <${segments[i]}>`;
+    }
+    return undefined;
+  }
+  const root = roots[0];
+  if (root === 'Error') {
+    const code = getXmlPath(doc, '/Error/Code');
+    return `the answer is <Error> (${typeof code === 'string' && code.trim() ? code : 'no <Code>'})`;
+  }
+  return `the answer is <${root}>`;
+}

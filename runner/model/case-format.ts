@@ -242,7 +242,11 @@ const matchers = {
   ),
   body: Type.Optional(ref('body', BodyExpectFormat)),
   output: Type.Optional(jsonObject('SDK output: JSON pointer -> value or matcher (s3 steps)')),
-  error: Type.Optional(json('SDK error name, or a matcher (s3 steps); { $absent: true } for success')),
+  error: Type.Optional(
+    json(
+      'The error code the target sent in its Code element (s3 steps; empty when it sent none, whatever the SDK calls it), or a matcher; { $absent: true } for success, { $present: true } for any error answer',
+    ),
+  ),
 };
 
 export const PreconditionFormat = Type.Object(matchers, {

@@ -11,7 +11,13 @@ import { type RunContext, teardownContext } from '../steps/context.ts';
 import { exchangeOf, sourceExcerpt } from '../steps/failure-detail.ts';
 import { describeStep, performStep, type StepOwner, stepKind, stepsNeed } from '../steps/index.ts';
 import { TeardownLedger } from '../steps/teardown.ts';
-import { MissingValue, resolve, type Scope } from '../template/resolve.ts';
+import {
+  captureOrigin,
+  explainEmptyCaptures,
+  MissingValue,
+  resolve,
+  type Scope,
+} from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetDown, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
@@ -110,6 +116,14 @@ function capture(spec: CaptureSpec, res: StepResponse, from: 'json' | 'output' |
   return res.status;
 }
 
+/** The part of a check a failure's key names (`['output', '/ETag']`), or the whole check. */
+function matcherOf(def: CheckDef, key: readonly string[] | undefined): unknown {
+  let at: unknown = def;
+  for (const k of key ?? [])
+    at = at && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined;
+  return at ?? def;
+}
+
 /** About how many requests a case sends, teardown included: what it reserves under the budget. */
 export function estimateRequests(c: CaseDef): number {
   let n = 0;
@@ -135,6 +149,8 @@ class CaseRun {
   readonly owner: StepOwner;
   /** Why a capture has no value, for the message of a step that needs it. */
   readonly uncaptured = new Map<string, string>();
+  /** Captures that came back empty, with where from: a message names them (explainEmptyCaptures). */
+  readonly emptied = new Map<string, string>();
   /** Why the case stopped (or was skipped), for the case's reason. */
   reason?: string;
   /** The case verdict when no check was recorded. */
@@ -229,12 +245,14 @@ class CaseRun {
   }
 
   /** Captures first: a teardown (and a later step) needs them even when a check of this step fails. */
-  capture(step: StepDef, response: StepResponse): void {
+  capture(step: StepDef, response: StepResponse, label: string): void {
     for (const [name, spec] of Object.entries(step.capture ?? {})) {
       try {
         const v = capture(spec, response, stepKind(step).captures);
         if (v === ABSENT) this.uncaptured.set(name, `the answer has nothing at ${JSON.stringify(spec)}`);
         else this.scope[name] = v;
+        if (v === '') this.emptied.set(name, captureOrigin(spec, label));
+        else this.emptied.delete(name);
       } catch (err) {
         this.uncaptured.set(name, errorMessage(err));
       }
@@ -263,7 +281,7 @@ class CaseRun {
         }
         if (!r.ok) {
           throw new Error(
-            `status ${r.response.status}${r.response.error ? ` ${r.response.error.name}` : ''}`,
+            `status ${r.response.status}${r.response.error?.name ? ` ${r.response.error.name}` : ''}`,
           );
         }
         await described.confirm?.(tctx);
@@ -301,7 +319,7 @@ class CaseRun {
         failed = true;
         if (err instanceof CheckFailure) {
           this.record(p, 'fail', {
-            message: err.message,
+            message: explainEmptyCaptures(err.message, matcherOf(p.def, err.key), this.emptied),
             expected: err.expected,
             actual: err.actual,
             repro: repro?.(),
@@ -358,19 +376,19 @@ class CaseRun {
         continue;
       }
       const { response, ok } = performed;
-      this.capture(step, response);
+      this.capture(step, response, label);
       // Last registered runs first: registered backwards, a step's teardown list runs as written.
       if (ok && step.teardown) for (const td of [...step.teardown].reverse()) this.addTeardown(td, label);
       if (step.prerequisite && !ok && !response.unavailable) {
         // Refused, it proves nothing of the clauses after it: they are blocked, not failed.
-        const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
         this.settle([step, ...later()], 'blocked', `${label} was refused (${status}): ${step.prerequisite}`);
         this.hint = 'blocked';
         return;
       }
       const failed = this.judge(step, performed);
       if (given && !ok && !failed) {
-        const status = `status ${response.status}${response.error ? ` ${response.error.name}` : ''}`;
+        const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
         this.settle(later(), 'blocked', `prerequisite ${label} failed: ${status}`);
         this.hint = 'blocked';
         return;

@@ -14,6 +14,7 @@ import { retryingClient } from '../transports/s3-sdk.ts';
 import type { Door } from '../transports/traffic.ts';
 import { errorMessage, TargetBlocked, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
+import { propertyFailure } from './property-failure.ts';
 import { checkSkipReason } from './run-case.ts';
 
 function wire(res: StepResponse): WireResponse {
@@ -163,7 +164,6 @@ export async function runProperty(
       const lacks = causeOf(err, TargetLacks);
       const blocked = causeOf(err, TargetBlocked);
       const bug = ownBug(err);
-      const message = redactText(errorMessage(err));
       check =
         ctx.signal.aborted && !lacks
           ? { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' }
@@ -180,7 +180,11 @@ export async function runProperty(
                       message: `the property's own code failed: ${redactText(errorMessage(bug))} (seed ${ctx.seed})`,
                       stack: bug.stack ? redactText(bug.stack) : undefined,
                     }
-                  : { ...base, verdict: 'fail', message: `${message} (replay: --seed ${ctx.seed})` };
+                  : {
+                      ...base,
+                      verdict: 'fail',
+                      message: `${redactText(propertyFailure(err))} (replay: --seed ${ctx.seed})`,
+                    };
     }
   }
   const leftovers = [

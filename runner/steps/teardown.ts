@@ -1,5 +1,5 @@
 import type { Leftover } from '../model/results.ts';
-import { errorMessage } from '../util/errors.ts';
+import { transportMessage } from '../transports/transport-words.ts';
 
 export interface TeardownAction {
   /** What the action removes or puts back, in words: `bucket ec-…`, `security_level back to medium`. */
@@ -64,7 +64,7 @@ export class TeardownLedger {
       try {
         await action.run(signalFor());
       } catch (err) {
-        left.push({ what: action.what, error: errorMessage(err), undo: safeUndo(action) });
+        left.push({ what: action.what, error: transportMessage(err), undo: safeUndo(action) });
       } finally {
         done();
       }

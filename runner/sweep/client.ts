@@ -1,9 +1,11 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Agent } from 'undici';
 import type { ManagementTarget, Target } from '../model/target.ts';
+import { answerText } from '../transports/answer-text.ts';
 import { sendHttp } from '../transports/http.ts';
 import { buildApiRequest } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
+import { targetAnswer } from '../transports/s3-sdk.ts';
 import type { Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
 import { redactText } from '../util/redact.ts';
@@ -92,10 +94,12 @@ export async function listAll<T>(ctx: SweepContext, m: ManagementTarget, path: s
   return all;
 }
 
-/** An S3 SDK error as `Code (HTTP status)`. */
+/**
+ * An S3 SDK error as the target sent it (`HTTP 404 NoSuchBucket, no message`), or, without an
+ * answer, what went wrong: never the SDK's name for an answer it could not read (UnknownError).
+ */
 export function s3Error(err: unknown): string {
-  const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  const status = e?.$metadata?.httpStatusCode;
-  const what = e?.name && e.name !== 'Error' ? e.name : errorMessage(err);
-  return redactText(status ? `${what} (HTTP ${status})` : what);
+  const answer = targetAnswer(err);
+  if (answer?.body) return redactText(`HTTP ${answerText(answer.status, answer.headers, answer.body)}`);
+  return redactText(errorMessage(err));
 }

@@ -122,3 +122,28 @@ export function placeholdersIn(
   }
   return out;
 }
+
+/** What a capture was taken from, for messages: `the /ETag of step complete`. */
+export function captureOrigin(spec: unknown, step: string): string {
+  const s = spec as Record<string, string> | string;
+  const what =
+    typeof s === 'string'
+      ? s
+      : (s.json ?? s.output ?? s.xml ?? (s.header !== undefined ? `header ${s.header}` : 'status'));
+  return `the ${what} of step ${step}`;
+}
+
+/**
+ * A check's message where a value it expected came from a capture that came back empty: it names
+ * that capture (`expected the /ETag of step complete (empty)`), not the bare `expected ""`.
+ * `empty` maps each such capture's name to captureOrigin's words.
+ */
+export function explainEmptyCaptures(message: string, template: unknown, empty: Map<string, string>): string {
+  if (!empty.size) return message;
+  const used = [...new Set(placeholdersIn(template).map((p) => p.name.split('.')[0]))].filter((name) =>
+    empty.has(name),
+  );
+  if (!used.length) return message;
+  if (message.includes('""')) return message.replace('""', `${empty.get(used[0])} (empty)`);
+  return `${message} (${used.map((name) => `${empty.get(name)} came back empty`).join('; ')})`;
+}

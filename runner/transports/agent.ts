@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import { keepReading, type Writing } from './early-answer.ts';
 
 /**
  * RFC 6761: every name under .localhost is loopback. Resolvers differ on this, so the runner
@@ -21,11 +22,17 @@ export function lookupLocalhost(
 
 /** One keep-alive pool per run: connections are reused across cases. */
 export function createAgent(connections: number, timeoutMs: number): Agent {
+  const connector = buildConnector({ lookup: lookupLocalhost as any, timeout: timeoutMs });
   return new Agent({
     connections: Math.max(connections, 4),
     keepAliveTimeout: 4000,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: { lookup: lookupLocalhost as any, timeout: timeoutMs },
+    // An answer sent before the request body was is kept (early-answer.ts).
+    connect: (options, done) =>
+      connector(options, (err, socket) => {
+        if (socket) keepReading(socket as unknown as Writing);
+        (done as (e: Error | null, s: typeof socket) => void)(err, socket);
+      }),
   });
 }

@@ -7,6 +7,7 @@ import { Deadline } from './deadline.ts';
 import { exchange } from './exchange.ts';
 import { StepResponse } from './response.ts';
 import { type Door, type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
+import { transportMessage } from './transport-words.ts';
 
 const SMALL_BODY = 1024 * 1024;
 /** A whole-request deadline grows by this per MiB of body, so large transfers get a floor of 1 MiB/s. */
@@ -159,7 +160,7 @@ async function sendOnce(
     ) {
       throw new TargetError(`no complete answer to ${req.method} ${path} within ${limitMs} ms (--timeout)`);
     }
-    throw new TargetError(`${req.method} ${path}: ${errorMessage(err)}`);
+    throw new TargetError(`${req.method} ${path}: ${transportMessage(err)}`);
   } finally {
     deadline.clear();
     cut?.removeEventListener('abort', onCut);

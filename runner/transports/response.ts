@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { TargetError } from '../util/errors.ts';
 import { parseXml } from '../util/xml.ts';
+import { answerText } from './answer-text.ts';
 
 /**
  * Bodies up to this size are kept for parsing and messages; larger ones only by size and digest,
@@ -161,10 +162,20 @@ export class StepResponse {
     readonly body: CollectedBody,
     /** SDK steps: the command output without $metadata, or the error. */
     readonly output?: Record<string, unknown>,
+    /** SDK steps: the target's own <Code> and <Message>, each empty when it sent none. */
     readonly error?: { name: string; message: string },
+    /** SDK steps: the root element of a success answer the SDK parsed, to say what was there. */
+    readonly root?: string,
   ) {}
 
   private decoded?: string;
+
+  /** The answer as the target sent it, in a few words: `404 NoSuchBucket, no message`, `404, empty body`. */
+  describe(): string {
+    const e = this.error;
+    if (e?.name) return `${this.status} ${e.name}${e.message ? `: ${e.message}` : ', no message'}`;
+    return answerText(this.status, this.headers, this.body);
+  }
 
   text(): string {
     this.decoded ??= this.body.bytes.toString('utf8');

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import { Transform } from 'node:stream';
 import * as S3 from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -8,12 +6,25 @@ import type { S3Target } from '../model/target.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, InputError, TargetError } from '../util/errors.ts';
 import { lookupLocalhost } from './agent.ts';
+import { answerText, errorDocument, rootElement } from './answer-text.ts';
+import { AnswerKeepingHttpAgent, AnswerKeepingHttpsAgent } from './early-answer.ts';
 import { markUnavailable, transferAllowance } from './http.ts';
-import { collectBody, emptyBody, flattenHeaders, KEEP_BYTES, StepResponse } from './response.ts';
+import {
+  bufferBody,
+  type CollectedBody,
+  collectBody,
+  emptyBody,
+  flattenHeaders,
+  KEEP_BYTES,
+  StepResponse,
+} from './response.ts';
 import { type Reservation, type Traffic, UNAVAILABLE } from './traffic.ts';
+import { isTransportFailure, transportMessage } from './transport-words.ts';
 
 /** Commands whose answer body is the object itself: streamed and hashed, never parsed whole. */
 const STREAMING_OUTPUT = new Set(['GetObject', 'GetObjectTorrent', 'SelectObjectContent']);
+/** How much of a parsed answer is kept to say what it was when the SDK cannot read it. */
+const HEAD_BYTES = 512;
 
 /** The real SDK, pointed at the target; one client per run so connections are reused. */
 export function createS3Client(
@@ -40,24 +51,14 @@ export function createS3Client(
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: new NodeHttpHandler({
-      httpAgent: new http.Agent(agentOptions),
-      httpsAgent: new https.Agent(agentOptions),
+      // A target that answers before the body is sent has answered (early-answer.ts).
+      httpAgent: new AnswerKeepingHttpAgent(agentOptions),
+      httpsAgent: new AnswerKeepingHttpsAgent(agentOptions),
       requestTimeout: timeoutMs,
       connectionTimeout: timeoutMs,
     }),
   });
-  // Every command, teardown's included: an answer the SDK parses whole is capped like any parsed body.
-  client.middlewareStack.add(
-    (next: any, context: any) => async (args: any) => {
-      const result = await next(args);
-      const name = String(context.commandName ?? '').replace(/Command$/, '');
-      if (!STREAMING_OUTPUT.has(name) && result.response?.body?.pipe) {
-        result.response.body = capped(result.response.body, KEEP_BYTES, name);
-      }
-      return result;
-    },
-    { step: 'deserialize', priority: 'low', name: 'edgecheckBodyCap' } as any,
-  );
+  keepAnswers(client);
   if (traffic) {
     // Every request the SDK sends, teardown's included, is paced and counted like the runner's own.
     client.middlewareStack.add(
@@ -80,7 +81,7 @@ export function createS3Client(
           const status = e.$metadata?.httpStatusCode;
           if (status && !OVER_CAP.test(errorMessage(err)))
             noteAnswer(traffic, status, e.$response?.headers ?? {}, context.commandName);
-          else traffic.noteTry('lost', `${context.commandName}: ${errorMessage(err)}`);
+          else traffic.noteTry('lost', `${context.commandName}: ${transportMessage(err)}`);
           throw err;
         } finally {
           answered();
@@ -129,17 +130,97 @@ function chargeTo(
   );
 }
 
+/** What the client saw of an answer before the SDK read it (see keepAnswers). */
+export interface TargetAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** An error answer's body as sent (up to the cap): the SDK reads a copy. */
+  body?: CollectedBody;
+  /** The first bytes of a success answer the SDK parses whole. */
+  head?: Buffer;
+}
+
+const ANSWER = Symbol('edgecheck answer');
+
+/** The target's answer behind an SDK error, when the target answered. */
+export function targetAnswer(err: unknown): TargetAnswer | undefined {
+  return err && typeof err === 'object' ? (err as { [ANSWER]?: TargetAnswer })[ANSWER] : undefined;
+}
+
+/**
+ * Every command, teardown's included, keeps what the target sent: an error answer's body is read
+ * here (capped like any parsed body) and handed to the SDK as bytes, and an error the SDK makes of
+ * an answer says what the target sent (`404 NoSuchBucket, no message`, `404, empty body`), not the
+ * SDK's placeholder for what it could not read (UnknownError, NotFound, "Deserialization error").
+ */
+function keepAnswers(client: S3.S3Client): void {
+  client.middlewareStack.add(
+    (next: any, context: any) => async (args: any) => {
+      const result = await next(args);
+      const res = result.response;
+      const name = String(context.commandName ?? '').replace(/Command$/, '');
+      const answer: TargetAnswer = {
+        status: res?.statusCode ?? 0,
+        headers: flattenHeaders(res?.headers ?? {}),
+      };
+      context[ANSWER] = answer;
+      if (answer.status >= 300 && res.body) {
+        const body = await collectBody(res.body, { stopAtCap: true });
+        if (body.cut) throw new TargetError(`${name}: ${overCap(KEEP_BYTES)}`);
+        answer.body = body;
+        // A copy: the SDK makes the bytes it reads into its own kind of array.
+        res.body = Buffer.from(body.bytes);
+      } else if (!STREAMING_OUTPUT.has(name) && res.body?.pipe) {
+        // An answer the SDK parses whole is capped like any parsed body.
+        res.body = capped(res.body, KEEP_BYTES, name, (head) => {
+          answer.head = head;
+        });
+      }
+      return result;
+    },
+    { step: 'deserialize', priority: 'low', name: 'edgecheckAnswer' } as any,
+  );
+  client.middlewareStack.add(
+    (next: any, context: any) => async (args: any) => {
+      try {
+        return await next(args);
+      } catch (err) {
+        const answer: TargetAnswer | undefined = context[ANSWER];
+        if (answer && err && typeof err === 'object' && !(err instanceof TargetError)) {
+          (err as { [ANSWER]?: TargetAnswer })[ANSWER] = answer;
+          const e = err as Error;
+          if (answer.body) e.message = answerText(answer.status, answer.headers, answer.body);
+          else if (answer.head)
+            e.message = `unreadable answer: ${answerText(answer.status, answer.headers, bufferBody(answer.head))}`;
+        }
+        throw err;
+      }
+    },
+    { step: 'deserialize', priority: 'high', name: 'edgecheckAnswerWords' } as any,
+  );
+}
+
+const overCap = (limit: number) => `answer over the ${limit / 1024 / 1024} MiB edgecheck reads as XML`;
+
 /** How `capped` says an answer went past the cap. */
 const OVER_CAP = /answer over the [\d.]+ MiB edgecheck reads/;
 
-/** Passes at most `limit` bytes, then fails: an XML answer is parsed whole, so its size is capped. */
-function capped(body: NodeJS.ReadableStream, limit: number, what: string): Transform {
+/**
+ * Passes at most `limit` bytes, then fails: an XML answer is parsed whole, so its size is capped.
+ * `onHead` hears the first bytes, for messages about an answer the SDK could not read.
+ */
+function capped(
+  body: NodeJS.ReadableStream,
+  limit: number,
+  what: string,
+  onHead?: (head: Buffer) => void,
+): Transform {
   let seen = 0;
   const cap = new Transform({
     transform(chunk: Buffer, _enc, done) {
+      if (seen === 0) onHead?.(Buffer.from(chunk.subarray(0, HEAD_BYTES)));
       seen += chunk.length;
-      if (seen > limit)
-        done(new TargetError(`${what}: answer over the ${limit / 1024 / 1024} MiB edgecheck reads as XML`));
+      if (seen > limit) done(new TargetError(`${what}: ${overCap(limit)}`));
       else done(null, chunk);
     },
   });
@@ -200,6 +281,14 @@ function nameCommand(command: { middlewareStack: { add: (...a: any[]) => void } 
   );
 }
 
+/** The SDK command's name without `Command`, for messages. */
+function commandName(command: unknown): string {
+  return String((command as { constructor?: { name?: string } })?.constructor?.name ?? 'S3 command').replace(
+    /Command$/,
+    '',
+  );
+}
+
 /**
  * Sends one SDK command, trying a throttled or unavailable answer again as the run's Traffic
  * allows (the client itself never retries). One that outlasts the retries throws TargetError: it
@@ -230,6 +319,9 @@ export async function sendRetrying<T>(
         $response?: { headers?: Record<string, string> };
       };
       const status = e.$metadata?.httpStatusCode ?? 0;
+      // No answer at all is no answer of the target's: a property or a teardown cannot judge it.
+      if (!status && isTransportFailure(err))
+        throw new TargetError(`${commandName(command)}: ${transportMessage(err)}`);
       if (!traffic || !UNAVAILABLE.has(status)) throw err;
       const headers = e.$response?.headers ?? {};
       const delay = traffic.retryDelay(method, { status, headers }, attempt);
@@ -307,8 +399,10 @@ async function sendOnce(
   const command = new Ctor(toSdkInput(input, opts.onSent));
   let wire: { statusCode: number; headers: Record<string, string> } | undefined;
   let method = 'GET';
+  let context: { [ANSWER]?: TargetAnswer } = {};
   command.middlewareStack.add(
-    (next: any) => async (args: any) => {
+    (next: any, ctx: any) => async (args: any) => {
+      context = ctx;
       method = args.request?.method ?? method;
       const result = await next(args);
       wire = { statusCode: result.response.statusCode, headers: result.response.headers };
@@ -347,20 +441,27 @@ async function sendOnce(
       flattenHeaders(wire?.headers ?? {}),
       collected,
       rest,
+      undefined,
+      context[ANSWER]?.head && rootElement(context[ANSWER].head),
     );
     return { response, method };
   } catch (err) {
     if (deadline.signal.aborted && !opts.abort?.aborted) {
       throw new TargetError(`${name}: no complete answer within ${limitMs} ms (--timeout)`);
     }
-    const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-    const status = e.$metadata?.httpStatusCode ?? wire?.statusCode;
+    const e = err as { $metadata?: { httpStatusCode?: number } };
+    const answer = targetAnswer(err);
+    const status = answer?.status ?? e.$metadata?.httpStatusCode ?? wire?.statusCode;
     // No status, or a success status the SDK could not parse: the runner cannot judge it.
     if (status === undefined || status < 300 || signal.aborted || err instanceof TargetError)
-      throw err instanceof TargetError ? err : new TargetError(`${name}: ${errorMessage(err)}`);
-    const response = new StepResponse(status, flattenHeaders(wire?.headers ?? {}), emptyBody(), undefined, {
-      name: e.name ?? 'Error',
-      message: e.message ?? '',
+      throw err instanceof TargetError ? err : new TargetError(`${name}: ${transportMessage(err)}`);
+    // The target's own <Code> and <Message>, each empty when it sent none: never the SDK's name for them.
+    const body = answer?.body ?? emptyBody();
+    const said = errorDocument(body);
+    const headers = answer?.headers ?? flattenHeaders(wire?.headers ?? {});
+    const response = new StepResponse(status, headers, body, undefined, {
+      name: said?.code ?? '',
+      message: said?.message ?? '',
     });
     return { response, method };
   } finally {

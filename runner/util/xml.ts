@@ -37,6 +37,9 @@ const parser = new XMLParser({
 });
 
 export function parseXml(text: string): unknown {
+  // Text that does not even begin as XML is shown as it is, not as the validator's "char 'x' is not expected".
+  if (!/^\uFEFF?\s*</.test(text))
+    throw new TargetError(`body is not XML: ${JSON.stringify(text.slice(0, 80))}`);
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     throw new TargetError(`body is not well-formed XML (line ${valid.err.line}: ${valid.err.msg})`);

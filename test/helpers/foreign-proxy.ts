@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -31,6 +32,22 @@ export interface ForeignHabits {
    */
   throttleEvery?: number;
   throttleStatus?: 429 | 503;
+  /**
+   * A streaming-signed (aws-chunked) upload answers 411 MissingContentLength at once, before its
+   * body is read, and the connection closes under the rest of the body (a production front).
+   */
+  chunked411?: boolean;
+  /** Every error answer keeps its status and headers but comes with an empty body. */
+  emptyErrorBody?: boolean;
+  /** Every error answer keeps its <Code> but its <Message> is empty. */
+  emptyErrorMessage?: boolean;
+  /**
+   * A bucket GET with this query parameter (e.g. `location`) is answered with another operation's
+   * document: an empty listing of the bucket (ListBucketResult).
+   */
+  otherDocumentFor?: string;
+  /** The first CompleteMultipartUpload of each upload answers an empty <ETag>; a repeat answers it whole. */
+  emptyFirstCompleteETag?: boolean;
 }
 
 export interface ForeignProxy {
@@ -42,22 +59,57 @@ export interface ForeignProxy {
     throttled: number;
     aborted500: number;
     vanished: number;
+    chunked411: number;
+    emptied: number;
+    otherDocument: number;
     forwarded: number;
   };
   close(): Promise<void>;
 }
 
+const errorXml = (code: string, message: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+
 const xmlError = (res: ServerResponse, status: number, code: string, message: string) => {
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+  const body = errorXml(code, message);
   res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 };
+
+/** A request whose body is aws-chunked under a streaming signature (x-amz-content-sha256 STREAMING-...). */
+const streamingSigned = (req: IncomingMessage) =>
+  String(req.headers['x-amz-content-sha256'] ?? '').startsWith('STREAMING-');
+
+/** The error document with its <Message> emptied. */
+const emptyMessage = (xml: string) => xml.replace(/<Message>[\s\S]*?<\/Message>/, '<Message></Message>');
+
+/** Passes on an answer with its body rewritten (length adjusted): a target that words it so. */
+function rewriteError(answer: IncomingMessage, res: ServerResponse, rewrite: (body: string) => string): void {
+  const chunks: Buffer[] = [];
+  answer.on('data', (c: Buffer) => chunks.push(c));
+  answer.on('end', () => {
+    const body = Buffer.from(rewrite(Buffer.concat(chunks).toString('utf8')));
+    const headers = { ...answer.headers, 'content-length': String(body.length) };
+    delete headers['transfer-encoding'];
+    if (!body.length) delete headers['content-type'];
+    res.writeHead(answer.statusCode ?? 502, headers);
+    res.end(body);
+  });
+}
 
 /** The region of a SigV4 Authorization header's credential scope. */
 const signedRegion = (req: IncomingMessage) =>
   /Credential=[^/]+\/\d{8}\/([^/]*)\/s3\//.exec(String(req.headers.authorization ?? ''))?.[1];
 
-export async function startForeignProxy(upstream: string, habits: ForeignHabits): Promise<ForeignProxy> {
+/**
+ * `tls` serves the front over HTTPS (with that key and certificate), as production fronts are: a
+ * connection closed under an upload loses an early answer over TLS where loopback HTTP keeps it.
+ */
+export async function startForeignProxy(
+  upstream: string,
+  habits: ForeignHabits,
+  tls?: { key: Buffer; cert: Buffer },
+): Promise<ForeignProxy> {
   const up = new URL(upstream);
   const completed = new Set<string>();
   const throttledOnce = new Set<string>();
@@ -67,12 +119,15 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
     throttled: 0,
     aborted500: 0,
     vanished: 0,
+    chunked411: 0,
+    emptied: 0,
+    otherDocument: 0,
     forwarded: 0,
   };
   const vanished = new Set<string>();
   const aborted = new Set<string>();
   let seen = 0;
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const parts = url.pathname.split('/').filter(Boolean);
     const uploadId = url.searchParams.get('uploadId');
@@ -143,28 +198,60 @@ export async function startForeignProxy(upstream: string, habits: ForeignHabits)
       res.end(page);
       return;
     }
+    if (habits.chunked411 && req.method === 'PUT' && streamingSigned(req)) {
+      counts.chunked411 += 1;
+      // Nothing of the body is read: the socket closes once the answer is out, under the upload.
+      const body = errorXml('MissingContentLength', 'You must provide the Content-Length HTTP header.');
+      res.writeHead(411, {
+        'content-type': 'application/xml',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
+      res.end(body, () => req.socket.destroy());
+      return;
+    }
+    const other = habits.otherDocumentFor;
+    if (other && req.method === 'GET' && parts.length === 1 && url.searchParams.has(other)) {
+      counts.otherDocument += 1;
+      req.resume();
+      const body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${parts[0]}</Name><Prefix></Prefix><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated></ListBucketResult>`;
+      res.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const path = req.url ?? '/';
     counts.forwarded += 1;
     const out = httpRequest(
-      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
+      { host: up.hostname, port: up.port, method: req.method, path, headers: req.headers },
       (answer) => {
-        if (req.method === 'POST' && uploadId && answer.statusCode === 200) completed.add(uploadId);
-        if (req.method === 'DELETE' && uploadId && (answer.statusCode ?? 500) < 300) aborted.add(uploadId);
+        const status = answer.statusCode ?? 502;
+        const first = req.method === 'POST' && uploadId && status === 200 && !completed.has(uploadId);
+        if (req.method === 'POST' && uploadId && status === 200) completed.add(uploadId);
+        if (first && habits.emptyFirstCompleteETag) {
+          counts.emptied += 1;
+          rewriteError(answer, res, (xml) => xml.replace(/<ETag>[^<]*<\/ETag>/, '<ETag></ETag>'));
+          return;
+        }
+        if (req.method === 'DELETE' && uploadId && status < 300) aborted.add(uploadId);
+        if (status >= 300 && (habits.emptyErrorBody || habits.emptyErrorMessage)) {
+          rewriteError(answer, res, habits.emptyErrorBody ? () => '' : emptyMessage);
+          counts.emptied += 1;
+          return;
+        }
         const hidden =
-          habits.missingBucketHead403 &&
-          req.method === 'HEAD' &&
-          parts.length === 1 &&
-          answer.statusCode === 404;
-        res.writeHead(hidden ? 403 : (answer.statusCode ?? 502), answer.headers);
+          habits.missingBucketHead403 && req.method === 'HEAD' && parts.length === 1 && status === 404;
+        res.writeHead(hidden ? 403 : status, answer.headers);
         answer.pipe(res);
       },
     );
     out.on('error', () => res.destroy());
     req.pipe(out);
-  });
+  };
+  const server = tls ? createTlsServer(tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     counts,
     close: () =>
       new Promise<void>((resolve) => {
