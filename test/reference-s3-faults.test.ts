@@ -1051,7 +1051,7 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [
-    /^s3-(put-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
+    /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',
   ],
   [/^s3-(aws-chunked|multipart-content-encoding)/, 'metadata'],

@@ -1291,14 +1291,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-put-etag-unquoted',
     'PutObject answers the ETag without its double quotes (GET and HEAD give it quoted)',
-    [
-      's3.object.etag-md5',
-      's3.copy.etag',
-      's3.cond.etag-list',
-      's3.cond.weak-etag',
-      's3.cond.wildcard',
-      's3.cond.copy-source',
-    ],
+    ['s3.object.etag-md5'],
+  ],
+  [
+    's3-object-etag-unquoted',
+    'An object written by PutObject has its ETag (the MD5 of its bytes) without double quotes, on the PutObject answer, GET, HEAD, listings and copies alike',
+    ['s3.object.etag-md5'],
   ],
   [
     's3-empty-object-etag-blank',
