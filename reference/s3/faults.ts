@@ -862,6 +862,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.copy.upload-part-copy-range'],
   ],
   [
+    's3-multipart-etags-unquoted',
+    'Control: UploadPart answers, and ListParts lists, part ETags without double quotes, and a completed upload has its ETag (MD5 of the part MD5s, -N) without them on every answer. No clause states how a part or multipart ETag is quoted, so no clause may fail',
+    [],
+  ],
+  [
     's3-part-copy-etag-unquoted',
     'Control: UploadPartCopy answers the part ETag in CopyPartResult without its double quotes. No clause states how a part ETag is quoted (CompleteMultipartUpload ignores quotes around part ETags), so no clause may fail',
     [],
