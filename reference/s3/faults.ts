@@ -410,7 +410,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.list.prefix',
       's3.list.delimiter',
       's3.list.pagination',
-      's3.list.encoding-type',
       's3.list.key-count',
       's3.list.no-cursor-at-max-keys',
     ],
@@ -427,10 +426,16 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
+  ['s3-list-max-keys-ignored', 'Listings ignore max-keys', ['s3.list.max-keys', 's3.list.pagination']],
   [
-    's3-list-max-keys-ignored',
-    'Listings ignore max-keys',
-    ['s3.list.max-keys', 's3.list.pagination', 's3.list.max-keys-zero'],
+    's3-list-max-keys-zero-unlimited',
+    'ListObjects and ListObjectsV2 read max-keys 0 as not given: accepted, and a full page listed',
+    ['s3.list.max-keys'],
+  ],
+  [
+    's3-list-echoes-omitted',
+    'Control: ListObjects and ListObjectsV2 answer without the Prefix and MaxKeys elements that echo the request. No clause states those echoes (encoding-type judges an echo only where sent), so no clause may fail',
+    [],
   ],
   [
     's3-list-pagination-repeats-last',
@@ -1082,7 +1087,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-v1-prefix-ignored',
     'ListObjects (V1) ignores prefix; ListObjectsV2 honours it',
-    ['s3.list.prefix', 's3.list.encoding-type', 's3.list.no-cursor-at-max-keys'],
+    ['s3.list.prefix', 's3.list.no-cursor-at-max-keys'],
   ],
   [
     's3-no-such-key-no-body',
