@@ -397,6 +397,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.error.malformed-xml', 's3.error.delete-over-limit', 's3.limit.delete-objects-keys'],
   ],
   [
+    's3-delete-objects-over-limit-invalid-request',
+    'DeleteObjects refuses more than 1000 keys with 400 InvalidRequest instead of MalformedXML',
+    ['s3.error.malformed-xml', 's3.error.delete-over-limit'],
+  ],
+  [
     's3-delete-objects-limit-999',
     'DeleteObjects rejects a request of exactly 1000 keys',
     ['s3.delete.max-keys', 's3.limit.delete-objects-keys'],
