@@ -403,7 +403,7 @@ function list(options: Record<string, any>, ctx: ReferenceContext, bucket: Bucke
 function describe(obj: ObjectRecord) {
   const checksums: Record<string, string> = {};
   // An object written whole has its MD5 as its ETag; a multipart one has none.
-  if (!obj.partSizes && /^"[0-9a-f]{32}"$/.test(obj.etag)) checksums.md5 = obj.etag.slice(1, -1);
+  if (!obj.partSizes && /^"?[0-9a-f]{32}"?$/.test(obj.etag)) checksums.md5 = obj.etag.replace(/"/g, '');
   for (const [alg, v] of Object.entries(obj.checksums))
     if ((ALGORITHMS as readonly string[]).includes(alg))
       checksums[alg] = Buffer.from(v, 'base64').toString('hex');

@@ -1,5 +1,5 @@
 import type { S3Call } from './call.ts';
-import { malformedXml } from './errors.ts';
+import { malformedXml, S3Error } from './errors.ts';
 import { readRequestXml } from './request-xml.ts';
 import { sendResult } from './respond.ts';
 import { asArray, text } from './xml.ts';
@@ -22,6 +22,13 @@ export async function deleteObjects(call: S3Call): Promise<void> {
   // Under a fault, the limit is off by one: 1001 keys pass.
   const offByOne = objects.length === limit + 1 && call.ctx.faults.has('s3-delete-objects-limit-1001');
   if (objects.length > limit && !offByOne && !call.ctx.faults.has('s3-delete-objects-over-limit')) {
+    // Under a fault, refused with another code than the error table's MalformedXML.
+    if (call.ctx.faults.has('s3-delete-objects-over-limit-invalid-request'))
+      throw new S3Error(
+        400,
+        'InvalidRequest',
+        `The request must contain at most ${DELETE_OBJECTS_MAX} keys.`,
+      );
     throw malformedXml(`The request must contain at most ${DELETE_OBJECTS_MAX} keys.`);
   }
   const quiet = text(del.Quiet)?.trim().toLowerCase() === 'true';

@@ -16,6 +16,13 @@ export function listMultipartUploads(call: S3Call): void {
     encodingType === 'url' && !call.ctx.faults.has('s3-list-uploads-encoding-ignored')
       ? urlEncodeKey
       : (s: string) => s;
+  // Under a fault, keys are URL-encoded whether encoding-type was given or not.
+  const keyOf = (k: string) =>
+    encodingType === null &&
+    urlEncodeKey(k) !== k &&
+    call.ctx.faults.has('s3-list-uploads-keys-always-encoded')
+      ? urlEncodeKey(k)
+      : encode(k);
   const prefix = q.get('prefix') ?? '';
   const delimiter = q.get('delimiter') ?? '';
   const keyMarker = q.get('key-marker') ?? '';
@@ -66,7 +73,7 @@ export function listMultipartUploads(call: S3Call): void {
       ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
       IsTruncated: truncated,
       Upload: uploads.map((u) => ({
-        Key: encode(u.key),
+        Key: keyOf(u.key),
         UploadId: u.uploadId,
         Initiator: owner,
         Owner: owner,

@@ -178,7 +178,12 @@ export function listObjects(call: S3Call): void {
     // Under a fault, a common prefix the token's page ended on is listed again when start-after
     // sorts inside it (the token's position is then not where the page resumes).
     given: cursor && !f.has('s3-list-cursor-prefix-repeated') ? cursor.after : undefined,
-    max: maxKeys !== 1000 && f.has('s3-list-max-keys-ignored') ? 1000 : maxKeys,
+    // Under a fault, max-keys 0 is read as not given: accepted, and a full page listed.
+    max:
+      (maxKeys !== 1000 && f.has('s3-list-max-keys-ignored')) ||
+      (maxKeys === 0 && f.has('s3-list-max-keys-zero-unlimited'))
+        ? 1000
+        : maxKeys,
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
     // Asked only of a start-after or marker the client gave, not of a cursor's position.
@@ -205,11 +210,13 @@ export function listObjects(call: S3Call): void {
       : page.items.length + page.prefixes.length;
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
+  // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.
+  const omitted = f.has('s3-list-echoes-omitted');
   const shared = {
     Name: call.bucket,
-    Prefix: echo(prefix, 's3-list-prefix-echo-unencoded'),
+    ...(omitted ? {} : { Prefix: echo(prefix, 's3-list-prefix-echo-unencoded') }),
     ...(delimiter ? { Delimiter: echo(delimiter, 's3-list-delimiter-echo-unencoded') } : {}),
-    MaxKeys: maxKeys,
+    ...(omitted ? {} : { MaxKeys: maxKeys }),
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
     IsTruncated: page.truncated,
   };

@@ -107,7 +107,10 @@ export async function uploadPart(call: S3Call): Promise<void> {
     call.store.blobs.release(blob);
     throw noSuchUpload(u.uploadId);
   }
-  const etag = `"${digest.md5.toString('hex')}"`;
+  // Under a control fault, part and multipart ETags are kept, and answered, without their quotes.
+  const etag = f.has('s3-multipart-etags-unquoted')
+    ? digest.md5.toString('hex')
+    : `"${digest.md5.toString('hex')}"`;
   putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date(), checksums: digest.checksums });
   const headers: Record<string, string> = {
     etag,
@@ -270,9 +273,8 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     : parts;
   const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
   const digest = createHash('md5').update(md5s).digest('hex');
-  const etag = call.ctx.faults.has('s3-multipart-etag-no-suffix')
-    ? `"${digest}"`
-    : `"${digest}-${parts.length}"`;
+  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${parts.length}`;
+  const etag = call.ctx.faults.has('s3-multipart-etags-unquoted') ? tag : `"${tag}"`;
   const checksums = objectChecksum(call, u, parts);
   const record: ObjectRecord = {
     key: call.key,

@@ -83,11 +83,14 @@ export async function putObject(call: S3Call): Promise<void> {
   const record: ObjectRecord = {
     key: call.key,
     blob,
-    // Under a fault, a body of no bytes is never hashed: its ETag is empty quotes, not the MD5 of nothing.
+    // Under a fault, a body of no bytes is never hashed: its ETag is empty quotes, not the MD5 of nothing;
+    // under another, the ETag is kept without its double quotes, and every answer gives it so.
     etag:
       digest.size === 0 && call.ctx.faults.has('s3-empty-object-etag-blank')
         ? '""'
-        : `"${digest.md5.toString('hex')}"`,
+        : call.ctx.faults.has('s3-object-etag-unquoted')
+          ? digest.md5.toString('hex')
+          : `"${digest.md5.toString('hex')}"`,
     lastModified: lastModifiedOfWrite(call, bucket),
     versionId: newVersionId(),
     contentType,
