@@ -708,12 +708,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-missing-bucket-403',
     'A missing bucket answers 403 AccessDenied instead of 404 NoSuchBucket',
-    [
-      's3.region.create-location-constraint',
-      's3.copy.missing-destination-bucket',
-      's3.copy.missing-source',
-      's3.error.missing-bucket-404',
-    ],
+    ['s3.copy.missing-destination-bucket', 's3.copy.missing-source', 's3.error.missing-bucket-404'],
   ],
   [
     's3-no-such-key-generic',
