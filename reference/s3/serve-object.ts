@@ -134,7 +134,8 @@ export async function serveObject(
       start = 0;
       end = obj.blob.size - 1;
     }
-    headers['content-range'] = `bytes ${start}-${end}/${obj.blob.size}`;
+    if (!ctx.faults.has('s3-range-no-content-range'))
+      headers['content-range'] = `bytes ${start}-${end}/${obj.blob.size}`;
     headers['content-length'] = end - start + 1;
     const status = ctx.faults.has('s3-range-status-200') ? 200 : 206;
     return send(res, status, headers, head ? undefined : () => blobs.read(obj.blob, start, end));

@@ -88,7 +88,8 @@ const properties: PropertyDef[] = [
   },
   {
     id: 's3.prop.range-bytes',
-    title: 'Any satisfiable range returns exactly bytes first..last inclusive and the exact Content-Range',
+    title:
+      'Any satisfiable range returns exactly bytes first..last inclusive, and a Content-Range, where there is one, naming them',
     clauses: ['s3.get.range-inclusive'],
     observe: {
       selects: 'GETs of one closed byte range answered 206',
@@ -105,9 +106,11 @@ const properties: PropertyDef[] = [
             res.body.equals(want),
             `bytes=${first}-${last} of ${size}: expected ${want.length} bytes from offset ${first}, got ${res.body.length} bytes that differ`,
           );
+          // Where there is a Content-Range it names the same range; that there is one is
+          // s3.get.content-range-partial-only's statement.
           const cr = res.headers['content-range'];
           expectThat(
-            cr === `bytes ${first}-${last}/${size}`,
+            cr === undefined || cr === `bytes ${first}-${last}/${size}`,
             `bytes=${first}-${last} of ${size}: Content-Range ${JSON.stringify(cr)}`,
           );
         }),
@@ -174,14 +177,14 @@ const properties: PropertyDef[] = [
                 : `bytes=${first}-${size - 1 + ('extra' in f ? f.extra : 0)}`;
           }
           const { o, res } = await read(size, header);
-          expectThat(res.status === 206, `${header} of ${size}: expected 206, got ${res.status}`);
+          // 206 is s3.get.range-206's statement; the clipped bytes are this clause's.
           expectThat(
             res.body.equals(o.bytes.subarray(first)),
             `${header} of ${size}: expected bytes ${first}-${size - 1}`,
           );
           const cr = res.headers['content-range'];
           expectThat(
-            cr === `bytes ${first}-${size - 1}/${size}`,
+            cr === undefined || cr === `bytes ${first}-${size - 1}/${size}`,
             `${header} of ${size}: Content-Range ${JSON.stringify(cr)}`,
           );
         }),
