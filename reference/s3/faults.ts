@@ -600,6 +600,11 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
   ['s3-xml-text-content-type', 'XML answers carry Content-Type text/xml', ['s3.xml.content-type']],
   [
+    's3-xml-result-text-content-type',
+    'Success documents other than listings (GetBucketLocation, DeleteObjects, the stand-ins...) carry Content-Type text/xml; errors and listings keep application/xml',
+    ['s3.xml.content-type'],
+  ],
+  [
     's3-cors-malformed-bare-400',
     'PutBucketCors with a body that is not well-formed XML answers 400 with no error document, so without the code MalformedXML (DeleteObjects answers MalformedXML)',
     ['s3.error.malformed-xml'],
