@@ -591,7 +591,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.limit.delete-objects-keys',
       's3.mpu.etag-format',
       's3.xml.declaration-accepted',
-      's3.object.multipart-headers',
       's3.checksum.multipart-composite',
       's3.copy.upload-part-copy-range',
       's3.encryption.delete',
@@ -682,12 +681,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-missing-bucket-403',
     'A missing bucket answers 403 AccessDenied instead of 404 NoSuchBucket',
-    [
-      's3.region.create-location-constraint',
-      's3.copy.missing-destination-bucket',
-      's3.copy.missing-source',
-      's3.error.missing-bucket-404',
-    ],
+    ['s3.copy.missing-destination-bucket', 's3.copy.missing-source', 's3.error.missing-bucket-404'],
   ],
   [
     's3-no-such-key-generic',
