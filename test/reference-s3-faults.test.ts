@@ -1084,7 +1084,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^bindings-/, 'bindings'],
   [/^s3-virtual-hosted/, 'addressing'],
   [/^s3-(region|location|create-bucket-no-location|object-lock)/, 'region'],
-  [/^s3-(standin|encryption|lifecycle|xml-declaration|malformed-xml)/, 'bucketConfig'],
+  [/^s3-(standin|encryption|lifecycle|xml-declaration|malformed-xml|xml-result)/, 'bucketConfig'],
   [
     /^s3-(unsupported|list-unknown-params|list-v1-unknown-params|x-id|x-purpose|xml-text|xml-error|error-xmlns)/,
     'unsupported',

@@ -43,7 +43,15 @@ export function sendResult(
   ctx?: ReferenceContext,
   status = 200,
 ): void {
-  sendXml(res, status, { [root]: { '@xmlns': S3_XMLNS, ...content } }, headers, ctx);
+  // Under a fault, success documents other than listings go out as text/xml (errors and listings keep application/xml).
+  const textXml = root !== 'ListBucketResult' && ctx?.faults.has('s3-xml-result-text-content-type');
+  sendXml(
+    res,
+    status,
+    { [root]: { '@xmlns': S3_XMLNS, ...content } },
+    textXml ? { ...headers, 'content-type': 'text/xml' } : headers,
+    ctx,
+  );
 }
 
 export function sendEmpty(res: http.ServerResponse, status: number, headers: Headers = {}): void {
