@@ -7,6 +7,7 @@ import { closingLine } from './console.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { exchangeLines, expectedActual, sourceExcerpt } from './failure.ts';
 import { coverageBar, esc, groupBySpec, htmlPage, tallyOf, verdictBadge } from './html-page.ts';
+import { troubleLine } from './trouble.ts';
 
 /** Expected and actual values longer than this are cut; the JSON document keeps them whole. */
 const VALUE_LIMIT = 2000;
@@ -111,6 +112,8 @@ function header(results: RunResults, complete: boolean, total?: number): string 
       ].join(' · '),
     )}</p>`,
   ];
+  const trouble = troubleLine(results);
+  if (trouble) out.push(`<p class="banner">Not judged: ${esc(trouble)}</p>`);
   if (!complete) {
     const of = total === undefined ? '' : ` of ${total}`;
     out.push(

@@ -2,6 +2,7 @@ import type { ClauseResult, ReporterOptions, RunResults, Tally } from '../runner
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { oneLine } from './text.ts';
+import { troubleLine } from './trouble.ts';
 
 /** A step summary is read at a glance (GitHub also caps it at 1 MiB): so many rows, then a count. */
 export const MARKDOWN_ROW_LIMIT = 50;
@@ -80,6 +81,8 @@ export function renderMarkdown(results: RunResults, complete = true): string {
           `exit code ${results.exitCode}.`,
     '',
   );
+  const trouble = troubleLine(results);
+  if (trouble) lines.push(`Not judged: ${mdText(trouble)}`, '');
   if (!complete) {
     lines.push('> [!WARNING]', '> The run was cut short: clause verdicts are unknown.', '');
   } else if (results.interrupted) {

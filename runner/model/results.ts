@@ -162,6 +162,13 @@ export interface RunResults {
   mode?: 'run' | 'proxy' | 'judge';
   /** proxy and judge: the exchanges observed. */
   observed?: number;
+  /**
+   * proxy and judge: observed answers that said the service was busy or down (429, 502, 503, 504),
+   * by status; nothing is judged on them.
+   */
+  busy?: Record<string, number>;
+  /** proxy: requests the target never answered, by kind (refused, reset, timeout, ...). */
+  upstreamErrors?: Record<string, number>;
   target: {
     name: string;
     management?: string;

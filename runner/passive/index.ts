@@ -50,6 +50,8 @@ export function passiveResults(r: {
   asOf: string;
   startedAt: Date;
   interrupted?: boolean;
+  /** The proxy's requests the target never answered, by kind. */
+  upstreamErrors?: Record<string, number>;
 }): RunResults {
   const cases = r.judge.cases();
   const judgeable = new Set(r.judge.judgeable);
@@ -65,6 +67,8 @@ export function passiveResults(r: {
     runId: newRunId(),
     mode: r.mode,
     observed: r.judge.observed,
+    busy: busyByStatus(r.judge),
+    ...(r.upstreamErrors ? { upstreamErrors: { ...r.upstreamErrors } } : {}),
     target: r.target,
     asOf: r.asOf,
     profile: 'quick',
@@ -78,4 +82,12 @@ export function passiveResults(r: {
     interrupted: false,
     exitCode: failing ? 1 : 0,
   };
+}
+
+/** The judge's busy answers by status, both doors together. */
+function busyByStatus(judge: PassiveJudge): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const byStatus of Object.values(judge.busy))
+    for (const [status, n] of Object.entries(byStatus)) out[status] = (out[status] ?? 0) + n;
+  return out;
 }

@@ -11,6 +11,9 @@ import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { Unreadable, viewOf } from './view.ts';
 
+/** Throttled (429), bad gateway (502), unavailable (503), gateway timeout (504): trouble, not an answer. */
+export const BUSY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
 /** What a check contradicted by an exchange says, with that exchange as evidence. */
 interface Failure {
   message: string;
@@ -61,6 +64,12 @@ export interface ObservingProperty {
 export class PassiveJudge {
   private readonly tallies: Tally[] = [];
   observed = 0;
+  /**
+   * Answers that say the service is busy or down (BUSY_STATUSES), by door and status: from the
+   * target or from anything in front of it (a load balancer's text/plain page), they answer
+   * nothing the request asked, so nothing is judged on them.
+   */
+  readonly busy: Record<ObservedExchange['door'], Record<number, number>> = { management: {}, s3: {} };
 
   constructor(suites: { clauses: Iterable<Clause>; properties?: Iterable<ObservingProperty> }, asOf: string) {
     const inForce = new Map<string, Clause>();
@@ -81,6 +90,12 @@ export class PassiveJudge {
 
   observe(ex: ObservedExchange): void {
     this.observed += 1;
+    const status = ex.response.status;
+    if (BUSY_STATUSES.has(status)) {
+      const byStatus = this.busy[ex.door];
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+      return;
+    }
     const [path, query = ''] = splitTarget(ex.request.target);
     let response: StepResponse | undefined;
     let view: ObservedView | undefined;
