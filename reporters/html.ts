@@ -301,6 +301,11 @@ function failure(check: CheckResult): string {
   }
   out.push(pre(expectedActual(check, first, PLAIN, VALUE_LIMIT)));
   if (check.exchange) out.push('<div class="hd">exchange</div>', pre(exchangeLines(check.exchange, PLAIN)));
+  if (check.latestExchange)
+    out.push(
+      '<div class="hd">latest contradicting exchange</div>',
+      pre(exchangeLines(check.latestExchange, PLAIN)),
+    );
   if (check.repro) {
     out.push(
       '<div class="hd">reproduce<button type="button" class="copy">copy</button></div>',
