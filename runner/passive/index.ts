@@ -14,6 +14,8 @@ export { type ObservingProperty, PassiveJudge } from './judge.ts';
 export { type ProxyHandle, startProxy } from './proxy.ts';
 export { HarRecorder } from './record.ts';
 export type { ResignCredentials } from './resign.ts';
+export { ProxyStats, type UpstreamErrorKind } from './stats.ts';
+export { type StatusHandle, type StatusOptions, startStatus } from './status.ts';
 
 /**
  * The clauses observed traffic can judge, for lint and the README: each with what judges it, its
