@@ -7,6 +7,7 @@ import {
   type ProxyHandle,
   ProxyStats,
   passiveResults,
+  type RecordLimits,
   type ResignCredentials,
   type StatusHandle,
   startProxy,
@@ -15,7 +16,7 @@ import {
 import { errorMessage, InputError } from '../runner/util/errors.ts';
 import { registerSecret } from '../runner/util/redact.ts';
 import { VERSION } from '../runner/version.ts';
-import { date, duration, int, parse } from './args.ts';
+import { bytes, date, duration, int, parse } from './args.ts';
 import { renderDocument, reportDocument } from './report-document.ts';
 
 export const PROXY_HELP = `Usage: edgecheck proxy --management-url URL --s3-endpoint URL [options]
@@ -36,7 +37,14 @@ Options
                          Signed chunks (STREAMING-AWS4-HMAC-SHA256-PAYLOAD) cannot be signed again
   --port N               the management port (default: a free one); S3 listens on N+1
   --record FILE          also write the traffic as a HAR file, secrets redacted before writing
-                         (bodies cut at 64 KiB); 'edgecheck judge FILE' judges it again
+                         (bodies cut at 64 KiB); 'edgecheck judge FILE...' judges it again. The
+                         file is a complete HAR after every exchange; past its bounds it is
+                         renamed with the time (FILE's name.2026-01-01T00-00-00-000Z.har) and a
+                         new one begun
+  --record-max-bytes SIZE  a file's bound (default 100M): 64M, 1G
+  --record-max-age DURATION  a file's age bound (default none): 1h, 1d
+  --record-keep N        rotated files kept, the oldest deleted (default 10): a recording takes
+                         at most (N + 1) x --record-max-bytes
   --as-of YYYY-MM-DD     the date whose rules the traffic is judged by (default today)
   --timeout MS           each forwarded request's deadline (default 300000)
   --reporter SPEC        console (default), json[=FILE], junit[=FILE], markdown[=FILE], html[=FILE]
@@ -59,6 +67,9 @@ const PROXY_FLAGS = {
   's3-endpoint': { type: 'string' },
   port: { type: 'string' },
   record: { type: 'string' },
+  'record-max-bytes': { type: 'string' },
+  'record-keep': { type: 'string' },
+  'record-max-age': { type: 'string' },
   'as-of': { type: 'string' },
   timeout: { type: 'string' },
   reporter: { type: 'string', multiple: true },
@@ -80,7 +91,7 @@ interface ProxyConfig {
   reporters: string[];
   reportEveryMs?: number;
   status?: { host: string; port: number };
-  record?: string;
+  record?: { file: string } & RecordLimits;
 }
 
 function proxyConfig(argv: string[]): ProxyConfig | 'help' {
@@ -106,8 +117,27 @@ function proxyConfig(argv: string[]): ProxyConfig | 'help' {
     reportEveryMs: duration('--report-every', values['report-every'], 100),
     status:
       statusPort === undefined ? undefined : { host: values['status-host'] ?? '127.0.0.1', port: statusPort },
-    record: values.record,
+    record: recordConfig(values),
   };
+}
+
+function recordConfig(values: {
+  record?: string;
+  'record-max-bytes'?: string;
+  'record-keep'?: string;
+  'record-max-age'?: string;
+}): ProxyConfig['record'] {
+  const limits: RecordLimits = {
+    maxBytes: bytes('--record-max-bytes', values['record-max-bytes'], 4096),
+    keep: int('--record-keep', values['record-keep'], 0, 100_000),
+    maxAgeMs: duration('--record-max-age', values['record-max-age'], 1000),
+  };
+  if (!values.record) {
+    const given = Object.entries(limits).find(([, v]) => v !== undefined);
+    if (given) throw new InputError('--record-*', 'bounds a recording: give --record FILE too');
+    return undefined;
+  }
+  return { file: values.record, ...limits };
 }
 
 export async function proxyCommand(
@@ -129,6 +159,7 @@ export async function proxyCommand(
   const judge = new PassiveJudge({ clauses, properties: suites.properties }, asOf);
   const stats = new ProxyStats();
   const recorder = config.record ? openRecorder(config.record) : undefined;
+  let recordingStopped = false;
   const startedAt = new Date();
   const proxy = await startProxy({
     resign: config.resign,
@@ -139,6 +170,10 @@ export async function proxyCommand(
     onExchange: (ex) => {
       judge.observe(ex);
       recorder?.add(ex, upstream);
+      if (recorder?.error && !recordingStopped) {
+        recordingStopped = true;
+        out.write(`edgecheck proxy: ${recorder.error}; forwarding and judging go on\n`);
+      }
     },
   }).catch((err: NodeJS.ErrnoException) => {
     recorder?.close();
@@ -179,7 +214,7 @@ function banner(config: ProxyConfig, judge: PassiveJudge, proxy: ProxyHandle, st
       ? [`  management API   ${proxy.urls.management}  ->  ${upstream.management}`]
       : []),
     ...(proxy.urls.s3 ? [`  S3 endpoint      ${proxy.urls.s3}  ->  ${upstream.s3}`] : []),
-    ...(config.record ? [`  recording to     ${config.record}`] : []),
+    ...(config.record ? [`  recording to     ${config.record.file}`] : []),
     ...(status ? [`  status           ${status.url}/metrics, /report.json, /report.html, /healthz`] : []),
     ...(config.reportEveryMs
       ? [`  reports          written every ${config.reportEveryMs / 1000} s and on SIGHUP`]
@@ -189,9 +224,9 @@ function banner(config: ProxyConfig, judge: PassiveJudge, proxy: ProxyHandle, st
   ].join('\n');
 }
 
-function openRecorder(file: string): HarRecorder {
+function openRecorder({ file, ...limits }: NonNullable<ProxyConfig['record']>): HarRecorder {
   try {
-    return new HarRecorder(file, VERSION);
+    return new HarRecorder(file, VERSION, limits);
   } catch (err) {
     throw new InputError(`--record ${file}`, `cannot write: ${errorMessage(err)}`);
   }

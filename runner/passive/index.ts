@@ -9,10 +9,10 @@ import type { ObservingProperty, PassiveJudge } from './judge.ts';
 // The passive engine: judges traffic it observes (edgecheck proxy) or reads (edgecheck judge)
 // against the clauses' passive checks, sending nothing of its own.
 export { doorOf, type ObservedExchange } from './exchange.ts';
-export { HAR_LIMIT, readHar } from './har.ts';
+export { readHar } from './har.ts';
 export { type ObservingProperty, PassiveJudge } from './judge.ts';
 export { type ProxyHandle, startProxy } from './proxy.ts';
-export { HarRecorder } from './record.ts';
+export { HarRecorder, type RecordLimits } from './record.ts';
 export type { ResignCredentials } from './resign.ts';
 export { ProxyStats, type UpstreamErrorKind } from './stats.ts';
 export { type StatusHandle, type StatusOptions, startStatus } from './status.ts';
