@@ -22,31 +22,31 @@ async function get(url: string): Promise<{ status: number; type: string; text: s
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 
+let target: Awaited<ReturnType<typeof startToyTarget>>;
+let proxy: RunningProxy;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-status-'));
+  target = await startToyTarget();
+  proxy = await runProxy([
+    '--management-url',
+    target.url,
+    '--s3-endpoint',
+    target.url,
+    '--status-port',
+    '0',
+    '--reporter',
+    `json=${path.join(dir, 'exit.json')}`,
+  ]);
+});
+afterAll(async () => {
+  await proxy?.stop();
+  await target?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
 describe('the status port shows what the proxy has seen, as it runs', () => {
-  let target: Awaited<ReturnType<typeof startToyTarget>>;
-  let proxy: RunningProxy;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-status-'));
-    target = await startToyTarget();
-    proxy = await runProxy([
-      '--management-url',
-      target.url,
-      '--s3-endpoint',
-      target.url,
-      '--status-port',
-      '0',
-      '--reporter',
-      `json=${path.join(dir, 'exit.json')}`,
-    ]);
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await target?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('listens on loopback unless told otherwise', () => {
     expect(proxy.status).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
@@ -89,7 +89,9 @@ describe('the status port shows what the proxy has seen, as it runs', () => {
     expect(value(m, 'process_resident_memory_bytes')).toBeGreaterThan(10 * 1024 * 1024);
     expect(value(m, 'edgecheck_build_info', { version: VERSION })).toBe(1);
   });
+});
 
+describe('the status port serves the reports and the health', () => {
   it('/report.json and /report.html are the documents as they stand, busy answers counted', async () => {
     const json = await get(`${proxy.status}/report.json`);
     expect(json.type).toBe('application/json');

@@ -76,14 +76,35 @@ function closed(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => socket.on('close', () => resolve(got)));
 }
 
-describe('trouble does not stop the proxy, and is never a verdict', () => {
-  beforeAll(async () => {
-    const areas = listAreas();
-    const suites = await loadSuites(areas, areas);
-    clauses = [...suites.clauses.values()];
-    properties = suites.properties;
-  });
+beforeAll(async () => {
+  const areas = listAreas();
+  const suites = await loadSuites(areas, areas);
+  clauses = [...suites.clauses.values()];
+  properties = suites.properties;
+});
 
+/** A client that asks once on its own connection, then keeps it open and says nothing more. */
+async function idleClient(proxy: ProxyHandle, clients: net.Socket[], onClose: () => void): Promise<string> {
+  const socket = await socketTo(proxy);
+  clients.push(socket);
+  socket.on('error', () => undefined);
+  socket.on('close', onClose);
+  socket.write(`GET ${ZONE} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`);
+  // Read with a listener: breaking out of the socket's iterator would close it.
+  return new Promise<string>((resolve) => {
+    let got = '';
+    const read = (chunk: Buffer) => {
+      got += chunk;
+      // The answer is chunked: it ends with the last chunk.
+      if (!got.endsWith('\r\n0\r\n\r\n')) return;
+      socket.off('data', read);
+      resolve(got.slice(9, 12));
+    };
+    socket.on('data', read);
+  });
+}
+
+describe('trouble at the target is upstream errors, never a verdict, and the proxy goes on', () => {
   it('a target refusing connections, then restarting, is upstream errors; forwarding resumes', async () => {
     let target = await startToyTarget();
     const { judge, stats, proxy, verdicts } = await proxyTo(target.url);
@@ -129,7 +150,9 @@ describe('trouble does not stop the proxy, and is never a verdict', () => {
       await new Promise((r) => target.close(r));
     }
   });
+});
 
+describe('trouble from clients is cut or counted, and the proxy goes on', () => {
   it('a client sending garbage, or trickling its headers, is cut; the proxy goes on serving', async () => {
     const target = await startToyTarget();
     const { judge, stats, proxy } = await proxyTo(target.url);
@@ -162,8 +185,10 @@ describe('trouble does not stop the proxy, and is never a verdict', () => {
       await target.close();
     }
   });
+});
 
-  it('1,000 idle keep-alive clients are served on bounded upstream sockets and closed when idle', async () => {
+describe('the proxy bounds its sockets', () => {
+  it('1,000 idle keep-alive clients are served on bounded upstream sockets, and another besides', async () => {
     const target = await startToyTarget();
     const upstreamSockets = new Set<net.Socket>();
     let upstreamPeak = 0;
@@ -182,51 +207,27 @@ describe('trouble does not stop the proxy, and is never a verdict', () => {
       to.on('close', gone).on('error', gone);
     });
     await new Promise<void>((r) => counter.listen(0, '127.0.0.1', r));
-    // Idle connections close after 20 s: long enough for 1,000 clients to be served on a busy machine.
+    // Idle connections stay for 5 minutes here, however long 1,000 clients take on a busy machine.
     const { judge, proxy } = await proxyTo(`http://127.0.0.1:${(counter.address() as AddressInfo).port}`, {
-      keepAliveTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 300_000,
     });
     const clients: net.Socket[] = [];
     let closedByProxy = 0;
     try {
       const url = new URL(`${proxy.urls.management}${ZONE}`);
-      // Each client asks once on its own connection, keeps it open and says nothing more.
-      const one = async () => {
-        const socket = await socketTo(proxy);
-        clients.push(socket);
-        socket.on('error', () => undefined);
-        socket.on('close', () => {
+      const one = () =>
+        idleClient(proxy, clients, () => {
           closedByProxy += 1;
         });
-        socket.write(`GET ${ZONE} HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`);
-        // Read with a listener: breaking out of the socket's iterator would close it.
-        return new Promise<string>((resolve) => {
-          let got = '';
-          const read = (chunk: Buffer) => {
-            got += chunk;
-            // The answer is chunked: it ends with the last chunk.
-            if (!got.endsWith('\r\n0\r\n\r\n')) return;
-            socket.off('data', read);
-            resolve(got.slice(9, 12));
-          };
-          socket.on('data', read);
-        });
-      };
       const statuses = await Promise.all(Array.from({ length: 1000 }, one));
       expect(statuses.filter((s) => s !== '200')).toEqual([]);
-      // Every client that is still idle holds its connection (on a quiet machine, all of them).
-      expect(closedByProxy).toBeLessThan(500);
-      expect(await proxy.connections()).toBe(1000 - closedByProxy);
+      // Every client holds its idle connection, and the target saw at most 64 of the proxy's.
+      expect(closedByProxy).toBe(0);
+      expect(await proxy.connections()).toBe(1000);
       expect(upstreamPeak).toBeLessThanOrEqual(64);
       // Another client is served while they idle.
       expect(await status(url.href)).toBe(200);
       expect(judge.observed).toBe(1001);
-      // The idle ones are closed by the keep-alive deadline.
-      const deadline = Date.now() + 60_000;
-      while ((await proxy.connections()) > 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(await proxy.connections()).toBe(0);
-      expect(closedByProxy).toBe(1000);
     } finally {
       for (const c of clients) c.destroy();
       await proxy.close();
@@ -235,6 +236,29 @@ describe('trouble does not stop the proxy, and is never a verdict', () => {
       await target.close();
     }
   }, 120_000);
+
+  it('idle keep-alive connections are closed at the keep-alive deadline', async () => {
+    const target = await startToyTarget();
+    const { proxy } = await proxyTo(target.url, { keepAliveTimeoutMs: 300 });
+    const clients: net.Socket[] = [];
+    let closedByProxy = 0;
+    try {
+      const count = () => {
+        closedByProxy += 1;
+      };
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => idleClient(proxy, clients, count)));
+      expect(statuses.filter((s) => s !== '200')).toEqual([]);
+      const deadline = Date.now() + 15_000;
+      while ((await proxy.connections()) > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await proxy.connections()).toBe(0);
+      expect(closedByProxy).toBe(20);
+    } finally {
+      for (const c of clients) c.destroy();
+      await proxy.close();
+      await target.close();
+    }
+  });
 
   it('past its connection bound a door closes new connections, and serves again once some leave', async () => {
     const target = await startToyTarget();
@@ -255,7 +279,9 @@ describe('trouble does not stop the proxy, and is never a verdict', () => {
       await target.close();
     }
   });
+});
 
+describe('a client that leaves', () => {
   it('a client leaving mid-upload is counted as a client gone, not an upstream error, and judged on nothing', async () => {
     const target = await startToyTarget();
     const { judge, stats, proxy } = await proxyTo(target.url);

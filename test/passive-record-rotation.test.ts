@@ -53,14 +53,14 @@ function recording(dir: string, name = 'traffic'): string[] {
   );
 }
 
-describe('recordings rotate by size and age, each file a complete HAR', () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-rotation-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  afterEach(() => vi.useRealTimers());
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-rotation-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.useRealTimers());
 
+describe('recordings rotate by size and age, each file a complete HAR', () => {
   it('past --record-max-bytes a file is rotated, the newest N kept, every file whole at every moment', async () => {
     const sub = mkdtempSync(path.join(dir, 'size-'));
     const file = path.join(sub, 'traffic.har');
@@ -104,7 +104,9 @@ describe('recordings rotate by size and age, each file a complete HAR', () => {
     ]);
     expect(await numbersIn(files)).toEqual([0, 1, 2]);
   });
+});
 
+describe('judge reads rotated and large recordings', () => {
   it('a proxy recording with small bounds gives files that judge reads together as one traffic', async () => {
     const target = await startToyTarget();
     const sub = mkdtempSync(path.join(dir, 'proxy-'));
@@ -192,7 +194,9 @@ describe('recordings rotate by size and age, each file a complete HAR', () => {
     expect(doc.clauses.find((c) => c.id === 'mgmt.envelope.fields')?.verdict).toBe('pass');
     rmSync(file);
   }, 150_000);
+});
 
+describe('recording bounds on the command line', () => {
   it('a --record-* bound without --record, or a bad size, is one line saying what to write', async () => {
     const bare = await runMain(['proxy', '--management-url', 'http://127.0.0.1:9', '--record-keep', '3']);
     expect(bare.code).toBe(2);

@@ -172,6 +172,7 @@ async function forward(
   // parts), and only passed on beyond it.
   const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
   let answerStarted = false;
+  let passed: ObservedExchange | undefined;
   try {
     const outgoing = await outgoingRequest(door, upstream, req, o.resign);
     if ('refused' in outgoing) {
@@ -197,7 +198,7 @@ async function forward(
     }
     res.end();
     o.stats?.forward(door, status, added);
-    o.onExchange({
+    passed = {
       door,
       request: {
         method: req.method ?? 'GET',
@@ -207,7 +208,7 @@ async function forward(
       },
       response: { status, headers: flattenHeaders(answer.headers), body: collector.done() },
       startedAt,
-    });
+    };
   } catch (err) {
     // The client left: nothing to judge, nothing wrong upstream. Otherwise the target is down or
     // stopped mid-answer: a bare 502 when nothing was sent yet, else a cut answer.
@@ -219,6 +220,8 @@ async function forward(
       res.end('edgecheck proxy: the target did not answer\n');
     } else res.destroy();
   }
+  // Judged once the answer has passed whole, outside the forwarding's error handling.
+  if (passed) o.onExchange(passed);
 }
 
 interface Outgoing {
