@@ -37,7 +37,7 @@ console.log('edgecheck benchmark (targets in brackets)\n');
 /** edgecheck proxy left running: flat memory, throughput and added latency at 64 clients. */
 async function printSoak(): Promise<void> {
   const s = await measureProxySoak(soakExchanges);
-  row(`edgecheck proxy soak, ${s.concurrency} clients`, 'direct', 'proxied', 'proxied/direct');
+  row(`edgecheck proxy soak, ${s.concurrency} clients`, 'direct', 'proxied', 'ratio');
   for (const [label, l] of [
     ['target at once, same 2 cores', s.loopback],
     [`target answering in ${s.remoteMs} ms`, s.remote],
