@@ -212,7 +212,7 @@ async function stopPair(pair: Running | undefined): Promise<void> {
  * loopback target answering at once (every process on the same 2 cores: the proxy's CPU is the
  * clients' and the target's) and against one answering after `remoteMs`, as across a network.
  * Then the first proxy takes `soak` exchanges in all, its resident memory read after 10k, 100k and
- * 1M of them.
+ * 1M of them (those up to `soak`), and after `soak`.
  */
 export async function measureProxySoak(
   soak = 1_000_000,
@@ -234,7 +234,8 @@ export async function measureProxySoak(
     const loopback = await underLoad(pair, agent, round, rounds, concurrency);
     let done = 2000 + round * rounds;
     const rss: ProxySoak['rss'] = [];
-    for (const mark of [10_000, 100_000, 1_000_000].filter((m) => m <= soak)) {
+    const marks = [...new Set([10_000, 100_000, 1_000_000].filter((m) => m <= soak).concat(soak))];
+    for (const mark of marks.sort((a, b) => a - b)) {
       if (mark > done) await drive(pair.proxied, agent, done, mark - done, concurrency);
       done = Math.max(done, mark);
       rss.push({ exchanges: mark, mib: rssMiB(pair.proxy.pid as number) });
