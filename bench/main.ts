@@ -7,6 +7,7 @@ import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
 import { measurePacedRun } from './paced-run.ts';
 import { measureProxyOverhead } from './proxy-overhead.ts';
+import { measureProxySoak } from './proxy-soak.ts';
 import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
 import { measureSuites } from './suites-time.ts';
@@ -15,8 +16,15 @@ import { measureSuites } from './suites-time.ts';
  * `npm run bench`: prints the numbers behind the project's targets. It measures and prints;
  * it asserts nothing, so a busy machine never fails a build. `--skip-gib` leaves out the 1 GiB run,
  * `--skip-failing` the runs against failing targets (about two minutes);
- * `--npm-test` also times the project's own `npm test` (minutes).
+ * `--npm-test` also times the project's own `npm test` (minutes); `--soak N` sends N exchanges
+ * through the proxy in its soak (default 1,000,000: minutes); `--soak-only` runs the soak alone.
  */
+const soakIndex = process.argv.indexOf('--soak');
+const soakExchanges = soakIndex > 0 ? Number(process.argv[soakIndex + 1]) : 1_000_000;
+if (!Number.isSafeInteger(soakExchanges) || soakExchanges < 10_000) {
+  console.error('npm run bench -- --soak N: N is a whole number of exchanges, 10000 or more');
+  process.exit(2);
+}
 const skipGib = process.argv.includes('--skip-gib');
 const skipFailing = process.argv.includes('--skip-failing');
 const npmTest = process.argv.includes('--npm-test');
@@ -25,6 +33,44 @@ const row = (...cells: string[]) =>
   console.log(cells.map((c, i) => (i ? c.padStart(14) : c.padEnd(34))).join(''));
 
 console.log('edgecheck benchmark (targets in brackets)\n');
+
+/** edgecheck proxy left running: flat memory, throughput and added latency at 64 clients. */
+async function printSoak(): Promise<void> {
+  const s = await measureProxySoak(soakExchanges);
+  row(`edgecheck proxy soak, ${s.concurrency} clients`, 'direct', 'proxied', 'ratio');
+  for (const [label, l] of [
+    ['target at once, same 2 cores', s.loopback],
+    [`target answering in ${s.remoteMs} ms`, s.remote],
+  ] as const) {
+    console.log(`  ${label}`);
+    row(
+      '    exchanges/s [>= 70%]',
+      f(l.directPerSecond, 0),
+      f(l.proxiedPerSecond, 0),
+      `${f((100 * l.proxiedPerSecond) / l.directPerSecond, 0)}%`,
+    );
+    row(
+      '    median exchange, ms [<= +1 ms]',
+      f(l.directMedianMs, 2),
+      f(l.proxiedMedianMs, 2),
+      `+${f(l.proxiedMedianMs - l.directMedianMs, 2)}`,
+    );
+    if (l.proxyOwnMedianMs !== undefined)
+      console.log(
+        `    the proxy's own time at the median (its histogram): <= ${f(l.proxyOwnMedianMs, 2)} ms`,
+      );
+  }
+  row('  resident memory [<= 300 MB]', 'exchanges', 'MiB');
+  for (const r of s.rss) row('', String(r.exchanges), f(r.mib, 0));
+  console.log(
+    `  exchanges judged: ${s.exchangesJudged}; clauses judged: ${s.clausesJudged}; failing: ${s.clausesFailing.join(', ') || 'none'}\n`,
+  );
+}
+
+if (process.argv.includes('--soak-only')) {
+  await printSoak();
+  process.exit(0);
+}
 
 const suites = await measureSuites();
 row('every suite, quick, embedded reference', 'wall s', 'cases', 'exit');
@@ -124,6 +170,7 @@ row(
   `${f(px.gibProxiedMs / px.gibDirectMs, 2)}x`,
 );
 console.log(`  exchanges judged in passing: ${px.exchangesJudged}\n`);
+await printSoak();
 
 // A target that is down, throttles or floods: the run ends on its own, reports written.
 if (!skipFailing) {

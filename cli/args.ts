@@ -93,3 +93,34 @@ export function pairs(flag: string, values: string[] | undefined): Record<string
   }
   return out;
 }
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration, `500ms`, `30s`, `5m`, `1h` or `1d` (a bare number is seconds), in milliseconds. */
+export function duration(flag: string, value: string | undefined, minMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(value);
+  const ms = m ? Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms < minMs || ms > 365 * 86_400_000) {
+    const shown = value === '' ? "''" : value;
+    throw new InputError(
+      `${flag} ${shown}`,
+      `write a duration of at least ${minMs} ms, such as 30s, 15m, 6h or 1d (a bare number is seconds)`,
+    );
+  }
+  return ms;
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size, `65536`, `512K`, `100M` or `2G` (powers of 1024), in bytes. */
+export function bytes(flag: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+)([kmg]?)i?b?$/i.exec(value);
+  const n = m ? Number(m[1]) * BYTE_UNITS[m[2].toLowerCase()] : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    const shown = value === '' ? "''" : value;
+    throw new InputError(`${flag} ${shown}`, `write a size of at least ${min} bytes, such as 64M or 1G`);
+  }
+  return n;
+}

@@ -16,6 +16,7 @@ import { amazonNote, departsFromAmazon, departureSentence } from './departures.t
 import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
 import { oneLine, padEnd, printable } from './text.ts';
+import { troubleLine } from './trouble.ts';
 
 const ORDER = CLAUSE_VERDICTS;
 const PAST: Record<ClauseVerdict, string> = {
@@ -352,6 +353,8 @@ export class ConsoleReporter implements Reporter {
     if (results.leftovers?.length) lines.push('', ...this.leftovers(results.leftovers));
     if (results.baseline) lines.push('', ...this.baseline(results.baseline));
     for (const line of results.advice ?? []) lines.push('', `${this.p.bold('Note:')} ${line}`);
+    const trouble = troubleLine(results);
+    if (trouble) lines.push('', `${this.p.bold('Not judged:')} ${trouble}`);
     lines.push('', this.p.bold('Totals'));
     if (complete) {
       lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);

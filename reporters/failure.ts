@@ -44,6 +44,8 @@ export function renderFailure(check: CheckResult, options: FailureOptions = {}):
   }
   lines.push(...expectedActual(check, first, p, limit));
   if (check.exchange) lines.push(...exchangeLines(check.exchange, p));
+  if (check.latestExchange)
+    lines.push(p.dim('the latest exchange that contradicted it:'), ...exchangeLines(check.latestExchange, p));
   if (check.repro) {
     lines.push('reproduce:');
     for (const l of printable(check.repro).split('\n')) lines.push(`  ${p.cyan(l)}`);

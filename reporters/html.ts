@@ -8,6 +8,7 @@ import { amazonNote, departsFromAmazon, departureSentence, splitFailures } from 
 import { DocumentReporter } from './document-reporter.ts';
 import { exchangeLines, expectedActual, sourceExcerpt } from './failure.ts';
 import { coverageBar, esc, groupBySpec, htmlPage, tallyOf, verdictBadge } from './html-page.ts';
+import { troubleLine } from './trouble.ts';
 
 /** Expected and actual values longer than this are cut; the JSON document keeps them whole. */
 const VALUE_LIMIT = 2000;
@@ -112,6 +113,8 @@ function header(results: RunResults, complete: boolean, total?: number): string 
       ].join(' · '),
     )}</p>`,
   ];
+  const trouble = troubleLine(results);
+  if (trouble) out.push(`<p class="banner">Not judged: ${esc(trouble)}</p>`);
   if (!complete) {
     const of = total === undefined ? '' : ` of ${total}`;
     out.push(
@@ -330,6 +333,11 @@ function failure(check: CheckResult): string {
   }
   out.push(pre(expectedActual(check, first, PLAIN, VALUE_LIMIT)));
   if (check.exchange) out.push('<div class="hd">exchange</div>', pre(exchangeLines(check.exchange, PLAIN)));
+  if (check.latestExchange)
+    out.push(
+      '<div class="hd">latest contradicting exchange</div>',
+      pre(exchangeLines(check.latestExchange, PLAIN)),
+    );
   if (check.repro) {
     out.push(
       '<div class="hd">reproduce<button type="button" class="copy">copy</button></div>',

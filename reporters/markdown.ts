@@ -3,6 +3,7 @@ import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/v
 import { departureSentence, splitFailures } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { oneLine } from './text.ts';
+import { troubleLine } from './trouble.ts';
 
 /** A step summary is read at a glance (GitHub also caps it at 1 MiB): so many rows, then a count. */
 export const MARKDOWN_ROW_LIMIT = 50;
@@ -81,6 +82,8 @@ export function renderMarkdown(results: RunResults, complete = true): string {
           `exit code ${results.exitCode}.`,
     '',
   );
+  const trouble = troubleLine(results);
+  if (trouble) lines.push(`Not judged: ${mdText(trouble)}`, '');
   if (!complete) {
     lines.push('> [!WARNING]', '> The run was cut short: clause verdicts are unknown.', '');
   } else if (results.interrupted) {

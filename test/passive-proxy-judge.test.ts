@@ -180,9 +180,9 @@ async function session(label: string, faults: string[] = []): Promise<{ results:
 }
 
 /** What `edgecheck judge` makes of a recording. */
-function judgeHar(har: string): RunResults {
+async function judgeHar(har: string): Promise<RunResults> {
   const judge = new PassiveJudge({ clauses, properties }, asOf);
-  for (const ex of readHar(har)) judge.observe(ex);
+  for await (const ex of readHar(har)) judge.observe(ex);
   return passiveResults({
     judge,
     clauses,
@@ -229,8 +229,8 @@ describe('the proxy judges the traffic of real clients, and judge a recording of
     expect(clean.results.observed).toBeGreaterThan(15);
   }, 60_000);
 
-  it('a HAR of the same traffic gives the same verdicts through judge, and holds no secret', () => {
-    const again = judgeHar(clean.har);
+  it('a HAR of the same traffic gives the same verdicts through judge, and holds no secret', async () => {
+    const again = await judgeHar(clean.har);
     expect(verdicts(again)).toEqual(verdicts(clean.results));
     const text = readFileSync(clean.har, 'utf8');
     for (const secret of ['edgecheck-reference-token', 'edgecheck-reference-secret-access-key'])
@@ -251,7 +251,7 @@ describe('the proxy judges the traffic of real clients, and judge a recording of
       const check = results.cases.flatMap((c) => c.checks).find((k) => k.verdict === 'fail');
       expect(check?.exchange?.response.status).toBeGreaterThan(0);
       expect(JSON.stringify(check?.exchange)).not.toContain('edgecheck-reference-token');
-      const again = judgeHar(har);
+      const again = await judgeHar(har);
       expect(failing(again)).toEqual([clause]);
     }, 60_000);
   }

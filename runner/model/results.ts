@@ -22,6 +22,10 @@ export interface CheckResult {
   source?: SourceExcerpt;
   /** Failing and erroring checks of HTTP and SDK steps: what was sent and what came back, redacted. */
   exchange?: Exchange;
+  /** proxy and judge: how many observed exchanges contradicted the check (`exchange` is the first). */
+  contradictions?: number;
+  /** proxy and judge: the latest exchange that contradicted the check, when more than one did. */
+  latestExchange?: Exchange;
   /** A property's own exception (a bug in its code, not the target's answer): where it was thrown. */
   stack?: string;
 }
@@ -167,6 +171,13 @@ export interface RunResults {
   mode?: 'run' | 'proxy' | 'judge';
   /** proxy and judge: the exchanges observed. */
   observed?: number;
+  /**
+   * proxy and judge: observed answers that said the service was busy or down (429, 502, 503, 504),
+   * by status; nothing is judged on them.
+   */
+  busy?: Record<string, number>;
+  /** proxy: requests the target never answered, by kind (refused, reset, timeout, ...). */
+  upstreamErrors?: Record<string, number>;
   target: {
     name: string;
     management?: string;

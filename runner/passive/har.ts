@@ -1,11 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { JSONParser } from '@streamparser/json';
 import { BodyCollector, type CollectedBody, partBody } from '../transports/response.ts';
-import { InputError } from '../util/errors.ts';
+import { errorMessage, InputError } from '../util/errors.ts';
 import { redactText } from '../util/redact.ts';
 import { doorOf, type ObservedExchange } from './exchange.ts';
-
-/** HAR files hold bodies; past this a file is refused unread (the proxy's recordings keep bodies cut). */
-export const HAR_LIMIT = 512 * 1024 * 1024;
 
 interface HarHeader {
   name: string;
@@ -27,30 +25,49 @@ interface HarEntry {
   };
 }
 
+/** A file that gave no entry is read whole to say why, up to this size. */
+const WHOLE_READ_LIMIT = 64 * 1024 * 1024;
+
 /**
  * The exchanges of a HAR file (HTTP Archive 1.2: browser devtools, intercepting proxies, and
- * `edgecheck proxy --record`), in order. A request is the management API's when its path is
+ * `edgecheck proxy --record`), in order, parsed as the file streams past: one entry at a time is
+ * held, so a file larger than memory is read. A request is the management API's when its path is
  * under /client/v4, else the S3 endpoint's. Bad input is an InputError naming the file and entry.
  */
-export function readHar(file: string): ObservedExchange[] {
-  let text: string;
+export async function* readHar(file: string): AsyncGenerator<ObservedExchange> {
+  const parser = new JSONParser({ paths: ['$.log.entries.*'], keepStack: false });
+  const ready: ObservedExchange[] = [];
+  let entries = 0;
+  parser.onValue = ({ value, key }) => {
+    ready.push(exchangeOf(value as unknown as HarEntry, `${file}: log.entries[${key}]`));
+    entries += 1;
+  };
+  let stream: AsyncIterable<Buffer>;
   try {
-    if (statSync(file).size > HAR_LIMIT) throw new InputError(file, `over ${HAR_LIMIT / 1024 / 1024} MiB`);
-    text = readFileSync(file, 'utf8');
+    stream = createReadStream(file, { highWaterMark: 1024 * 1024 });
+    for await (const chunk of stream) {
+      parser.write(chunk);
+      yield* ready.splice(0);
+    }
+    if (!parser.isEnded) parser.end();
   } catch (err) {
     if (err instanceof InputError) throw err;
-    throw new InputError(file, `cannot read: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw new InputError(file, `cannot read: ${errorMessage(err)}`);
+    throw new InputError(
+      file,
+      `not JSON (${errorMessage(err).split('\n')[0]}); expected a HAR file (log.entries)`,
+    );
   }
-  let doc: { log?: { entries?: unknown } };
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    const why = (err as Error).message.split('\n')[0].replace(/, ".*$/, '');
-    throw new InputError(file, `not JSON (${why}); expected a HAR file (log.entries)`);
-  }
-  const entries = doc?.log?.entries;
-  if (!Array.isArray(entries)) throw new InputError(file, 'not a HAR file: no log.entries array');
-  return entries.map((e, i) => exchangeOf(e as HarEntry, `${file}: log.entries[${i}]`));
+  yield* ready.splice(0);
+  if (!entries) noEntries(file);
+}
+
+/** A file that parsed and gave no entry: fine when its log.entries is an empty array. */
+function noEntries(file: string): void {
+  if (statSync(file).size > WHOLE_READ_LIMIT) throw new InputError(file, 'not a HAR file: no log.entries');
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { log?: { entries?: unknown } };
+  if (!Array.isArray(doc?.log?.entries)) throw new InputError(file, 'not a HAR file: no log.entries array');
 }
 
 function exchangeOf(e: HarEntry, where: string): ObservedExchange {

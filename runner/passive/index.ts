@@ -9,11 +9,13 @@ import type { ObservingProperty, PassiveJudge } from './judge.ts';
 // The passive engine: judges traffic it observes (edgecheck proxy) or reads (edgecheck judge)
 // against the clauses' passive checks, sending nothing of its own.
 export { doorOf, type ObservedExchange } from './exchange.ts';
-export { HAR_LIMIT, readHar } from './har.ts';
+export { readHar } from './har.ts';
 export { type ObservingProperty, PassiveJudge } from './judge.ts';
 export { type ProxyHandle, startProxy } from './proxy.ts';
-export { HarRecorder } from './record.ts';
+export { HarRecorder, type RecordLimits } from './record.ts';
 export type { ResignCredentials } from './resign.ts';
+export { ProxyStats, type UpstreamErrorKind } from './stats.ts';
+export { type StatusHandle, type StatusOptions, startStatus } from './status.ts';
 
 /**
  * The clauses observed traffic can judge, for lint and the README: each with what judges it, its
@@ -50,6 +52,8 @@ export function passiveResults(r: {
   asOf: string;
   startedAt: Date;
   interrupted?: boolean;
+  /** The proxy's requests the target never answered, by kind. */
+  upstreamErrors?: Record<string, number>;
 }): RunResults {
   const cases = r.judge.cases();
   const judgeable = new Set(r.judge.judgeable);
@@ -65,6 +69,8 @@ export function passiveResults(r: {
     runId: newRunId(),
     mode: r.mode,
     observed: r.judge.observed,
+    busy: busyByStatus(r.judge),
+    ...(r.upstreamErrors ? { upstreamErrors: { ...r.upstreamErrors } } : {}),
     target: r.target,
     asOf: r.asOf,
     profile: 'quick',
@@ -78,4 +84,12 @@ export function passiveResults(r: {
     interrupted: false,
     exitCode: failing ? 1 : 0,
   };
+}
+
+/** The judge's busy answers by status, both doors together. */
+function busyByStatus(judge: PassiveJudge): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const byStatus of Object.values(judge.busy))
+    for (const [status, n] of Object.entries(byStatus)) out[status] = (out[status] ?? 0) + n;
+  return out;
 }

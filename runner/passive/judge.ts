@@ -11,12 +11,26 @@ import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { Unreadable, viewOf } from './view.ts';
 
+/** Throttled (429), bad gateway (502), unavailable (503), gateway timeout (504): trouble, not an answer. */
+export const BUSY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
 /** What a check contradicted by an exchange says, with that exchange as evidence. */
 interface Failure {
   message: string;
   expected?: unknown;
   actual?: unknown;
   exchange: Exchange;
+  /** When the exchange started, where known. */
+  at?: string;
+}
+
+/** One clause's exchanges by door: judged by any of its checks, and contradicting one of them. */
+export interface ClauseCounts {
+  judged: Record<ObservedExchange['door'], number>;
+  contradicting: Record<ObservedExchange['door'], number>;
+  /** The number of the last exchange counted in each, so that one exchange counts once per clause. */
+  judgedAt: number;
+  contradictingAt: number;
 }
 
 /**
@@ -39,7 +53,12 @@ interface Tally {
   file: string;
   judge(ex: ObservedExchange, path: string, query: string, read: Readings): boolean;
   held: number;
+  /** Exchanges that contradicted it, the first and the latest of them kept as evidence. */
+  contradicted: number;
   failed?: Failure;
+  latest?: Failure;
+  /** The counts of the clauses it cites, which it adds to (set by the judge). */
+  stats: ClauseCounts[];
   /** The observer itself threw (a bug in it, not the target's answer): its verdict is error. */
   broken?: string;
 }
@@ -54,13 +73,22 @@ export interface ObservingProperty {
 /**
  * Judges observed exchanges against every passive check of the clauses in force at `asOf`: the
  * checks clauses declare, and the observers of the properties that judge them. A check whose
- * selected exchanges all hold passes, with their number; the first exchange that contradicts it
- * fails it, with that exchange (redacted) as evidence; a check no exchange selected is left
- * untested. Exchanges are judged as they come and not kept.
+ * selected exchanges all hold passes, with their number; an exchange that contradicts it fails it,
+ * and the check goes on judging: the first and the latest contradicting exchanges (redacted) are its
+ * evidence, with their count. A check no exchange selected is left untested. Exchanges are judged
+ * as they come and not kept; per clause and door, the exchanges judged and contradicting are counted.
  */
 export class PassiveJudge {
   private readonly tallies: Tally[] = [];
+  /** Per clause judgeable, its exchanges judged and contradicting, by door. */
+  readonly counts = new Map<string, ClauseCounts>();
   observed = 0;
+  /**
+   * Answers that say the service is busy or down (BUSY_STATUSES), by door and status: from the
+   * target or from anything in front of it (a load balancer's text/plain page), they answer
+   * nothing the request asked, so nothing is judged on them.
+   */
+  readonly busy: Record<ObservedExchange['door'], Record<number, number>> = { management: {}, s3: {} };
 
   constructor(suites: { clauses: Iterable<Clause>; properties?: Iterable<ObservingProperty> }, asOf: string) {
     const inForce = new Map<string, Clause>();
@@ -72,6 +100,18 @@ export class PassiveJudge {
       const clauses = p.def.clauses.filter((id) => inForce.has(id));
       if (p.def.observe && clauses.length) this.tallies.push(observing(p, clauses));
     }
+    for (const t of this.tallies) {
+      for (const id of t.clauses) {
+        if (!this.counts.has(id))
+          this.counts.set(id, {
+            judged: { management: 0, s3: 0 },
+            contradicting: { management: 0, s3: 0 },
+            judgedAt: 0,
+            contradictingAt: 0,
+          });
+      }
+      t.stats = t.clauses.map((id) => this.counts.get(id) as ClauseCounts);
+    }
   }
 
   /** The clauses this judge can judge. */
@@ -81,6 +121,12 @@ export class PassiveJudge {
 
   observe(ex: ObservedExchange): void {
     this.observed += 1;
+    const status = ex.response.status;
+    if (BUSY_STATUSES.has(status)) {
+      const byStatus = this.busy[ex.door];
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+      return;
+    }
     const [path, query = ''] = splitTarget(ex.request.target);
     let response: StepResponse | undefined;
     let view: ObservedView | undefined;
@@ -95,24 +141,12 @@ export class PassiveJudge {
       },
     };
     for (const t of this.tallies) {
-      if (t.failed || t.broken) continue;
-      try {
-        if (t.judge(ex, path, query, read)) t.held += 1;
-      } catch (err) {
-        // An answer the check cannot read (a body over the cap) neither holds nor contradicts it.
-        if (err instanceof Unreadable || !(err instanceof Error)) continue;
-        if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) {
-          t.broken = `the observer failed: ${redactText(err.message)}`;
-          continue;
-        }
-        const failure = err instanceof CheckFailure ? err : undefined;
-        t.failed = {
-          message: redactText(err.message),
-          expected: failure?.expected,
-          actual: redactDeep(failure?.actual),
-          exchange: exchangeOf(ex),
-        };
-      }
+      if (t.broken) continue;
+      const outcome = judgeOne(t, ex, path, query, read);
+      if (outcome === 'unjudged') continue;
+      if (outcome === 'held') t.held += 1;
+      else t.contradicted += 1;
+      count(t, ex.door, this.observed, outcome === 'contradicted');
     }
   }
 
@@ -123,6 +157,7 @@ export class PassiveJudge {
       .map((t, i) => {
         const verdict = t.broken ? 'error' : t.failed ? 'fail' : 'pass';
         const seen = `${t.held} observed ${t.held === 1 ? 'exchange' : 'exchanges'}`;
+        const again = t.latest && t.latest !== t.failed ? t.latest : undefined;
         const check: CheckResult = {
           caseId: t.id,
           step: 'observed',
@@ -130,11 +165,12 @@ export class PassiveJudge {
           title: t.title,
           clauses: t.clauses,
           verdict,
-          message:
-            t.broken ?? (t.failed ? `${t.failed.message} (after ${seen} that held)` : `held in ${seen}`),
+          message: t.broken ?? (t.failed ? failureMessage(t, seen) : `held in ${seen}`),
           expected: t.failed?.expected,
           actual: t.failed?.actual,
           exchange: t.failed?.exchange,
+          ...(t.failed ? { contradictions: t.contradicted } : {}),
+          ...(again ? { latestExchange: again.exchange } : {}),
           origin: t.origin,
         };
         return {
@@ -151,6 +187,61 @@ export class PassiveJudge {
   }
 }
 
+/**
+ * Whether one check held on an exchange, was contradicted by it (keeping the first and the latest
+ * contradiction as evidence), or did not judge it. An observer that throws a bug's error is broken.
+ */
+function judgeOne(
+  t: Tally,
+  ex: ObservedExchange,
+  path: string,
+  query: string,
+  read: Readings,
+): 'held' | 'contradicted' | 'unjudged' {
+  try {
+    return t.judge(ex, path, query, read) ? 'held' : 'unjudged';
+  } catch (err) {
+    // An answer the check cannot read (a body over the cap) neither holds nor contradicts it.
+    if (err instanceof Unreadable || !(err instanceof Error)) return 'unjudged';
+    if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) {
+      t.broken = `the observer failed: ${redactText(err.message)}`;
+      return 'unjudged';
+    }
+    const failure = err instanceof CheckFailure ? err : undefined;
+    t.latest = {
+      message: redactText(err.message),
+      expected: failure?.expected,
+      actual: redactDeep(failure?.actual),
+      exchange: exchangeOf(ex),
+      at: ex.startedAt,
+    };
+    t.failed ??= t.latest;
+    return 'contradicted';
+  }
+}
+
+/** Adds exchange number `n` to the counts of the check's clauses, once per clause. */
+function count(t: Tally, door: ObservedExchange['door'], n: number, contradicted: boolean): void {
+  for (const c of t.stats) {
+    if (c.judgedAt !== n) {
+      c.judgedAt = n;
+      c.judged[door] += 1;
+    }
+    if (contradicted && c.contradictingAt !== n) {
+      c.contradictingAt = n;
+      c.contradicting[door] += 1;
+    }
+  }
+}
+
+/** A failed check's message: the first contradiction, how many there were, and when. */
+function failureMessage(t: Tally, seen: string): string {
+  const first = t.failed as Failure;
+  if (t.contradicted <= 1) return `${first.message} (after ${seen} that held)`;
+  const when = first.at && t.latest?.at ? `, the first at ${first.at}, the latest at ${t.latest.at}` : '';
+  return `${first.message} (contradicted by ${t.contradicted} exchanges${when}; ${seen} held)`;
+}
+
 /** A clause's declared check: the exchanges `when` selects must meet `expect`. */
 function declared(clause: Clause, check: PassiveCheck): Tally {
   const pattern = {
@@ -165,6 +256,8 @@ function declared(clause: Clause, check: PassiveCheck): Tally {
     origin: check.origin,
     file: check.origin.replace(/:\d+:\d+$/, ''),
     held: 0,
+    contradicted: 0,
+    stats: [],
     judge(ex, path, query, read) {
       if (!selects(check.when, pattern, ex, path, query)) return false;
       try {
@@ -193,6 +286,8 @@ function observing(p: ObservingProperty, clauses: string[]): Tally {
     origin: p.file,
     file: p.file,
     held: 0,
+    contradicted: 0,
+    stats: [],
     judge: (_ex, _path, _query, read) => observer?.(read.view()) === true,
   };
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { BodyCollector, flattenHeaders } from '../transports/response.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { type ResignCredentials, resign } from './resign.ts';
+import { type ProxyStats, upstreamErrorKind } from './stats.ts';
 
 /** Headers of one hop, never forwarded (RFC 9110 7.6.1), and those the forwarding sets itself. */
 const HOP = new Set([
@@ -32,6 +33,14 @@ export interface ProxyOptions {
   port?: number;
   /** Each request's deadline, headers and body (ms). */
   timeoutMs?: number;
+  /** How long a client may take to send a request's headers (ms; default 30 s). */
+  headersTimeoutMs?: number;
+  /** How long an idle keep-alive connection from a client stays open (ms; default 5 s). */
+  keepAliveTimeoutMs?: number;
+  /** Connections per door at once; past it new ones are closed as they come (default 4096). */
+  maxConnections?: number;
+  /** Where forwarded exchanges, upstream errors and the added latency are counted. */
+  stats?: ProxyStats;
   /**
    * S3 credentials to sign each S3 request again with, for the upstream's Host (resign.ts);
    * without them the Host goes as the client signed it.
@@ -43,6 +52,10 @@ export interface ProxyOptions {
 
 export interface ProxyHandle {
   urls: { management?: string; s3?: string };
+  /** Client connections open now, both doors together. */
+  connections(): Promise<number>;
+  /** Whether every door is listening. */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -75,11 +88,7 @@ export async function startProxy(o: ProxyOptions): Promise<ProxyHandle> {
     for (const [door, port] of doors) {
       const upstream = o.upstream[door];
       if (!upstream) continue;
-      const server = http.createServer({ keepAliveTimeout: 5000, requestTimeout: 0 }, (req, res) =>
-        forward(door, upstream, agents, req, res, o),
-      );
-      // A client sending garbage gets a 400 from Node, as it would from the target; the proxy goes on.
-      server.on('clientError', (_err, socket) => socket.destroy());
+      const server = doorServer(o, (req, res) => forward(door, upstream, agents, req, res, o));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());
@@ -95,6 +104,13 @@ export async function startProxy(o: ProxyOptions): Promise<ProxyHandle> {
   }
   return {
     urls,
+    listening: () => servers.every((s) => s.listening),
+    connections: async () => {
+      const counts = await Promise.all(
+        servers.map((s) => new Promise<number>((r) => s.getConnections((_e, n) => r(n ?? 0)))),
+      );
+      return counts.reduce((a, b) => a + b, 0);
+    },
     close: async () => {
       for (const s of servers) s.closeAllConnections();
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -102,6 +118,30 @@ export async function startProxy(o: ProxyOptions): Promise<ProxyHandle> {
       agents.https.destroy();
     },
   };
+}
+
+/**
+ * One door's server, bounded: a client has `headersTimeoutMs` to send its headers (one trickling
+ * them is cut), an idle keep-alive connection closes after `keepAliveTimeoutMs`, and past
+ * `maxConnections` new connections are closed. A body may take as long as it needs (requestTimeout 0:
+ * an upload of gigabytes); the upstream deadline bounds the exchange.
+ */
+function doorServer(o: ProxyOptions, handle: http.RequestListener): http.Server {
+  const headersTimeout = o.headersTimeoutMs ?? 30_000;
+  const server = http.createServer(
+    {
+      keepAliveTimeout: o.keepAliveTimeoutMs ?? 5000,
+      requestTimeout: 0,
+      headersTimeout,
+      // Node looks for overdue headers this often (30 s by default, longer than the deadline).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+    handle,
+  );
+  server.maxConnections = o.maxConnections ?? 4096;
+  // A client sending garbage is cut; the proxy goes on.
+  server.on('clientError', (_err, socket) => socket.destroy());
+  return server;
 }
 
 interface Agents {
@@ -117,69 +157,48 @@ async function forward(
   agents: Agents,
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  o: Pick<ProxyOptions, 'onExchange' | 'resign'>,
+  o: Pick<ProxyOptions, 'onExchange' | 'resign' | 'stats'>,
 ): Promise<void> {
+  const began = performance.now();
   const startedAt = new Date().toISOString();
   const cut = new AbortController();
   // The client went away before its answer was sent: the upstream exchange is cut, not judged.
   res.on('close', () => {
     if (!res.writableFinished) cut.abort();
   });
-  let headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
   const hasBody =
     req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   // The request body is kept to REQUEST_KEEP for the checks that read it (a CompleteMultipartUpload's
   // parts), and only passed on beyond it.
   const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
+  let answerStarted = false;
+  let passed: ObservedExchange | undefined;
   try {
-    // Joined, not resolved: a path starting with // would otherwise name another host.
-    let target = new URL(`${upstream.replace(/\/+$/, '')}${req.url ?? '/'}`);
-    // The management API's credentials do not cover Host, and the target routes by it.
-    if (door === 'management') headers.host = target.host;
-    else if (o.resign) {
-      const signed = await resign({ method: req.method ?? 'GET', url: target, headers }, o.resign);
-      if ('refused' in signed) {
-        res.writeHead(400, { 'content-type': 'text/plain' });
-        res.end(`edgecheck proxy --resign: ${signed.refused}\n`);
-        req.resume();
-        return;
-      }
-      target = signed.url;
-      headers = signed.headers;
+    const outgoing = await outgoingRequest(door, upstream, req, o.resign);
+    if ('refused' in outgoing) {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(`edgecheck proxy --resign: ${outgoing.refused}\n`);
+      req.resume();
+      return;
     }
-    const client = target.protocol === 'https:' ? https : http;
-    const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const up = client.request(target, {
-        method: req.method,
-        headers,
-        agent: target.protocol === 'https:' ? agents.https : agents.http,
-        signal: cut.signal,
-      });
-      up.setTimeout(agents.timeoutMs, () => up.destroy(new Error('the target did not answer in time')));
-      up.once('response', resolve);
-      up.on('error', reject);
-      if (!sent) return void up.end();
-      // Kept as it passes: both listeners are on before the body flows, and pipe keeps the pace.
-      let keeping = true;
-      req.on('data', (chunk: Buffer) => {
-        if (keeping) keeping = sent.push(chunk);
-      });
-      req.pipe(up);
-    });
+    const { answer, issuedAfter } = await sendUpstream(outgoing, req, sent, agents, cut.signal, began);
+    const answeredAt = performance.now();
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
     const status = answer.statusCode ?? 502;
     res.writeHead(status, out);
+    answerStarted = true;
+    const added = (issuedAfter + performance.now() - answeredAt) / 1000;
     const collector = new BodyCollector();
     for await (const chunk of answer as AsyncIterable<Buffer>) {
       collector.push(chunk);
       // Backpressure: the upstream is read no faster than the client takes the answer.
       if (!res.write(chunk)) await once(res, 'drain', { signal: cut.signal });
-      if (cut.signal.aborted) return;
+      if (cut.signal.aborted) throw cut.signal.reason;
     }
     res.end();
-    o.onExchange({
+    o.stats?.forward(door, status, added);
+    passed = {
       door,
       request: {
         method: req.method ?? 'GET',
@@ -187,18 +206,91 @@ async function forward(
         headers: flattenHeaders(req.headers),
         body: sent?.done(),
       },
-      response: {
-        status,
-        headers: flattenHeaders(answer.headers),
-        body: collector.done(),
-      },
+      response: { status, headers: flattenHeaders(answer.headers), body: collector.done() },
       startedAt,
-    });
-  } catch {
-    // The upstream is down or the client left: a bare 502 when nothing was sent yet, else a cut answer.
+    };
+  } catch (err) {
+    // The client left: nothing to judge, nothing wrong upstream. Otherwise the target is down or
+    // stopped mid-answer: a bare 502 when nothing was sent yet, else a cut answer.
+    if (cut.signal.aborted) {
+      if (o.stats) o.stats.clientsLeft += 1;
+    } else o.stats?.upstreamError(door, upstreamErrorKind(err, answerStarted));
     if (!res.headersSent && !cut.signal.aborted) {
       res.writeHead(502, { 'content-type': 'text/plain' });
       res.end('edgecheck proxy: the target did not answer\n');
     } else res.destroy();
   }
+  // Judged once the answer has passed whole, outside the forwarding's error handling.
+  if (passed) o.onExchange(passed);
+}
+
+interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Record<string, string | string[]>;
+}
+
+/**
+ * The request as it goes to the target: joined to the upstream's path, without hop-by-hop headers,
+ * Host set for the management API and, with `resign`, an S3 request signed again.
+ */
+async function outgoingRequest(
+  door: 'management' | 's3',
+  upstream: string,
+  req: http.IncomingMessage,
+  credentials: ResignCredentials | undefined,
+): Promise<Outgoing | { refused: string }> {
+  let headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
+  const method = req.method ?? 'GET';
+  // Joined, not resolved: a path starting with // would otherwise name another host.
+  let url = new URL(`${upstream.replace(/\/+$/, '')}${req.url ?? '/'}`);
+  // The management API's credentials do not cover Host, and the target routes by it.
+  if (door === 'management') headers.host = url.host;
+  else if (credentials) {
+    const signed = await resign({ method, url, headers }, credentials);
+    if ('refused' in signed) return signed;
+    url = signed.url;
+    headers = signed.headers;
+  }
+  return { url, method, headers };
+}
+
+/**
+ * Sends the request upstream, its body streamed as it comes and kept in `sent` up to its cap, and
+ * resolves with the answer's head and how long after `began` the request was on its way (ms).
+ */
+function sendUpstream(
+  out: Outgoing,
+  req: http.IncomingMessage,
+  sent: BodyCollector | undefined,
+  agents: Agents,
+  signal: AbortSignal,
+  began: number,
+): Promise<{ answer: http.IncomingMessage; issuedAfter: number }> {
+  return new Promise((resolve, reject) => {
+    const secure = out.url.protocol === 'https:';
+    const up = (secure ? https : http).request(out.url, {
+      method: out.method,
+      headers: out.headers,
+      agent: secure ? agents.https : agents.http,
+      signal,
+    });
+    up.setTimeout(agents.timeoutMs, () => up.destroy(new Error('the target did not answer in time')));
+    up.on('error', reject);
+    let issuedAfter = 0;
+    up.once('response', (answer) => resolve({ answer, issuedAfter }));
+    if (!sent) {
+      up.end();
+      issuedAfter = performance.now() - began;
+      return;
+    }
+    // Kept as it passes: both listeners are on before the body flows, and pipe keeps the pace.
+    let keeping = true;
+    req.on('data', (chunk: Buffer) => {
+      if (keeping) keeping = sent.push(chunk);
+    });
+    req.pipe(up);
+    issuedAfter = performance.now() - began;
+  });
 }

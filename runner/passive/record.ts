@@ -1,5 +1,15 @@
 import { isUtf8 } from 'node:buffer';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
 import type { CollectedBody } from '../transports/response.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
@@ -7,66 +17,154 @@ import type { ObservedExchange } from './exchange.ts';
 /** Recorded bodies are cut here: enough for every passive check, never a whole object. */
 export const RECORDED_BODY_LIMIT = 64 * 1024;
 
+/** A recording's bounds: its size, its age, and how many rotated files are kept. */
+export interface RecordLimits {
+  /** Past this a file is closed and a new one begun (default 100 MiB). */
+  maxBytes?: number;
+  /** Rotated files kept beside the one being written; older ones are deleted (default 10). */
+  keep?: number;
+  /** A file older than this is closed and a new one begun, if any exchange comes (ms). */
+  maxAgeMs?: number;
+}
+
+const CLOSE = '\n]}}\n';
+
 /**
  * Writes exchanges to a HAR 1.2 file as they come (`edgecheck proxy --record`), each entry on its
  * own line, secrets redacted before anything is written: credential headers, signatures and
  * credentials in query strings, and every registered secret wherever it stands.
+ *
+ * The file is a complete HAR after every entry: each is written over the previous closing
+ * brackets, followed by its own. Past `maxBytes` or `maxAgeMs` the file is renamed with the time
+ * (traffic.har becomes traffic.2026-01-01T00-00-00-000Z.har) and a new one begun; only the newest
+ * `keep` rotated files are kept, so a recording never takes more than (keep + 1) x maxBytes. A
+ * write that fails (a full disk) stops the recording, not the proxy: `error` says why.
  */
 export class HarRecorder {
-  private readonly fd: number;
+  private fd = -1;
+  private position = 0;
   private entries = 0;
+  private openedAt = 0;
   private closed = false;
+  private readonly maxBytes: number;
+  private readonly keep: number;
+  /** Why recording stopped early, if it did. */
+  error?: string;
+  /** Files rotated out so far. */
+  rotations = 0;
 
-  constructor(file: string, creator: string) {
-    this.fd = openSync(file, 'w');
-    writeSync(
-      this.fd,
-      `{"log":{"version":"1.2","creator":${JSON.stringify({ name: 'edgecheck', version: creator })},"entries":[\n`,
-    );
+  constructor(
+    private readonly file: string,
+    private readonly creator: string,
+    private readonly limits: RecordLimits = {},
+  ) {
+    this.maxBytes = limits.maxBytes ?? 100 * 1024 * 1024;
+    this.keep = limits.keep ?? 10;
+    this.open();
   }
 
   add(ex: ObservedExchange, origin: { management?: string; s3?: string }): void {
     if (this.closed) return;
-    const base = (ex.door === 'management' ? origin.management : origin.s3) ?? 'http://target';
-    const body = ex.response.body;
-    const sent = ex.request.body;
-    const entry = {
-      startedDateTime: ex.startedAt ?? new Date().toISOString(),
-      time: 0,
-      request: {
-        method: ex.request.method,
-        url: redactText(new URL(ex.request.target, base).href),
-        httpVersion: 'HTTP/1.1',
-        headers: pairs(ex.request.headers),
-        queryString: [],
-        ...(sent
-          ? { postData: { mimeType: ex.request.headers['content-type'] ?? '', ...content(sent) } }
-          : {}),
-        headersSize: -1,
-        bodySize: sent ? sent.size : -1,
-      },
-      response: {
-        status: ex.response.status,
-        statusText: '',
-        httpVersion: 'HTTP/1.1',
-        headers: pairs(ex.response.headers),
-        content: { size: body.size, mimeType: ex.response.headers['content-type'] ?? '', ...content(body) },
-        redirectURL: '',
-        headersSize: -1,
-        bodySize: body.size,
-      },
-      cache: {},
-      timings: { send: 0, wait: 0, receive: 0 },
-    };
-    writeSync(this.fd, `${this.entries++ ? ',\n' : ''}${JSON.stringify(entry)}`);
+    const line = JSON.stringify(harEntry(ex, origin));
+    try {
+      const full = this.position + Buffer.byteLength(line) + CLOSE.length + 2 > this.maxBytes;
+      const old = this.limits.maxAgeMs !== undefined && Date.now() - this.openedAt >= this.limits.maxAgeMs;
+      if (this.entries && (full || old)) this.rotate();
+      const text = `${this.entries ? ',\n' : ''}${line}`;
+      this.position += writeSync(this.fd, text, this.position);
+      writeSync(this.fd, CLOSE, this.position);
+      this.entries += 1;
+    } catch (err) {
+      this.fail(err);
+    }
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    writeSync(this.fd, '\n]}}\n');
+    if (this.fd >= 0) closeSync(this.fd);
+  }
+
+  private open(): void {
+    this.fd = openSync(this.file, 'w');
+    const head = `{"log":{"version":"1.2","creator":${JSON.stringify({ name: 'edgecheck', version: this.creator })},"entries":[\n`;
+    this.position = writeSync(this.fd, head, 0);
+    writeSync(this.fd, CLOSE, this.position);
+    this.entries = 0;
+    this.openedAt = Date.now();
+  }
+
+  /** The file, complete, renamed with the time; the oldest rotated files past `keep` deleted. */
+  private rotate(): void {
+    closeSync(this.fd);
+    this.fd = -1;
+    const { dir, name, ext } = path.parse(this.file);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    let rotated = path.join(dir, `${name}.${stamp}${ext}`);
+    for (let n = 1; existsSync(rotated); n++) rotated = path.join(dir, `${name}.${stamp}-${n}${ext}`);
+    renameSync(this.file, rotated);
+    this.rotations += 1;
+    const mine = new RegExp(
+      `^${escapeRegExp(name)}\\.\\d{4}-\\d{2}-\\d{2}T[\\d-]+Z(-\\d+)?${escapeRegExp(ext)}$`,
+    );
+    const old = readdirSync(dir || '.')
+      .filter((f) => mine.test(f))
+      .sort();
+    for (const f of old.slice(0, Math.max(0, old.length - this.keep)))
+      rmSync(path.join(dir, f), { force: true });
+    this.open();
+  }
+
+  /** Recording stops; the file keeps the entries written whole, closed. */
+  private fail(err: unknown): void {
+    this.error = `recording stopped: ${(err as Error).message}`;
+    this.closed = true;
+    if (this.fd < 0) return;
+    try {
+      ftruncateSync(this.fd, this.position);
+      writeSync(this.fd, CLOSE, this.position);
+    } catch {
+      // The disk is full: the file ends where the last whole write did.
+    }
     closeSync(this.fd);
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** One exchange as a HAR entry, redacted. */
+function harEntry(ex: ObservedExchange, origin: { management?: string; s3?: string }): object {
+  const base = (ex.door === 'management' ? origin.management : origin.s3) ?? 'http://target';
+  const body = ex.response.body;
+  const sent = ex.request.body;
+  return {
+    startedDateTime: ex.startedAt ?? new Date().toISOString(),
+    time: 0,
+    request: {
+      method: ex.request.method,
+      url: redactText(new URL(ex.request.target, base).href),
+      httpVersion: 'HTTP/1.1',
+      headers: pairs(ex.request.headers),
+      queryString: [],
+      ...(sent ? { postData: { mimeType: ex.request.headers['content-type'] ?? '', ...content(sent) } } : {}),
+      headersSize: -1,
+      bodySize: sent ? sent.size : -1,
+    },
+    response: {
+      status: ex.response.status,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      headers: pairs(ex.response.headers),
+      content: { size: body.size, mimeType: ex.response.headers['content-type'] ?? '', ...content(body) },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: body.size,
+    },
+    cache: {},
+    timings: { send: 0, wait: 0, receive: 0 },
+  };
 }
 
 /** A body as HAR text, cut at RECORDED_BODY_LIMIT and redacted; base64 where it is not UTF-8. */
