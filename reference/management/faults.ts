@@ -208,6 +208,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.result-info.count'],
   ],
   [
+    'certpacks-info-without-total-count',
+    'certificate pack lists answer result_info without total_count',
+    ['mgmt.result-info.fields'],
+  ],
+  [
     'pack-validity-days-string',
     'certificate packs answer validity_days as a string ("90")',
     ['mgmt.certpacks.schema'],
