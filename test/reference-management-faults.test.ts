@@ -157,6 +157,7 @@ const PROBES: Record<string, Probe> = {
   'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
   'certpacks-count-is-total': now(get(`${Z}/ssl/certificate_packs?ssl_status=all&per_page=1`)),
   'certpacks-info-without-total-count': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'certpacks-one-page-without-info': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'pack-validity-days-string': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'drop-certificate-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'reject-invite-accept': now(

@@ -213,6 +213,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.result-info.fields'],
   ],
   [
+    'certpacks-one-page-without-info',
+    'a certificate pack list that fits on one page is answered without result_info',
+    ['mgmt.certpacks.list', 'mgmt.envelope.result-info'],
+  ],
+  [
     'pack-validity-days-string',
     'certificate packs answer validity_days as a string ("90")',
     ['mgmt.certpacks.schema'],
