@@ -75,6 +75,7 @@ const PROBES: Record<string, Probe> = {
   'ignore-direction': now(get(`${Z}/dns_records?order=name&direction=desc`)),
   'error-past-last-page': now(get(`${Z}/dns_records?page=50`)),
   'failure-result-not-null': now(get('/zones/0000')),
+  'not-found-in-messages': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'small-error-code': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'no-route-html': now(get('/no/such/route')),
   'accept-missing-auth': now(get(Z, {})),

@@ -29,6 +29,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.pagination.past-end'],
   ],
   ['failure-result-not-null', 'failure envelopes carry result {} instead of null', ['mgmt.errors.envelope']],
+  [
+    'not-found-in-messages',
+    'a resource that does not exist answers errors: [] with the error object in messages',
+    ['mgmt.errors.envelope'],
+  ],
   ['small-error-code', 'a resource that does not exist answers error code 5', ['mgmt.errors.object']],
   [
     'bare-string-messages',
