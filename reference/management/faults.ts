@@ -103,7 +103,7 @@ const ENTRIES: Entry[] = [
   [
     'accept-srv-data-text',
     'SRV data sent as a string (the zone-file form) is read instead of refused, though data is an object',
-    ['mgmt.errors.envelope', 'dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
+    ['dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
   ],
   // rulesets, rules, custom log fields
   [
