@@ -410,6 +410,7 @@ const PROBES: Record<string, Probe> = {
   'not-found-without-message': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
   'retired-server-error': now(get(`${Z}/rate_limits`)),
+  'retired-error-code-string': now(get(`${Z}/rate_limits`)),
 };
 for (const r of [
   ...RETIRED_ENDPOINTS.map((e) => e.retirement),

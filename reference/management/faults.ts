@@ -595,6 +595,12 @@ export const managementFaults: FaultDef[] = [
     breaks: RETIREMENTS.map((r) => `dep.${r.subject}.available`),
   },
   {
+    name: 'retired-error-code-string',
+    area: 'management',
+    description: 'retired endpoints answer their error object with the code as a string',
+    breaks: ['mgmt.errors.object'],
+  },
+  {
     name: 'retired-server-error',
     area: 'management',
     description: 'retired endpoints answer an error envelope with status 500 after their end-of-life date',
