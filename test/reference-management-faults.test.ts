@@ -198,6 +198,7 @@ const PROBES: Record<string, Probe> = {
   ),
   'keep-locked-field': now(get(`${Z}/dns_records`)),
   'drop-locked-field-early': at(EARLY, get(`${Z}/dns_records`)),
+  'locked-as-string': at(EARLY, get(`${Z}/dns_records`)),
   'refuse-locked-input': now(
     send('POST', `${Z}/dns_records`, { type: 'A', name: 'l', content: '192.0.2.5', locked: true }),
   ),

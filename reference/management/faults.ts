@@ -345,6 +345,7 @@ const ENTRIES: Entry[] = [
   ],
   ['keep-locked-field', 'DNS records carry locked from 2024-07-14', ['dep.dns-locked.omitted']],
   ['drop-locked-field-early', 'DNS records omit locked before 2024-07-14', ['dep.dns-locked.false']],
+  ['locked-as-string', 'DNS records answer locked as the string "false"', ['dep.dns-locked.false']],
   [
     'refuse-locked-input',
     'from 2024-07-14 a DNS record body carrying locked is refused instead of ignored',
