@@ -168,6 +168,10 @@ const PROBES: Record<string, Probe> = {
     await api('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' });
     return api('GET', `/user/invites/${REFERENCE_IDS.inviteId}`);
   }),
+  'invite-answer-echoes-status': now(async (api) => {
+    await api('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' });
+    return api('GET', `/user/invites/${REFERENCE_IDS.inviteId}`);
+  }),
   'invite-status-verb': now(send('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' })),
   'reject-security-level-off': now(send('PATCH', `${Z}/settings/security_level`, { value: 'off' })),
   'ignore-dns-settings-fields': now(send('PATCH', `${Z}/dns_settings`, { multi_provider: true })),

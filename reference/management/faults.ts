@@ -244,6 +244,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.invites.accepted-state'],
   ],
   [
+    'invite-answer-echoes-status',
+    'PATCH status accepted answers the invitation as accepted, but it stays pending',
+    ['mgmt.invites.accepted-state'],
+  ],
+  [
     'invite-status-verb',
     "an accepted invitation answers status 'accept', outside the invitation states",
     ['mgmt.invites.accepted-state'],
