@@ -75,6 +75,7 @@ const PROBES: Record<string, Probe> = {
   'ignore-direction': now(get(`${Z}/dns_records?order=name&direction=desc`)),
   'error-past-last-page': now(get(`${Z}/dns_records?page=50`)),
   'failure-result-not-null': now(get('/zones/0000')),
+  'not-found-in-messages': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'small-error-code': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'no-route-html': now(get('/no/such/route')),
   'accept-missing-auth': now(get(Z, {})),
@@ -156,12 +157,18 @@ const PROBES: Record<string, Probe> = {
   ),
   'reject-ownership-challenge': now(send('POST', `${Z}/logpush/jobs`, job({ ownership_challenge: 'token' }))),
   'certpacks-count-is-total': now(get(`${Z}/ssl/certificate_packs?ssl_status=all&per_page=1`)),
+  'certpacks-info-without-total-count': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
+  'certpacks-one-page-without-info': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'pack-validity-days-string': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'drop-certificate-fields': now(get(`${Z}/ssl/certificate_packs?ssl_status=all`)),
   'reject-invite-accept': now(
     send('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' }),
   ),
   'invite-status-not-saved': now(async (api) => {
+    await api('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' });
+    return api('GET', `/user/invites/${REFERENCE_IDS.inviteId}`);
+  }),
+  'invite-answer-echoes-status': now(async (api) => {
     await api('PATCH', `/user/invites/${REFERENCE_IDS.inviteId}`, { status: 'accepted' });
     return api('GET', `/user/invites/${REFERENCE_IDS.inviteId}`);
   }),
@@ -195,6 +202,7 @@ const PROBES: Record<string, Probe> = {
   ),
   'keep-locked-field': now(get(`${Z}/dns_records`)),
   'drop-locked-field-early': at(EARLY, get(`${Z}/dns_records`)),
+  'locked-as-string': at(EARLY, get(`${Z}/dns_records`)),
   'refuse-locked-input': now(
     send('POST', `${Z}/dns_records`, { type: 'A', name: 'l', content: '192.0.2.5', locked: true }),
   ),
@@ -407,6 +415,7 @@ const PROBES: Record<string, Probe> = {
   'not-found-without-message': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
   'retired-server-error': now(get(`${Z}/rate_limits`)),
+  'retired-error-code-string': now(get(`${Z}/rate_limits`)),
 };
 for (const r of [
   ...RETIRED_ENDPOINTS.map((e) => e.retirement),

@@ -39,7 +39,13 @@ export function registerCertificatePacks(router: Router): void {
     const page = paginate(req.ctx, all, req.query, LIST);
     // A block copied from the whole list rather than the page.
     if (page.info && req.ctx.faults.has('certpacks-count-is-total')) page.info.count = page.info.total_count;
+    // A block that leaves out the size of the whole list.
+    if (page.info && req.ctx.faults.has('certpacks-info-without-total-count'))
+      delete (page.info as Partial<typeof page.info>).total_count;
     const packs = page.items.map((p) => view(req.ctx, p));
+    // A list that fits on one page answered without its block, as if result_info were only for paging.
+    const single = page.info && page.info.total_count <= page.info.per_page;
+    if (single && req.ctx.faults.has('certpacks-one-page-without-info')) return { result: packs };
     // The packs answered as an object keyed by id instead of an array.
     if (req.ctx.faults.has('certpacks-keyed-by-id'))
       return { result: Object.fromEntries(packs.map((p) => [String(p.id), p])), resultInfo: page.info };

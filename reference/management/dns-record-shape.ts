@@ -80,6 +80,8 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord, detail = fa
     ? ctx.faults.has('keep-locked-field')
     : !ctx.faults.has('drop-locked-field-early');
   if (lockedLive) out.locked = rec.locked ?? false;
+  // The flag as text, as a serializer that writes every field as a string might.
+  if (out.locked === false && ctx.faults.has('locked-as-string')) out.locked = 'false' as unknown as boolean;
   // Under the fault a stored lock shows whatever the date.
   if (rec.locked) out.locked = true;
   return out;

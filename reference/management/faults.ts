@@ -29,6 +29,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.pagination.past-end'],
   ],
   ['failure-result-not-null', 'failure envelopes carry result {} instead of null', ['mgmt.errors.envelope']],
+  [
+    'not-found-in-messages',
+    'a resource that does not exist answers errors: [] with the error object in messages',
+    ['mgmt.errors.envelope'],
+  ],
   ['small-error-code', 'a resource that does not exist answers error code 5', ['mgmt.errors.object']],
   [
     'bare-string-messages',
@@ -98,7 +103,7 @@ const ENTRIES: Entry[] = [
   [
     'accept-srv-data-text',
     'SRV data sent as a string (the zone-file form) is read instead of refused, though data is an object',
-    ['mgmt.errors.envelope', 'dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
+    ['dep.dns-error-chain.wrapped', 'dep.dns-error-chain.direct'],
   ],
   // rulesets, rules, custom log fields
   [
@@ -208,6 +213,16 @@ const ENTRIES: Entry[] = [
     ['mgmt.result-info.count'],
   ],
   [
+    'certpacks-info-without-total-count',
+    'certificate pack lists answer result_info without total_count',
+    ['mgmt.result-info.fields'],
+  ],
+  [
+    'certpacks-one-page-without-info',
+    'a certificate pack list that fits on one page is answered without result_info',
+    ['mgmt.certpacks.list', 'mgmt.envelope.result-info'],
+  ],
+  [
     'pack-validity-days-string',
     'certificate packs answer validity_days as a string ("90")',
     ['mgmt.certpacks.schema'],
@@ -226,6 +241,11 @@ const ENTRIES: Entry[] = [
   [
     'invite-status-not-saved',
     'PATCH status accepted succeeds but the invitation stays pending',
+    ['mgmt.invites.accepted-state'],
+  ],
+  [
+    'invite-answer-echoes-status',
+    'PATCH status accepted answers the invitation as accepted, but it stays pending',
     ['mgmt.invites.accepted-state'],
   ],
   [
@@ -330,6 +350,7 @@ const ENTRIES: Entry[] = [
   ],
   ['keep-locked-field', 'DNS records carry locked from 2024-07-14', ['dep.dns-locked.omitted']],
   ['drop-locked-field-early', 'DNS records omit locked before 2024-07-14', ['dep.dns-locked.false']],
+  ['locked-as-string', 'DNS records answer locked as the string "false"', ['dep.dns-locked.false']],
   [
     'refuse-locked-input',
     'from 2024-07-14 a DNS record body carrying locked is refused instead of ignored',
@@ -578,6 +599,12 @@ export const managementFaults: FaultDef[] = [
     area: 'management',
     description: 'retired endpoints answer an error before their end-of-life date',
     breaks: RETIREMENTS.map((r) => `dep.${r.subject}.available`),
+  },
+  {
+    name: 'retired-error-code-string',
+    area: 'management',
+    description: 'retired endpoints answer their error object with the code as a string',
+    breaks: ['mgmt.errors.object'],
   },
   {
     name: 'retired-server-error',

@@ -138,6 +138,8 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
   // A not-found error that carries its code only.
   if (notFound && ctx.faults.has('not-found-without-message'))
     body.errors = body.errors.map((e) => (e.code === CODES.notFound ? ({ code: e.code } as ErrorObject) : e));
+  // The not-found error told in messages, leaving errors empty.
+  if (notFound && ctx.faults.has('not-found-in-messages')) [body.messages, body.errors] = [body.errors, []];
   // A code below the service's range of 1000 and up, for a resource that does not exist.
   if (notFound && ctx.faults.has('small-error-code'))
     body.errors = body.errors.map((e) => (e.code === CODES.notFound ? { ...e, code: 5 } : e));

@@ -39,10 +39,14 @@ export function registerInvites(router: Router): void {
     }
     if (req.ctx.faults.has('reject-invite-accept'))
       throw ApiError.of(403, CODES.badAuth, 'not allowed to answer this invite');
-    if (!req.ctx.faults.has('invite-status-not-saved')) invite.status = status;
+    const saved =
+      !req.ctx.faults.has('invite-status-not-saved') && !req.ctx.faults.has('invite-answer-echoes-status');
+    if (saved) invite.status = status;
     // A status outside the invitation states: what was done rather than the state it is in.
     if (status === 'accepted' && req.ctx.faults.has('invite-status-verb'))
       return { result: { ...invite, status: 'accept' } };
+    // The answer echoes the status asked for, whatever was stored.
+    if (req.ctx.faults.has('invite-answer-echoes-status')) return { result: { ...invite, status } };
     return { result: { ...invite } };
   });
 }

@@ -32,7 +32,10 @@ export function guardRetired(ctx: ReferenceContext, r: Retirement): void {
     throw ApiError.of(
       // A route left in place with its handler gone fails as a server error instead.
       ctx.faults.has('retired-server-error') ? 500 : 410,
-      CODES.retired,
+      // The code as a string, as a gateway that writes its own error objects might.
+      ctx.faults.has('retired-error-code-string')
+        ? (String(CODES.retired) as unknown as number)
+        : CODES.retired,
       `This endpoint reached its end of life on ${r.eol}; ${r.replacement ? `use ${r.replacement}` : 'it has no replacement'}`,
     );
   }

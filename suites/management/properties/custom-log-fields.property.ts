@@ -109,15 +109,27 @@ const paramsSchema: PropertyDef = {
     ),
 };
 
-/** PUTs the log-fields ruleset with one log_custom_field rule and expects the target to refuse it. */
+/**
+ * PUTs the log-fields ruleset with one log_custom_field rule and expects the target to refuse it, once
+ * the valid twin (expression true, one request field) is accepted: a target that refuses that too
+ * proves nothing by refusing this one, and the check is blocked.
+ */
 function refusesRule(
   ctx: PropertyContext,
   rule: { expression: string; action_parameters: Record<string, unknown> },
   why: string,
 ): Promise<void> {
   return serial(() =>
-    withLogFieldsRuleset(ctx, (rs) =>
-      refused(
+    withLogFieldsRuleset(ctx, async (rs) => {
+      const twin = await putLogFieldsRule(ctx, rs, {
+        action_parameters: { request_fields: fields('x-edgecheck-twin') },
+      });
+      if (!twin.env.success) {
+        ctx.blocked(
+          `the target refuses a valid log_custom_field rule too: ${JSON.stringify(twin.env.errors)}`,
+        );
+      }
+      await refused(
         ctx,
         {
           method: 'PUT',
@@ -125,8 +137,8 @@ function refusesRule(
           body: { rules: [{ action: 'log_custom_field', description: `ec-${ctx.runId}`, ...rule }] },
         },
         why,
-      ),
-    ),
+      );
+    }),
   );
 }
 
