@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import { displayPath, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
+
+/**
+ * Suites loaded once into the form the engine runs, kept between runs: a file per content key under
+ * node_modules/.cache/edgecheck (the OS temp folder when there is none; EDGECHECK_CACHE_DIR elsewhere,
+ * EDGECHECK_CACHE=0 off). The key hashes the content of every file the form is made from (the suites
+ * folder, schemas/, the engine's own code), so an edit anywhere is a new key: an entry is never
+ * stale, only unused. Entries are v8-serialized, which keeps Maps and gives each reader its own copy.
+ */
+
+/** The engine's own code: the loader and what it builds with (runner/ or its build, dist/runner/). */
+const ENGINE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Entries kept: a few suites folders (the project's, a test's) and selections side by side. */
+const KEEP = 16;
+
+export function cacheDir(): string | undefined {
+  if (process.env.EDGECHECK_CACHE === '0') return undefined;
+  if (process.env.EDGECHECK_CACHE_DIR) return process.env.EDGECHECK_CACHE_DIR;
+  const modules = path.join(ROOT, 'node_modules');
+  try {
+    if (statSync(modules).isDirectory()) return path.join(modules, '.cache', 'edgecheck');
+  } catch {
+    // An installed package has no node_modules of its own.
+  }
+  return path.join(tmpdir(), `edgecheck-cache-${process.getuid?.() ?? 'user'}`);
+}
+
+/** Every file below `dir` (node_modules and dot-folders aside), in a stable order. */
+function filesBelow(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => !/(^|[\\/])(node_modules|\.[^\\/]*)([\\/]|$)/.test(n))
+    .sort()
+    .map((n) => path.join(dir, n))
+    .filter((f) => {
+      try {
+        return statSync(f).isFile();
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * The key of what loading `root` for `selection` builds: the content of every source file, and
+ * how paths are shown from here (messages name files relative to the working folder).
+ */
+export function contentKey(root: string, selection: string): string {
+  const hash = createHash('sha256');
+  hash.update(`edgecheck compiled suites 1\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`);
+  for (const dir of [root, SCHEMAS_DIR, ENGINE_DIR]) {
+    for (const file of filesBelow(dir)) {
+      hash.update(`${path.relative(dir, file)}\0`);
+      hash.update(readFileSync(file));
+      hash.update('\0');
+    }
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** The entry under `key`, a fresh copy, or undefined when there is none or it cannot be read. */
+export function readCached<T>(key: string): T | undefined {
+  const dir = cacheDir();
+  if (!dir) return undefined;
+  try {
+    return deserialize(readFileSync(path.join(dir, `suites-${key}.bin`))) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `value` under `key`; a cache that cannot be written is only a slower next run. */
+export function writeCached(key: string, value: unknown): void {
+  const dir = cacheDir();
+  if (!dir) return;
+  try {
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `suites-${key}.bin`);
+    // Written aside and renamed, so a reader never sees half an entry.
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, serialize(value));
+    renameSync(partial, file);
+    prune(dir);
+  } catch {
+    // Read-only or full: the next run loads from the sources again.
+  }
+}
+
+/** Drops all but the KEEP newest entries: old keys are never read again. */
+function prune(dir: string): void {
+  const entries = readdirSync(dir)
+    .filter((n) => /^suites-[0-9a-f]+\.bin$/.test(n))
+    .map((n) => ({ file: path.join(dir, n), at: statSync(path.join(dir, n)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const { file } of entries.slice(KEEP)) rmSync(file, { force: true });
+}
