@@ -42,7 +42,7 @@ describe('the compiled suites are never stale', () => {
   });
 
   const load = () => loadSuites(listAreas(suites), listAreas(suites), suites);
-  const entries = () => readdirSync(cache).filter((n) => n.endsWith('.bin'));
+  const entries = () => readdirSync(cache).filter((n) => n.endsWith('.json'));
   const titles = async () => (await load()).cases.map((c) => c.title);
 
   it('keeps what it compiled, and a second load reads it from there', async () => {
@@ -74,6 +74,25 @@ describe('the compiled suites are never stale', () => {
     expect(after).toContain(title.split('').reverse().join(''));
     expect(after).not.toContain(title);
     expect(entries()).toHaveLength(2);
+  });
+
+  it('keeps nothing that JSON would not give back as it was (an infinite number)', async () => {
+    const file = path.join(suites, 'mgmt', 'detail.case.yaml');
+    const kept = entries().length;
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('/result/status: accepted', '/result/status: .inf'),
+    );
+    const loaded = await load();
+    expect(loaded.problems).toEqual([]);
+    const check = loaded.cases
+      .flatMap((c) => c.steps)
+      .flatMap((s) => s.expect ?? [])
+      .find((c) => c.json?.['/result/status'] !== undefined);
+    expect(check?.json?.['/result/status']).toBe(Number.POSITIVE_INFINITY);
+    expect(entries()).toHaveLength(kept);
+    // Read again from the YAML, not from an entry that would say null.
+    expect((await load()).cases).toEqual(loaded.cases);
   });
 
   it('reports a broken case file instead of an old compiled form of it', async () => {

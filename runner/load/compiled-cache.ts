@@ -3,7 +3,6 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deserialize, serialize } from 'node:v8';
 import { displayPath, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
 
 /**
@@ -11,7 +10,8 @@ import { displayPath, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
  * node_modules/.cache/edgecheck (the OS temp folder when there is none; EDGECHECK_CACHE_DIR elsewhere,
  * EDGECHECK_CACHE=0 off). The key hashes the content of every file the form is made from (the suites
  * folder, schemas/, the engine's own code), so an edit anywhere is a new key: an entry is never
- * stale, only unused. Entries are v8-serialized, which keeps Maps and gives each reader its own copy.
+ * stale, only unused. Entries are JSON, which parses ten times faster than v8's own serialization;
+ * a value JSON would not give back as it is (a NaN, a Date, a binary) is not kept.
  */
 
 /** The engine's own code: the loader and what it builds with (runner/ or its build, dist/runner/). */
@@ -58,7 +58,9 @@ function filesBelow(dir: string): string[] {
  */
 export function contentKey(root: string, selection: string): string {
   const hash = createHash('sha256');
-  hash.update(`edgecheck compiled suites 1\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`);
+  hash.update(
+    `edgecheck compiled suites 1\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`,
+  );
   for (const dir of [root, SCHEMAS_DIR, ENGINE_DIR]) {
     for (const file of filesBelow(dir)) {
       hash.update(`${path.relative(dir, file)}\0`);
@@ -74,7 +76,7 @@ export function readCached<T>(key: string): T | undefined {
   const dir = cacheDir();
   if (!dir) return undefined;
   try {
-    return deserialize(readFileSync(path.join(dir, `suites-${key}.bin`))) as T;
+    return JSON.parse(readFileSync(path.join(dir, `suites-${key}.json`), 'utf8')) as T;
   } catch {
     return undefined;
   }
@@ -84,12 +86,14 @@ export function readCached<T>(key: string): T | undefined {
 export function writeCached(key: string, value: unknown): void {
   const dir = cacheDir();
   if (!dir) return;
+  const text = faithfulJson(value);
+  if (text === undefined) return;
   try {
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `suites-${key}.bin`);
+    const file = path.join(dir, `suites-${key}.json`);
     // Written aside and renamed, so a reader never sees half an entry.
     const partial = `${file}.${process.pid}.partial`;
-    writeFileSync(partial, serialize(value));
+    writeFileSync(partial, text);
     renameSync(partial, file);
     prune(dir);
   } catch {
@@ -100,8 +104,33 @@ export function writeCached(key: string, value: unknown): void {
 /** Drops all but the KEEP newest entries: old keys are never read again. */
 function prune(dir: string): void {
   const entries = readdirSync(dir)
-    .filter((n) => /^suites-[0-9a-f]+\.bin$/.test(n))
+    .filter((n) => /^suites-[0-9a-f]+\.json$/.test(n))
     .map((n) => ({ file: path.join(dir, n), at: statSync(path.join(dir, n)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
   for (const { file } of entries.slice(KEEP)) rmSync(file, { force: true });
+}
+
+/**
+ * `value` as JSON, or undefined when JSON.parse would not give it back: a number that is not finite,
+ * a hole or undefined in an array, or an object JSON flattens (a Date, a Map, a binary). An object's
+ * undefined property is left out, as reading it gives the same.
+ */
+function faithfulJson(value: unknown): string | undefined {
+  let faithful = true;
+  const text = JSON.stringify(value, function (this: Record<string, unknown>, key, v) {
+    const raw = this[key];
+    if (
+      (typeof v === 'number' && !Number.isFinite(v)) ||
+      (Array.isArray(this) && v === undefined) ||
+      typeof v === 'bigint' ||
+      (raw !== null &&
+        typeof raw === 'object' &&
+        !Array.isArray(raw) &&
+        Object.getPrototypeOf(raw) !== Object.prototype &&
+        Object.getPrototypeOf(raw) !== null)
+    )
+      faithful = false;
+    return typeof v === 'bigint' ? undefined : v;
+  });
+  return faithful ? text : undefined;
 }

@@ -34,7 +34,7 @@ export async function loadSuites(
   const problems: Problem[] = [];
   // The YAML as the engine runs it, from the compiled cache when no source file changed since.
   const key = contentKey(root, `${areas.join(',')}\0${allAreas.join(',')}`);
-  const compiled = readCached<Compiled>(key) ?? compile(areas, allAreas, root, problems);
+  const compiled = fromCache(readCached<Kept>(key)) ?? compile(areas, allAreas, root, problems);
   if (!problems.length) writeCachedOnce(key, compiled);
   const { clauses, cases } = compiled;
   let properties: LoadedProperty[] = [];
@@ -52,6 +52,16 @@ export async function loadSuites(
 interface Compiled {
   clauses: Map<string, Clause>;
   cases: CaseDef[];
+}
+
+/** The compiled form as the cache keeps it: JSON, the clauses as entries. */
+interface Kept {
+  clauses: [string, Clause][];
+  cases: CaseDef[];
+}
+
+function fromCache(kept: Kept | undefined): Compiled | undefined {
+  return kept && { clauses: new Map(kept.clauses), cases: kept.cases };
 }
 
 /** Clauses of all areas and cases of the selected ones from their YAML, each problem collected. */
@@ -84,8 +94,8 @@ function compile(
 /** Keeps a freshly compiled form (one read from the cache is there already). */
 function writeCachedOnce(key: string, compiled: Compiled & { fresh?: true }): void {
   if (!compiled.fresh) return;
-  const { fresh: _, ...value } = compiled;
-  writeCached(key, value);
+  const kept: Kept = { clauses: [...compiled.clauses], cases: compiled.cases };
+  writeCached(key, kept);
 }
 
 /** An InputError as a problem of `problems`; anything else is not the input's, and is thrown. */
