@@ -11,6 +11,8 @@ export interface MeasuredRun {
   cpuS: number;
   referenceCpuS?: number;
   runnerCpuS?: number;
+  /** Peak resident memory of the process (both threads), MiB. */
+  peakMiB?: number;
   exitCode: number | null;
   /** The run's JSON results, when it wrote them. */
   results?: any;
@@ -52,12 +54,19 @@ export async function measuredRun(
       child.on('exit', resolve);
     });
     const wallMs = performance.now() - t;
-    const cpu = readJson(cpuFile) as { total: number; reference: number; runner: number; workers: number };
+    const cpu = readJson(cpuFile) as {
+      total: number;
+      reference: number;
+      runner: number;
+      workers: number;
+      peakKiB: number;
+    };
     return {
       wallMs,
       cpuS: cpu?.total ?? Number.NaN,
       referenceCpuS: cpu?.workers ? cpu.reference : undefined,
       runnerCpuS: cpu?.workers ? cpu.runner : undefined,
+      peakMiB: cpu ? cpu.peakKiB / 1024 : undefined,
       exitCode,
       results: readJson(resultsFile),
     };
@@ -94,6 +103,7 @@ export async function medianRun(
     cpuS: median((r) => r.cpuS)!,
     referenceCpuS: median((r) => r.referenceCpuS),
     runnerCpuS: median((r) => r.runnerCpuS),
+    peakMiB: median((r) => r.peakMiB),
     exitCode: runs.find((r) => r.exitCode !== 0)?.exitCode ?? runs[0].exitCode,
     results: runs[0].results,
   };

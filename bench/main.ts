@@ -72,7 +72,9 @@ row(
   f(((suites.runnerCpuS ?? Number.NaN) * 1000) / suites.requests, 2),
   f(((suites.referenceCpuS ?? Number.NaN) * 1000) / suites.requests, 2),
 );
-console.log(`  exit ${suites.exitCode}, ${suites.cases} cases, median of ${rounds} runs`);
+console.log(
+  `  exit ${suites.exitCode}, ${suites.cases} cases, peak memory ${f(suites.peakMiB ?? Number.NaN, 0)} MiB, median of ${rounds} runs`,
+);
 console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}`);
 console.log(
   `  requests: ${suites.requests} (${Object.entries(suites.requestsBySuite)

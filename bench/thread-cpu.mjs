@@ -1,5 +1,5 @@
 // Preloaded into a measured edgecheck process (node --import, which worker threads run too): at
-// exit, writes the process's CPU seconds to EDGECHECK_BENCH_CPU_FILE, split into the reference's
+// exit, writes the process's CPU seconds (and peak memory) to EDGECHECK_BENCH_CPU_FILE, split into the reference's
 // worker thread and the rest (the runner, with V8's and libuv's helper threads). Linux only for the
 // split (/proc); elsewhere the total alone. Node 20 has no per-thread CPU call and names every
 // thread "node", so each worker says which thread it is, and the main thread samples them while
