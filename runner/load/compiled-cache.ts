@@ -28,7 +28,23 @@ export function cacheDir(): string | undefined {
   } catch {
     // An installed package has no node_modules of its own.
   }
-  return path.join(tmpdir(), `edgecheck-cache-${process.getuid?.() ?? 'user'}`);
+  return ownTempDir(path.join(tmpdir(), `edgecheck-cache-${process.getuid?.() ?? 'user'}`));
+}
+
+/**
+ * A folder of the shared temp folder, used only when it is this user's alone: an entry another user
+ * could write would decide what the run sends.
+ */
+function ownTempDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = statSync(dir);
+    const uid = process.getuid?.();
+    if (uid !== undefined && (st.uid !== uid || (st.mode & 0o022) !== 0)) return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every file below `dir` (node_modules and dot-folders aside), in a stable order. */
