@@ -1,7 +1,7 @@
 // Preloaded into a measured edgecheck process (node --import, which worker threads run too): at
-// exit, writes the process's CPU seconds (and peak memory) to EDGECHECK_BENCH_CPU_FILE, split into the reference's
-// worker thread and the rest (the runner, with V8's and libuv's helper threads). Linux only for the
-// split (/proc); elsewhere the total alone. Node 20 has no per-thread CPU call and names every
+// exit, writes the process's CPU seconds and peak memory to EDGECHECK_BENCH_CPU_FILE, the CPU split
+// into the reference's worker thread and the rest (the runner, with V8's and libuv's helper
+// threads). Linux only for the split (/proc); elsewhere the total alone. Node 20 has no per-thread CPU call and names every
 // thread "node", so each worker says which thread it is, and the main thread samples them while
 // they live: a worker's entry vanishes when it ends.
 import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -48,9 +48,11 @@ if (file && !isMainThread) {
     const total = (u.user + u.system) / 1e6;
     let reference = 0;
     for (const s of workers.values()) reference += s;
+    // Peak resident memory of the process, both threads (KiB).
+    const peakKiB = process.resourceUsage().maxRSS;
     writeFileSync(
       file,
-      JSON.stringify({ total, reference, runner: total - reference, workers: workers.size }),
+      JSON.stringify({ total, reference, runner: total - reference, workers: workers.size, peakKiB }),
     );
   });
 }
