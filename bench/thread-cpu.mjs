@@ -1,9 +1,9 @@
 // Preloaded into a measured edgecheck process (node --import, which worker threads run too): at
 // exit, writes the process's CPU seconds and peak memory to EDGECHECK_BENCH_CPU_FILE, the CPU split
 // into the reference's worker thread and the rest (the runner, with V8's and libuv's helper
-// threads). Linux only for the split (/proc); elsewhere the total alone. Node 20 has no per-thread CPU call and names every
-// thread "node", so each worker says which thread it is, and the main thread samples them while
-// they live: a worker's entry vanishes when it ends.
+// threads). Linux only for the split (/proc); elsewhere the total alone. Node 20 has no per-thread
+// CPU call and names every thread "node", so each worker says which thread it is, and the main
+// thread samples them while they live: a worker's entry vanishes when it ends.
 import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 
