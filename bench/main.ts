@@ -6,18 +6,24 @@ import { measureGib } from './gib-memory.ts';
 import { measureLatency } from './latency.ts';
 import { measureOverhead } from './overhead.ts';
 import { measurePacedRun } from './paced-run.ts';
+import { profileFullRun } from './profile.ts';
 import { measureProxyOverhead } from './proxy-overhead.ts';
 import { measureProxySoak } from './proxy-soak.ts';
 import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
-import { measureSuites } from './suites-time.ts';
+import { measureEachSuite, measureSuites } from './suites-time.ts';
 
 /**
  * `npm run bench`: prints the numbers behind the project's targets. It measures and prints;
  * it asserts nothing, so a busy machine never fails a build. `--skip-gib` leaves out the 1 GiB run,
  * `--skip-failing` the runs against failing targets (about two minutes);
  * `--npm-test` also times the project's own `npm test` (minutes); `--soak N` sends N exchanges
- * through the proxy in its soak (default 1,000,000: minutes); `--soak-only` runs the soak alone.
+ * through the proxy in its soak (default 1,000,000: minutes); `--soak-only` runs the soak alone;
+ * `--rounds N` sets how many runs
+ * each CPU figure is the median of (default 3); `--profile` also writes a CPU profile of the full
+ * run (out/bench-profile/) and prints its top modules and functions (`--profile-only`: that alone);
+ * `--cpu-only` stops after the CPU figures (suites, start-up, profile).
+ * CPU seconds are user + system of the whole process, the reference's worker thread apart (Linux).
  */
 const soakIndex = process.argv.indexOf('--soak');
 const soakExchanges = soakIndex > 0 ? Number(process.argv[soakIndex + 1]) : 1_000_000;
@@ -28,11 +34,30 @@ if (!Number.isSafeInteger(soakExchanges) || soakExchanges < 10_000) {
 const skipGib = process.argv.includes('--skip-gib');
 const skipFailing = process.argv.includes('--skip-failing');
 const npmTest = process.argv.includes('--npm-test');
+const profile = process.argv.includes('--profile');
+const profileOnly = process.argv.includes('--profile-only');
+const cpuOnly = process.argv.includes('--cpu-only');
+const roundsAt = process.argv.indexOf('--rounds');
+const rounds = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : 3;
 const f = (n: number, d = 1) => n.toFixed(d);
 const row = (...cells: string[]) =>
   console.log(cells.map((c, i) => (i ? c.padStart(14) : c.padEnd(34))).join(''));
 
-console.log('edgecheck benchmark (targets in brackets)\n');
+/** The full run's CPU profile, by thread: its top modules and functions by self time. */
+async function printProfile(): Promise<void> {
+  console.log('CPU profile of the full run (self time by module, then by function)');
+  for (const t of await profileFullRun()) {
+    console.log(
+      `  ${t.thread}: busy ${f(t.summary.busyMs / 1000, 2)} s of ${f(t.summary.totalMs / 1000, 2)} s  (${path.relative(process.cwd(), t.file)})`,
+    );
+    for (const m of t.summary.modules.slice(0, 12))
+      console.log(`    ${f(m.ms, 0).padStart(7)} ms  ${m.module}`);
+    console.log('    top functions:');
+    for (const fn of t.summary.functions.slice(0, 12))
+      console.log(`    ${f(fn.ms, 0).padStart(7)} ms  ${fn.fn}`);
+  }
+  console.log('');
+}
 
 /** edgecheck proxy left running: flat memory, throughput and added latency at 64 clients. */
 async function printSoak(): Promise<void> {
@@ -67,25 +92,88 @@ async function printSoak(): Promise<void> {
   );
 }
 
+console.log('edgecheck benchmark (targets in brackets)\n');
 if (process.argv.includes('--soak-only')) {
   await printSoak();
   process.exit(0);
 }
+if (profileOnly) {
+  await printProfile();
+  process.exit(0);
+}
 
-const suites = await measureSuites();
-row('every suite, quick, embedded reference', 'wall s', 'cases', 'exit');
+const suites = await measureSuites(rounds);
+row('every suite, quick, embedded reference', 'wall s', 'CPU s', 'runner CPU s', 'ref. CPU s');
 row(
-  '  process start to exit [<= 5 s]',
+  '  process start to exit [<= 5 s, <= 6 s CPU]',
   f(suites.wallMs / 1000, 2),
-  String(suites.cases),
-  String(suites.exitCode),
+  f(suites.cpuS, 2),
+  f(suites.runnerCpuS ?? Number.NaN, 2),
+  f(suites.referenceCpuS ?? Number.NaN, 2),
+);
+row(
+  '  CPU per request, ms [<= 1.5 ms]',
+  '',
+  f((suites.cpuS * 1000) / suites.requests, 2),
+  f(((suites.runnerCpuS ?? Number.NaN) * 1000) / suites.requests, 2),
+  f(((suites.referenceCpuS ?? Number.NaN) * 1000) / suites.requests, 2),
+);
+console.log(
+  `  exit ${suites.exitCode}, ${suites.cases} cases, peak memory ${f(suites.peakMiB ?? Number.NaN, 0)} MiB, median of ${rounds} runs`,
 );
 console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}`);
 console.log(
   `  requests: ${suites.requests} (${Object.entries(suites.requestsBySuite)
     .map(([area, n]) => `${area} ${n}`)
-    .join(', ')})\n`,
+    .join(', ')})`,
 );
+for (const { suite, run } of await measureEachSuite(rounds)) {
+  row(
+    `  --suite ${suite} (${run.requests} requests)`,
+    f(run.wallMs / 1000, 2),
+    f(run.cpuS, 2),
+    f(run.runnerCpuS ?? Number.NaN, 2),
+    f(run.referenceCpuS ?? Number.NaN, 2),
+  );
+  row(
+    '    CPU per request, ms',
+    '',
+    f((run.cpuS * 1000) / run.requests, 2),
+    f(((run.runnerCpuS ?? Number.NaN) * 1000) / run.requests, 2),
+    f(((run.referenceCpuS ?? Number.NaN) * 1000) / run.requests, 2),
+  );
+}
+console.log('');
+
+// The installed package runs the build; a checkout runs its sources through tsx.
+await build();
+for (const built of [true, false]) {
+  const s = await measureStartup(built, rounds);
+  row(
+    `start-up, ${built ? 'the build' : 'the sources'}`,
+    'wall ms',
+    'CPU ms',
+    'runner CPU ms',
+    'ref. CPU ms',
+  );
+  row(`  edgecheck --help [<= 150 ms]`, f(s.help.wallMs, 0), f(s.help.cpuS * 1000, 0));
+  for (const [label, r] of [
+    [`  run --clause ${ONE_CLAUSE} [<= 800 ms]`, s.oneClause],
+    ['    the same, suites not yet compiled', s.oneClauseFirst],
+  ] as const) {
+    row(
+      label,
+      f(r.wallMs, 0),
+      f(r.cpuS * 1000, 0),
+      f((r.runnerCpuS ?? Number.NaN) * 1000, 0),
+      f((r.referenceCpuS ?? Number.NaN) * 1000, 0),
+    );
+  }
+}
+console.log('');
+
+if (profile) await printProfile();
+if (cpuOnly) process.exit(0);
 
 // A live target's budget, not the CPU, sets a live run's time.
 const paced = await measurePacedRun();
@@ -98,15 +186,6 @@ row(
 );
 if (paced.exitCode !== 0)
   console.log(`  the paced run exited ${paced.exitCode} (${paced.failing} clauses failing or erroring)`);
-console.log('');
-
-// The installed package runs the build; a checkout runs its sources through tsx.
-await build();
-const fromBuild = await measureStartup(true);
-const fromSources = await measureStartup(false);
-row('start-up, process start to exit', 'build ms', 'sources ms');
-row('  edgecheck --help [build <= 300 ms]', f(fromBuild.helpMs, 0), f(fromSources.helpMs, 0));
-row(`  run --clause ${ONE_CLAUSE}`, f(fromBuild.oneClauseMs, 0), f(fromSources.oneClauseMs, 0));
 console.log('');
 
 // The build is what the installed package runs; a checkout runs the sources through tsx.

@@ -1,12 +1,7 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { ROOT } from '../runner/util/paths.ts';
+import { listAreas } from '../runner/api.ts';
+import { type MeasuredRun, measuredRun, medianRun } from './cpu-run.ts';
 
-export interface SuitesTime {
-  wallMs: number;
-  exitCode: number | null;
+export interface SuitesTime extends MeasuredRun {
   summary: Record<string, Record<string, number>>;
   cases: number;
   /** Requests the cases of each suite sent. */
@@ -14,31 +9,33 @@ export interface SuitesTime {
   requests: number;
 }
 
-/** `edgecheck run` as a user runs it: a new process, the embedded reference, every suite, quick profile. */
-export async function measureSuites(): Promise<SuitesTime> {
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'edgecheck-bench-')), 'results.json');
-  const t = performance.now();
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'bin/edgecheck.mjs'), 'run', '--profile', 'quick', '--reporter', `json=${out}`],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const wallMs = performance.now() - t;
-  const results = JSON.parse(readFileSync(out, 'utf8'));
-  rmSync(path.dirname(out), { recursive: true, force: true });
+/** A quick-profile run against the embedded reference, as a user starts it; median of `rounds`. */
+async function measureRun(suites: string[], rounds: number): Promise<SuitesTime> {
+  const args = ['run', '--profile', 'quick', '--reporter', 'json=RESULTS'];
+  for (const s of suites) args.push('--suite', s);
+  const run = await medianRun(rounds, () => measuredRun(args));
+  const results = run.results;
   const requestsBySuite: Record<string, number> = {};
-  for (const c of results.cases as { area: string; requests?: number }[]) {
+  for (const c of (results?.cases ?? []) as { area: string; requests?: number }[]) {
     requestsBySuite[c.area] = (requestsBySuite[c.area] ?? 0) + (c.requests ?? 0);
   }
   return {
-    wallMs,
-    exitCode,
-    summary: results.summary,
-    cases: results.cases.length,
+    ...run,
+    summary: results?.summary ?? {},
+    cases: results?.cases?.length ?? 0,
     requestsBySuite,
-    requests: results.requests.total,
+    requests: results?.requests?.total ?? 0,
   };
+}
+
+/** `edgecheck run` as a user runs it: a new process, the embedded reference, every suite, quick profile. */
+export function measureSuites(rounds = 3): Promise<SuitesTime> {
+  return measureRun([], rounds);
+}
+
+/** Each suite alone, the same way. */
+export async function measureEachSuite(rounds = 3): Promise<{ suite: string; run: SuitesTime }[]> {
+  const out: { suite: string; run: SuitesTime }[] = [];
+  for (const suite of listAreas()) out.push({ suite, run: await measureRun([suite], rounds) });
+  return out;
 }

@@ -11,10 +11,13 @@ const built = new URL('../dist/cli/main.js', import.meta.url);
 const fromSource =
   existsSync(new URL('../cli/main.ts', import.meta.url)) &&
   !(process.env.EDGECHECK_DIST === '1' && existsSync(built));
-// Before tsx, so that tsx hands it Node's own answers: suites kept anywhere load as this package's.
-module.register('./suite-hooks.mjs', { parentURL: import.meta.url, data: { fromSource } });
 let main;
 if (fromSource) {
+  // Before tsx, so that tsx hands it Node's own answers: suites kept anywhere load as this package's.
+  // The build registers them only when it loads such suites (runner/load/properties.ts): hooks put
+  // every import of the process through a loader thread.
+  module.register('./suite-hooks.mjs', { parentURL: import.meta.url, data: { fromSource } });
+  globalThis[Symbol.for('edgecheck.suite-hooks')] = true;
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import('../cli/main.ts'));

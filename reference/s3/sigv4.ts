@@ -135,15 +135,33 @@ function parseAmzDate(value: string | null | undefined): Date {
   return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]));
 }
 
+/**
+ * AWS's signer for a scope, one per context and scope: it keeps the signing key it derives (four
+ * HMACs) for the day, which a signer made afresh for each request would derive again.
+ */
+const signers = new WeakMap<ReferenceContext, Map<string, SignatureV4>>();
+
 function signer(scope: Scope, ctx: ReferenceContext): SignatureV4 {
-  return new SignatureV4({
-    credentials: { accessKeyId: scope.accessKeyId, secretAccessKey: ctx.credentials.secretAccessKey },
-    region: scope.region,
-    service: 's3',
-    sha256: NodeSha256,
-    uriEscapePath: false,
-    applyChecksum: false,
-  });
+  const { secretAccessKey } = ctx.credentials;
+  let byScope = signers.get(ctx);
+  if (!byScope) {
+    byScope = new Map();
+    signers.set(ctx, byScope);
+  }
+  const key = `${scope.accessKeyId}\0${scope.region}\0${secretAccessKey}`;
+  let s = byScope.get(key);
+  if (!s) {
+    s = new SignatureV4({
+      credentials: { accessKeyId: scope.accessKeyId, secretAccessKey },
+      region: scope.region,
+      service: 's3',
+      sha256: NodeSha256,
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
+    byScope.set(key, s);
+  }
+  return s;
 }
 
 /** S3 signs the path as sent; some clients encode it differently from AWS's rule, so try the strict form too. */

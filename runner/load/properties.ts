@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import module, { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PropertyDef } from '../model/property.ts';
 import { errorMessage, InputError } from '../util/errors.ts';
-import { BUILT, displayPath, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
+import { BUILT, displayPath, ROOT, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
 
 export interface LoadedProperty {
   def: PropertyDef;
@@ -23,6 +23,24 @@ function propertyFiles(dir: string): string[] {
     .filter((n) => n.endsWith(preferred) || !names.includes(n.slice(0, -3) + preferred))
     .sort()
     .map((n) => path.join(dir, n));
+}
+
+/** Set by whoever registers bin/suite-hooks.mjs (bin/edgecheck.mjs does from the sources). */
+const SUITE_HOOKS = Symbol.for('edgecheck.suite-hooks');
+
+/**
+ * The build registers the suite hooks (bin/suite-hooks.mjs) only when it loads suites kept outside
+ * the package, whose `edgecheck/kit` and module format need them: once registered, every import
+ * of the process goes through a loader thread, a third of a second of CPU at each start.
+ * The project's own suites import the kit as the package's self-reference, which needs none.
+ */
+function ensureSuiteHooks(): void {
+  const global = globalThis as Record<symbol, unknown>;
+  if (!BUILT || global[SUITE_HOOKS]) return;
+  global[SUITE_HOOKS] = true;
+  module.register(pathToFileURL(path.join(ROOT, 'bin', 'suite-hooks.mjs')).href, {
+    data: { fromSource: false },
+  });
 }
 
 let typeScript: Promise<boolean> | undefined;
@@ -63,6 +81,8 @@ export async function loadProperties(areas: string[], root = SUITES_DIR): Promis
   for (const area of areas) {
     const dir = path.join(codeRoot, area, 'properties');
     if (!existsSync(dir)) continue;
+    // Before tsx registers its own (loadsTypeScript), so that tsx hands these Node's own answers.
+    if (codeRoot !== SUITES_CODE_DIR) ensureSuiteHooks();
     for (const file of propertyFiles(dir)) {
       if (file.endsWith('.ts') && !(await loadsTypeScript(dir))) {
         throw new InputError(

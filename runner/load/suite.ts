@@ -4,6 +4,7 @@ import { InputError } from '../util/errors.ts';
 import { SUITES_DIR } from '../util/paths.ts';
 import { caseFiles, loadCaseFile } from './cases.ts';
 import { loadClauses } from './clauses.ts';
+import { contentKey, readCached, writeCached } from './compiled-cache.ts';
 import { lintSuites, type Problem } from './lint.ts';
 import { resolvePassiveRefs } from './passive-refs.ts';
 import { type LoadedProperty, loadProperties } from './properties.ts';
@@ -31,10 +32,46 @@ export async function loadSuites(
       throw new InputError(`--suite ${a}`, `no such suite; known: ${allAreas.join(', ')}`);
   }
   const problems: Problem[] = [];
-  const asProblem = (err: unknown) => {
-    if (err instanceof InputError) problems.push({ where: err.where, what: err.what, level: 'error' });
-    else throw err;
-  };
+  // The YAML as the engine runs it, from the compiled cache when no source file changed since.
+  const key = contentKey(root, `${areas.join(',')}\0${allAreas.join(',')}`);
+  const compiled = fromCache(readCached<Kept>(key)) ?? compile(areas, allAreas, root, problems);
+  if (!problems.length) writeCachedOnce(key, compiled);
+  const { clauses, cases } = compiled;
+  let properties: LoadedProperty[] = [];
+  try {
+    properties = await loadProperties(areas, root);
+  } catch (err) {
+    collectInto(problems)(err);
+  }
+  if (!problems.length)
+    problems.push(...resolvePassiveRefs(clauses, cases, areas.length === allAreas.length));
+  if (!problems.length) problems.push(...lintSuites(clauses, cases, properties));
+  return { areas, clauses, cases, properties, problems };
+}
+
+interface Compiled {
+  clauses: Map<string, Clause>;
+  cases: CaseDef[];
+}
+
+/** The compiled form as the cache keeps it: JSON, the clauses as entries. */
+interface Kept {
+  clauses: [string, Clause][];
+  cases: CaseDef[];
+}
+
+function fromCache(kept: Kept | undefined): Compiled | undefined {
+  return kept && { clauses: new Map(kept.clauses), cases: kept.cases };
+}
+
+/** Clauses of all areas and cases of the selected ones from their YAML, each problem collected. */
+function compile(
+  areas: string[],
+  allAreas: string[],
+  root: string,
+  problems: Problem[],
+): Compiled & { fresh: true } {
+  const asProblem = collectInto(problems);
   let clauses = new Map<string, Clause>();
   try {
     clauses = loadClauses(allAreas, root);
@@ -51,14 +88,20 @@ export async function loadSuites(
       }
     }
   }
-  let properties: LoadedProperty[] = [];
-  try {
-    properties = await loadProperties(areas, root);
-  } catch (err) {
-    asProblem(err);
-  }
-  if (!problems.length)
-    problems.push(...resolvePassiveRefs(clauses, cases, areas.length === allAreas.length));
-  if (!problems.length) problems.push(...lintSuites(clauses, cases, properties));
-  return { areas, clauses, cases, properties, problems };
+  return { clauses, cases, fresh: true };
+}
+
+/** Keeps a freshly compiled form (one read from the cache is there already). */
+function writeCachedOnce(key: string, compiled: Compiled & { fresh?: true }): void {
+  if (!compiled.fresh) return;
+  const kept: Kept = { clauses: [...compiled.clauses], cases: compiled.cases };
+  writeCached(key, kept);
+}
+
+/** An InputError as a problem of `problems`; anything else is not the input's, and is thrown. */
+function collectInto(problems: Problem[]): (err: unknown) => void {
+  return (err) => {
+    if (err instanceof InputError) problems.push({ where: err.where, what: err.what, level: 'error' });
+    else throw err;
+  };
 }

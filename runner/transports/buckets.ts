@@ -1,12 +1,4 @@
-import {
-  AbortMultipartUploadCommand,
-  DeleteBucketCommand,
-  DeleteObjectsCommand,
-  HeadBucketCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Agent } from 'undici';
 import { runPrefix } from '../model/run-id.ts';
 import type { S3Target } from '../model/target.ts';
@@ -14,7 +6,7 @@ import { bucketRefused } from '../results/advice.ts';
 import { TargetBlocked, TargetError } from '../util/errors.ts';
 import { type SendOptions, sendHttp } from './http.ts';
 import { buildS3Request } from './s3-raw.ts';
-import { retryingClient } from './s3-sdk.ts';
+import { retryingClient, s3Sdk } from './s3-sdk.ts';
 import type { Reservation, Traffic } from './traffic.ts';
 
 /** A bucket name from the run id: lower case, at most 63 characters, recognisable as edgecheck's. */
@@ -76,6 +68,7 @@ export async function destroyBucket(
   traffic?: Traffic,
   reservation?: Reservation,
 ): Promise<void> {
+  const { DeleteBucketCommand, HeadBucketCommand } = s3Sdk();
   const s3 = retryingClient(client, undefined, traffic, signal, reservation, true);
   const opts = { abortSignal: signal };
   const gone = () =>
@@ -99,6 +92,12 @@ export async function destroyBucket(
 
 /** Deletes every object of the bucket, then aborts its unfinished uploads. */
 async function emptyBucket(s3: S3Client, name: string, opts: { abortSignal?: AbortSignal }): Promise<void> {
+  const {
+    AbortMultipartUploadCommand,
+    DeleteObjectsCommand,
+    ListMultipartUploadsCommand,
+    ListObjectsV2Command,
+  } = s3Sdk();
   let token: string | undefined;
   do {
     const page = await s3.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }), opts);

@@ -1,6 +1,6 @@
+import { createRequire } from 'node:module';
 import { Transform } from 'node:stream';
-import * as S3 from '@aws-sdk/client-s3';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type * as S3 from '@aws-sdk/client-s3';
 import { generateStream } from '../data/generate.ts';
 import type { S3Target } from '../model/target.ts';
 import { GeneratedBody } from '../template/resolve.ts';
@@ -26,6 +26,30 @@ const STREAMING_OUTPUT = new Set(['GetObject', 'GetObjectTorrent', 'SelectObject
 /** How much of a parsed answer is kept to say what it was when the SDK cannot read it. */
 const HEAD_BYTES = 512;
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+type Handler = typeof import('@smithy/node-http-handler');
+let sdk: { S3: Sdk; NodeHttpHandler: Handler['NodeHttpHandler'] } | undefined;
+
+/**
+ * The AWS SDK, loaded on first use: a tenth of a second of CPU and more, which a run that sends no
+ * S3 command never pays. Both packages are CommonJS only (their ES module builds are not what
+ * Node imports), so this is the very instance an `import` of them gives.
+ */
+function loaded(): NonNullable<typeof sdk> {
+  if (!sdk) {
+    const require = createRequire(import.meta.url);
+    const S3 = require('@aws-sdk/client-s3') as Sdk;
+    const { NodeHttpHandler } = require('@smithy/node-http-handler') as Handler;
+    sdk = { S3, NodeHttpHandler };
+  }
+  return sdk;
+}
+
+/** The AWS SDK's S3 client package (its commands), loaded on first use. */
+export function s3Sdk(): Sdk {
+  return loaded().S3;
+}
+
 /** The real SDK, pointed at the target; one client per run so connections are reused. */
 export function createS3Client(
   target: S3Target,
@@ -39,6 +63,7 @@ export function createS3Client(
     maxSockets: Math.max(connections, 4),
     lookup: lookupLocalhost as any,
   };
+  const { S3, NodeHttpHandler } = loaded();
   const client = new S3.S3Client({
     endpoint: target.endpoint,
     region: target.region,
@@ -246,7 +271,7 @@ export interface S3SendOptions {
 type CommandCtor = new (input: Record<string, unknown>) => S3.$Command<any, any, any, any, any>;
 
 export function commandFor(name: string): CommandCtor | undefined {
-  const ctor = (S3 as Record<string, unknown>)[`${name}Command`];
+  const ctor = (s3Sdk() as Record<string, unknown>)[`${name}Command`];
   return typeof ctor === 'function' ? (ctor as CommandCtor) : undefined;
 }
 
