@@ -208,6 +208,24 @@ describe('each check needs only what it needs: a refused step blocks only the st
   }, 60_000);
 });
 
+describe('a check exactly as wide as its clause', () => {
+  it('part ETags answered unquoted by UploadPartCopy fail no clause: how they are quoted is no clause of copying a range', async () => {
+    const { proxy, results } = await runThrough({ unquotePartCopyETag: true }, { clauses: ['s3.copy.*'] });
+    expect(proxy.counts.rewritten).toBeGreaterThan(0);
+    expect(
+      results.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
+    ).toEqual([]);
+  }, 60_000);
+
+  it('listing echoes and NextMarker left unencoded under encoding-type url fail s3.list.encoding-type alone', async () => {
+    const { proxy, results } = await runThrough({ unencodedListEchoes: true }, { clauses: ['s3.list.*'] });
+    expect(proxy.counts.rewritten).toBeGreaterThan(0);
+    expect(
+      results.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id),
+    ).toEqual(['s3.list.encoding-type']);
+  }, 120_000);
+});
+
 describe('evidence: a failure cites the exchange that shows the departure', () => {
   it('UploadPart and Complete of an aborted upload answering 500 fail s3.error.no-such-upload, each citing that 500, and nothing else', async () => {
     const { proxy, results } = await runThrough(

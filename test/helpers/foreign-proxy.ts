@@ -48,6 +48,13 @@ export interface ForeignHabits {
   otherDocumentFor?: string;
   /** The first CompleteMultipartUpload of each upload answers an empty <ETag>; a repeat answers it whole. */
   emptyFirstCompleteETag?: boolean;
+  /** UploadPartCopy answers the part's ETag in CopyPartResult without its quotes. */
+  unquotePartCopyETag?: boolean;
+  /**
+   * With encoding-type url, a listing's echoes (Prefix, Delimiter, Marker, StartAfter) and its
+   * NextMarker come back decoded, while keys and common prefixes stay encoded.
+   */
+  unencodedListEchoes?: boolean;
 }
 
 export interface ForeignProxy {
@@ -59,6 +66,7 @@ export interface ForeignProxy {
     throttled: number;
     aborted500: number;
     vanished: number;
+    rewritten: number;
     chunked411: number;
     emptied: number;
     otherDocument: number;
@@ -81,6 +89,22 @@ const streamingSigned = (req: IncomingMessage) =>
   String(req.headers['x-amz-content-sha256'] ?? '').startsWith('STREAMING-');
 
 /** The error document with its <Message> emptied. */
+const xmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** A listing with its echoes and NextMarker decoded, keys and common prefixes left as they are. */
+const decodeEchoes = (xml: string) =>
+  xml.replace(
+    /<(Prefix|Delimiter|Marker|StartAfter|NextMarker)>([^<]*)<\/\1>/g,
+    (whole, tag: string, text: string, at: number) => {
+      // A Prefix inside CommonPrefixes is a common prefix, not the echo.
+      const before = xml.slice(0, at);
+      if (
+        tag === 'Prefix' &&
+        before.lastIndexOf('<CommonPrefixes>') > before.lastIndexOf('</CommonPrefixes>')
+      )
+        return whole;
+      return `<${tag}>${xmlText(decodeURIComponent(text))}</${tag}>`;
+    },
+  );
 const emptyMessage = (xml: string) => xml.replace(/<Message>[\s\S]*?<\/Message>/, '<Message></Message>');
 
 /** Passes on an answer with its body rewritten (length adjusted): a target that words it so. */
@@ -119,6 +143,7 @@ export async function startForeignProxy(
     throttled: 0,
     aborted500: 0,
     vanished: 0,
+    rewritten: 0,
     chunked411: 0,
     emptied: 0,
     otherDocument: 0,
@@ -233,6 +258,25 @@ export async function startForeignProxy(
           return;
         }
         if (req.method === 'DELETE' && uploadId && status < 300) aborted.add(uploadId);
+        if (
+          habits.unquotePartCopyETag &&
+          req.method === 'PUT' &&
+          uploadId &&
+          req.headers['x-amz-copy-source']
+        ) {
+          counts.rewritten += 1;
+          rewriteError(answer, res, (xml) =>
+            xml.replace(/<ETag>(?:"|&quot;)([^<"&]*)(?:"|&quot;)<\/ETag>/, '<ETag>$1</ETag>'),
+          );
+          return;
+        }
+        const listing =
+          req.method === 'GET' && parts.length === 1 && url.searchParams.get('encoding-type') === 'url';
+        if (habits.unencodedListEchoes && listing && !url.searchParams.has('uploads') && status === 200) {
+          counts.rewritten += 1;
+          rewriteError(answer, res, decodeEchoes);
+          return;
+        }
         if (status >= 300 && (habits.emptyErrorBody || habits.emptyErrorMessage)) {
           rewriteError(answer, res, habits.emptyErrorBody ? () => '' : emptyMessage);
           counts.emptied += 1;
