@@ -43,8 +43,10 @@ def standin(t: Target, sub: str, op: str, allowed: set[str], empty, named: str |
     why_not_empty = empty(root)
     if why_not_empty:
         return judge(False, f"{op} answered 200 <{a.root}> but it is not an empty-bucket answer: {why_not_empty}")
-    name_note = "" if named is None or a.root == named else f" (the document is named <{a.root}>, not <{named}>)"
-    return holds(f"{op} on a fresh bucket answered 200 <{a.root}> with {children or 'no elements'}{name_note}")
+    # The operation's own document, by its documented root: a document named otherwise is no answer of it.
+    if named is not None and a.root != named:
+        return judge(False, f"{op} on a fresh bucket answered 200 <{a.root}>, not its document <{named}>")
+    return holds(f"{op} on a fresh bucket answered 200 <{a.root}> with {children or 'no elements'}")
 
 
 def none_of(*names):
