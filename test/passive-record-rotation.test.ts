@@ -84,6 +84,21 @@ describe('recordings rotate by size and age, each file a complete HAR', () => {
     expect(numbers.length).toBeGreaterThan(25);
   });
 
+  it('rotated many times within one millisecond, the files still sort oldest first and the newest are kept', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+    const sub = mkdtempSync(path.join(dir, 'same-ms-'));
+    const file = path.join(sub, 'traffic.har');
+    const recorder = new HarRecorder(file, VERSION, { maxBytes: 16 * 1024, keep: 3 });
+    for (let n = 0; n < 200; n++) recorder.add(exchange(n), origin);
+    recorder.close();
+    vi.useRealTimers();
+    expect(recorder.rotations).toBeGreaterThan(10);
+    const numbers = await numbersIn(recording(sub));
+    expect(numbers.at(-1)).toBe(199);
+    expect(numbers).toEqual(numbers.map((_, i) => 200 - numbers.length + i));
+  });
+
   it('past --record-max-age a file is rotated at its next exchange', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));

@@ -52,6 +52,9 @@ export class HarRecorder {
   error?: string;
   /** Files rotated out so far. */
   rotations = 0;
+  /** The time the last rotated file was named with, and how many before it had the same. */
+  private lastStamp = '';
+  private sameStamp = 0;
 
   constructor(
     private readonly file: string,
@@ -100,12 +103,25 @@ export class HarRecorder {
     this.fd = -1;
     const { dir, name, ext } = path.parse(this.file);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    let rotated = path.join(dir, `${name}.${stamp}${ext}`);
-    for (let n = 1; existsSync(rotated); n++) rotated = path.join(dir, `${name}.${stamp}-${n}${ext}`);
+    // Rotated again within the same millisecond: a suffix that sorts after the names before it (`~`
+    // after `.`, the count zero-padded and never reused, though the oldest file is deleted), for the
+    // oldest are found by sorting names.
+    this.sameStamp = stamp === this.lastStamp ? this.sameStamp + 1 : 0;
+    this.lastStamp = stamp;
+    const named = () =>
+      path.join(
+        dir,
+        `${name}.${stamp}${this.sameStamp ? `~${String(this.sameStamp).padStart(4, '0')}` : ''}${ext}`,
+      );
+    let rotated = named();
+    while (existsSync(rotated)) {
+      this.sameStamp += 1;
+      rotated = named();
+    }
     renameSync(this.file, rotated);
     this.rotations += 1;
     const mine = new RegExp(
-      `^${escapeRegExp(name)}\\.\\d{4}-\\d{2}-\\d{2}T[\\d-]+Z(-\\d+)?${escapeRegExp(ext)}$`,
+      `^${escapeRegExp(name)}\\.\\d{4}-\\d{2}-\\d{2}T[\\d-]+Z(~\\d+)?${escapeRegExp(ext)}$`,
     );
     const old = readdirSync(dir || '.')
       .filter((f) => mine.test(f))
