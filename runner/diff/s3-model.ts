@@ -1,3 +1,4 @@
+import { removeBucketCommand } from '../transports/buckets.ts';
 import { TargetError } from '../util/errors.ts';
 import { type HeaderComparison, normalize } from './normalize.ts';
 import type { DiffModel } from './run-diff.ts';
@@ -35,7 +36,7 @@ export function s3Model(runId: string, headers: 'named' | 'all' = 'named'): Diff
     async teardown(side, send) {
       const gone = await send(side, { s3: { method: 'DELETE', bucket } });
       if ((gone.status >= 200 && gone.status < 300) || gone.status === 404) return undefined;
-      return `${side.name}: bucket ${bucket} (DELETE answered ${gone.status}); remove it with: aws s3 rb s3://${bucket} --force --endpoint-url ${side.s3!.endpoint}`;
+      return `${side.name}: bucket ${bucket} (DELETE answered ${gone.status}); remove it with: ${removeBucketCommand(side.s3!, bucket)}`;
     },
     state: (_side, n) => ({ prefix: `s${n}/`, etags: new Map(), uploads: [] }),
     async perform(side, cmd, state, ask) {
