@@ -194,7 +194,7 @@ class CaseRun {
   }
 
   /**
-   * A step that threw: decides what its checks become. Returns true when the case stops there
+   * A step that threw: decides what its checks become. Returns undefined when the case stops there
    * (interrupted, target down or lacking, a prerequisite of the case); otherwise the step counts
    * as not passed, only the steps that depend on it are blocked, and it returns what they are told.
    */
