@@ -236,8 +236,12 @@ describe('SIGINT at seeded random moments of full CLI runs', () => {
               exitCode?: unknown;
             };
             // A signal landing after the last case ran finds a finished run: its report and exit code
-            // must then agree on that (0, nothing interrupted) instead.
-            const finished = json.interrupted === false && json.exitCode === 0 && out.code === 0;
+            // must then agree on that (0, nothing interrupted) instead. Once the process has emitted
+            // 'exit', Node tears its signal handlers down before the process ends (some 20-40 ms), so
+            // a signal landing then ends it by that signal, its report already whole: the late
+            // handler itself is held to the run's code in cli-late-signal-keeps-exit-code.test.ts.
+            const reported = json.interrupted === false && json.exitCode === 0;
+            const finished = reported && (out.code === 0 || out.signal === 'SIGINT');
             if (!finished && out.code !== 130)
               problems.push(`${at}: exit ${out.code ?? out.signal}: ${out.stderr.slice(-500)}`);
             if (!finished && (json.interrupted !== true || json.exitCode !== 130)) {

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Interrupts } from '../cli/interrupts.ts';
+import { Outstanding } from '../runner/api.ts';
+
+// A Ctrl-C that lands after the run has finished and written its report must not turn a passing run
+// into a killed one: until the process ends it exits with the run's own code.
+describe('a signal after the run', () => {
+  const before = { int: process.listenerCount('SIGINT'), term: process.listenerCount('SIGTERM') };
+  // The worker runs other files after this one: only the listeners these tests added are removed.
+  const theirs = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  afterEach(() => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const l of process.listeners(signal)) if (!theirs[signal].includes(l)) process.off(signal, l);
+    }
+  });
+
+  it.each([
+    ['SIGINT', 0],
+    ['SIGTERM', 1],
+  ] as const)('%s exits with the run code %i once the run is released', (signal, code) => {
+    const interrupts = new Interrupts(new Outstanding());
+    interrupts.release(code);
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    process.emit(signal, signal);
+    expect(exit).toHaveBeenCalledWith(code);
+    expect(interrupts.interrupted).toBe(false);
+  });
+
+  it('installs nothing when the run has no code (it threw)', () => {
+    const interrupts = new Interrupts(new Outstanding());
+    interrupts.release(undefined);
+    expect(process.listenerCount('SIGINT')).toBe(before.int);
+    expect(process.listenerCount('SIGTERM')).toBe(before.term);
+  });
+
+  it('during the run, the first signal aborts the run instead of exiting', () => {
+    const interrupts = new Interrupts(new Outstanding());
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    process.emit('SIGINT', 'SIGINT');
+    expect(interrupts.signal.aborted).toBe(true);
+    expect(exit).not.toHaveBeenCalled();
+    expect(write.mock.calls.join('')).toMatch(/starting no new request/);
+    interrupts.release(130);
+  });
+});
