@@ -308,6 +308,20 @@ describe('evaluateCheck', () => {
     expect(judge({ json: { '/result': { $length: 2 } } }, res)).toBe(
       'json at /result: expected length 2, found 1',
     );
+    // What a pointer that found nothing found instead, at the point where it stopped.
+    const record = await jsonResponse(200, { result: { data: { priority: 10, weight: 5 } }, errors: null });
+    expect(judge({ json: { '/result/data': { priority: 10, port: 5060 } } }, record)).toBe(
+      'json at /result/data/port: expected 5060, found nothing: /result/data has no "port" (its keys: priority, weight)',
+    );
+    expect(judge({ json: { '/errors/0/code': 1003 } }, record)).toBe(
+      'json at /errors/0/code: expected 1003, found nothing: /errors is null',
+    );
+    expect(judge({ json: { '/result/data/priority/x': 1 } }, record)).toBe(
+      'json at /result/data/priority/x: expected 1, found nothing: /result/data/priority is a number',
+    );
+    expect(judge({ json: { '/messages': [] } }, record)).toBe(
+      'json at /messages: expected [], found nothing: the body has no "messages" (its keys: result, errors)',
+    );
     const html = await responseOf(200, { 'content-type': 'text/html' }, '<p>hi</p>');
     expect(judge({ json: { '/success': true } }, html)).toBe(
       'error: body is not JSON (text/html): "<p>hi</p>"',

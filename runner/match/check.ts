@@ -4,7 +4,7 @@ import { schemas } from '../schema/registry.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetError } from '../util/errors.ts';
 import { parseSize } from '../util/size.ts';
-import { getPointer } from './pointer.ts';
+import { getPointer, whatIsThereJson } from './pointer.ts';
 import { ABSENT, type Mismatch, match } from './value.ts';
 import { getXmlPath, whatIsThere } from './xml.ts';
 
@@ -65,7 +65,11 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
     }
     for (const [pointer, want] of Object.entries(check.json ?? {})) {
       const m = match(want, getPointer(body, pointer), pointer);
-      if (m) failWith('json', m, ['json', pointer]);
+      if (!m) continue;
+      // Where the value sought is missing (here or deeper in a subset), what the answer held instead.
+      const at = m.at || pointer;
+      const there = getPointer(body, at) === ABSENT ? whatIsThereJson(body, at) : undefined;
+      failWith('json', { ...m, message: there ? `${m.message}: ${there}` : m.message }, ['json', pointer]);
     }
   }
   if (check.xml !== undefined) {
