@@ -639,6 +639,8 @@ const SCENARIOS: Record<string, Scenario> = {
         ),
       ),
     );
+    // What the refusals left: no configuration at all.
+    log.push(snap(await s3.send({ method: 'GET', path: obj('crs'), query: { cors: '' } })));
     log.push(
       snap(
         await putCors(

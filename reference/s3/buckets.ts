@@ -201,6 +201,9 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
   if (alg !== 'AES256' && !kmsAccepted && !call.ctx.faults.has('s3-encryption-any-algorithm')) {
     // Under a fault, the refused algorithm is stored before it is refused.
     if (call.ctx.faults.has('s3-encryption-other-stored-then-refused')) bucket.encryption = alg;
+    // Under a fault, another algorithm fails the request instead of being refused.
+    if (call.ctx.faults.has('s3-encryption-other-500'))
+      throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
     throw invalidArgument(`The encryption algorithm '${alg}' is not supported; the only value is AES256.`);
   }
   bucket.encryption = 'AES256';

@@ -43,7 +43,7 @@ def cors_bucket(t: Target, doc: str, tag: str = "cors") -> str:
     """A bucket holding k.txt ("cors") with the CORS configuration `doc`."""
     b = t.new_bucket(tag)
     a = put_cors(t, b, doc)
-    if a.status != 200:
+    if not accepted(a):
         raise Unjudgeable(f"PutBucketCors of a valid configuration answered {st(a)}")
     t.put(b, "k.txt", b"cors")
     return b
@@ -93,10 +93,12 @@ def presign(t: Target, method: str, bucket: str, key: str, expires: int = 300) -
 
 
 def refuses_each(t: Target, b: str, docs: list[tuple[str, str]], ok: bool, seen: list[str]):
-    """Each document refused with 400, and the configuration stored before still the one read back."""
+    """Each document refused (SPEC names no status: a 4xx, or 501 as SPEC refuses what is not
+    implemented; another 5xx is a failure, not a refusal), and the configuration stored before still
+    the one read back."""
     for label, doc in docs:
         a = put_cors(t, b, doc)
-        ok &= a.status == 400
+        ok &= 400 <= a.status < 500 or a.status == 501
         seen.append(f"{label}: {st(a)}")
     kept = origins_in(t.request("GET", b, query={"cors": ""}))
     ok &= kept == [APP]
@@ -124,7 +126,7 @@ def _(t: Target):
     ok, seen = True, []
     for origin in ["*", "http://localhost:3000", "https://*.example.com", APP]:
         a = put_cors(t, b, config(rule([origin], ["GET"])))
-        if a.status != 200:
+        if not accepted(a):
             ok = False
         seen.append(f"valid {origin!r}: {st(a)}")
     if not ok:
@@ -142,9 +144,9 @@ def _(t: Target):
         ("<AllowedOrigins> (plural) in a rule", config(rule(["*"], ["GET"], extra="<AllowedOrigins>*</AllowedOrigins>"))),
         ("<Extra> beside the rules", config(rule(["*"], ["GET"]), extra="<Extra>1</Extra>")),
     ]
-    if twin.status != 200:
+    if not accepted(twin):
         return twin_refused(t, b, twin, "PutBucketCors of the valid twin", docs)
-    return refuses_each(t, b, docs, True, ["valid twin: 200"])
+    return refuses_each(t, b, docs, True, [f"valid twin: {st(twin)}"])
 
 
 @probe("s3.cors.empty-allowed-header")
@@ -156,9 +158,9 @@ def _(t: Target):
         ("<AllowedHeader/>", config(rule(["*"], ["GET"], extra="<AllowedHeader/>"))),
         ("x-a and an empty one", config(rule(["*"], ["GET"], ["x-a", ""]))),
     ]
-    if twin.status != 200:
+    if not accepted(twin):
         return twin_refused(t, b, twin, "PutBucketCors with AllowedHeader x-custom", docs)
-    return refuses_each(t, b, docs, True, ["AllowedHeader x-custom: 200"])
+    return refuses_each(t, b, docs, True, [f"AllowedHeader x-custom: {st(twin)}"])
 
 
 @probe("s3.cors.allowed-headers-case")
@@ -186,8 +188,8 @@ def _(t: Target):
         # A wildcard rule the target will not store is one that allows nothing, provided a rule
         # naming the origin is stored (else CORS configuration as a whole is refused).
         twin = put_cors(t, t.new_bucket("cors"), config(rule([APP], ["GET", "HEAD"])))
-        if twin.status == 200:
-            return judge(False, f"{refused} for AllowedOrigin *, while a rule naming {APP} answered 200")
+        if accepted(twin):
+            return judge(False, f"{refused} for AllowedOrigin *, while a rule naming {APP} answered {st(twin)}")
         raise Unjudgeable(f"{refused}, for AllowedOrigin * and for {APP} ({st(twin)}) alike") from None
     ok, seen = True, []
     for origin in ["https://anything.example.org", "http://localhost:8080"]:
