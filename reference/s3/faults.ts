@@ -234,7 +234,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.cond.get-not-modified',
       's3.cond.copy-source',
       's3.copy.destination-conditional',
-      's3.mpu.conditional-complete-aborts',
       's3.error.precondition-failed',
       's3.cond.precedence',
       's3.cond.get-dates',

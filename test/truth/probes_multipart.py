@@ -295,7 +295,8 @@ def _(t: Target):
         first = complete(t, b, "exists.txt", uid, parts, headers=cond)
         again = complete(t, b, "exists.txt", uid, parts)
         g = t.request("GET", b, "exists.txt")
-        good = (not completed(first) and not completed(again) and g.body == b"already-here"
+        # Refused, each: a client error, whichever (a server error refuses nothing).
+        good = (400 <= first.status < 500 and 400 <= again.status < 500 and g.body == b"already-here"
                 and g.header("etag") == put.header("etag"))
         ok &= good
         (name, value), = cond.items()
