@@ -69,16 +69,19 @@ export class HarRecorder {
   add(ex: ObservedExchange, origin: { management?: string; s3?: string }): void {
     if (this.closed) return;
     const line = JSON.stringify(harEntry(ex, origin));
+    // Where the file ends complete before this entry: its closing brackets stand there.
+    let complete = this.position;
     try {
       const full = this.position + Buffer.byteLength(line) + CLOSE.length + 2 > this.maxBytes;
       const old = this.limits.maxAgeMs !== undefined && Date.now() - this.openedAt >= this.limits.maxAgeMs;
       if (this.entries && (full || old)) this.rotate();
+      complete = this.position;
       const text = `${this.entries ? ',\n' : ''}${line}`;
-      this.position += writeSync(this.fd, text, this.position);
-      writeSync(this.fd, CLOSE, this.position);
+      this.position += writeAll(this.fd, text, this.position);
+      writeAll(this.fd, CLOSE, this.position);
       this.entries += 1;
     } catch (err) {
-      this.fail(err);
+      this.fail(err, complete);
     }
   }
 
@@ -91,8 +94,16 @@ export class HarRecorder {
   private open(): void {
     this.fd = openSync(this.file, 'w');
     const head = `{"log":{"version":"1.2","creator":${JSON.stringify({ name: 'edgecheck', version: this.creator })},"entries":[\n`;
-    this.position = writeSync(this.fd, head, 0);
-    writeSync(this.fd, CLOSE, this.position);
+    try {
+      this.position = writeAll(this.fd, head, 0);
+      writeAll(this.fd, CLOSE, this.position);
+    } catch (err) {
+      // A file begun on a full disk is no HAR: it goes, and the rotated ones stay as they are.
+      closeSync(this.fd);
+      this.fd = -1;
+      rmSync(this.file, { force: true });
+      throw err;
+    }
     this.entries = 0;
     this.openedAt = Date.now();
   }
@@ -131,19 +142,36 @@ export class HarRecorder {
     this.open();
   }
 
-  /** Recording stops; the file keeps the entries written whole, closed. */
-  private fail(err: unknown): void {
+  /**
+   * Recording stops; the file keeps the entries written whole, closed. A write cut short by a full
+   * disk left part of an entry after `complete`: the closing brackets go back over it (bytes the
+   * file already has, so no space is needed) and the file is cut after them.
+   */
+  private fail(err: unknown, complete: number): void {
     this.error = `recording stopped: ${(err as Error).message}`;
     this.closed = true;
     if (this.fd < 0) return;
     try {
-      ftruncateSync(this.fd, this.position);
-      writeSync(this.fd, CLOSE, this.position);
+      writeAll(this.fd, CLOSE, complete);
+      ftruncateSync(this.fd, complete + CLOSE.length);
     } catch {
-      // The disk is full: the file ends where the last whole write did.
+      // Not even that could be written: the file ends where the disk let it.
     }
     closeSync(this.fd);
+    this.fd = -1;
   }
+}
+
+/** Writes all of `text` at `at`: a write to a disk filling up may write part of it and say so. */
+function writeAll(fd: number, text: string, at: number): number {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  while (done < bytes.length) {
+    const n = writeSync(fd, bytes, done, bytes.length - done, at + done);
+    if (n === 0) throw new Error(`nothing more could be written (${done} of ${bytes.length} bytes)`);
+    done += n;
+  }
+  return bytes.length;
 }
 
 function escapeRegExp(text: string): string {
