@@ -49,6 +49,17 @@ describe('a step that did not pass', () => {
     expect(messages('dep.write-fails')[1]).toBe('step refused failed');
   });
 
+  it('a write answered as its checks expect but wrong in a detail blocks only the steps that name it in needs', () => {
+    // 400 where 409 was expected is still a refusal; a success without the id expected is still a success.
+    expect(verdicts('dep.write-detail')).toEqual(['fail', 'fail', 'pass', 'blocked']);
+    expect(messages('dep.write-detail')[3]).toBe('step created-otherwise failed');
+  });
+
+  it('a write with another outcome than expected, or a server error, blocks the steps after it', () => {
+    expect(verdicts('dep.write-outcome')).toEqual(['fail', 'blocked']);
+    expect(verdicts('dep.write-server-error')).toEqual(['fail', 'blocked']);
+  });
+
   it('needs names exactly what a step depends on: [] runs after a failed write, [refused] does not', () => {
     expect(verdicts('dep.needs')).toEqual(['fail', 'pass', 'pass', 'blocked']);
   });

@@ -93,7 +93,10 @@ export function registerDnsRecords(router: Router): void {
     const locked = lockedInput(req.ctx, body);
     if (locked) rec.locked = locked;
     req.state.dnsRecords.set(rec.id, rec);
-    return { result: toResponse(req.ctx, rec) };
+    // Stored, but answered with its comment lost on the way out.
+    const out = toResponse(req.ctx, rec);
+    if (req.ctx.faults.has('dns-create-comment-null')) out.comment = null;
+    return { result: out };
   });
 
   router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
@@ -102,6 +105,9 @@ export function registerDnsRecords(router: Router): void {
     // answer the full record.
     if (req.ctx.faults.has('dns-get-drops-type')) delete out.type;
     if (req.ctx.faults.has('dns-get-created-on-epoch')) out.created_on = epochSeconds(String(out.created_on));
+    // The zone's id where the record's belongs: a field mix-up of the detail view.
+    if (req.ctx.faults.has('dns-get-id-is-zone-id')) out.id = out.zone_id;
+    if (req.ctx.faults.has('dns-get-result-null')) return { result: null };
     return { result: out };
   });
 

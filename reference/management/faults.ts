@@ -85,8 +85,19 @@ const ENTRIES: Entry[] = [
     'record names are answered relative to the zone (www instead of www.example.com)',
     ['mgmt.dns.name'],
   ],
-  ['dns-get-drops-type', 'GET of one DNS record answers it without type', ['mgmt.dns.get']],
-  ['dns-get-created-on-epoch', 'GET of one DNS record answers created_on as Unix seconds', ['mgmt.dns.get']],
+  ['dns-get-drops-type', 'GET of one DNS record answers it without type', ['mgmt.dns.record-fields']],
+  ['dns-get-id-is-zone-id', "GET of one DNS record answers the zone's id as the record's", ['mgmt.dns.get']],
+  ['dns-get-result-null', 'GET of one DNS record answers success with result null', ['mgmt.dns.get']],
+  [
+    'dns-create-comment-null',
+    'POST dns_records stores the comment sent but answers the record with comment null',
+    ['mgmt.dns.create'],
+  ],
+  [
+    'dns-get-created-on-epoch',
+    'GET of one DNS record answers created_on as Unix seconds',
+    ['mgmt.dns.record-fields'],
+  ],
   [
     'put-merges-record',
     'PUT merges the body into the record as PATCH does, keeping fields not sent',
@@ -95,8 +106,8 @@ const ENTRIES: Entry[] = [
   ['put-keeps-name', 'PUT keeps the record name it had, as if name could not change', ['mgmt.dns.put']],
   ['caa-flags-string', 'CAA data answers flags as a string ("0")', ['mgmt.dns.data']],
   ['caa-content-only', 'CAA records are answered in content only, without data', ['mgmt.dns.data']],
-  ['dns-record-drop-proxiable', 'DNS records are answered without proxiable', ['mgmt.dns.create']],
-  ['dns-ttl-as-string', 'DNS records answer ttl as a string ("300")', ['mgmt.dns.create']],
+  ['dns-record-drop-proxiable', 'DNS records are answered without proxiable', ['mgmt.dns.record-fields']],
+  ['dns-ttl-as-string', 'DNS records answer ttl as a string ("300")', ['mgmt.dns.record-fields']],
   ['patch-replaces-record', 'PATCH resets the fields it was not sent', ['mgmt.dns.patch']],
 
   ['srv-data-drops-port', 'SRV data is answered without port', ['mgmt.dns.srv-data-fields']],
@@ -354,7 +365,7 @@ const ENTRIES: Entry[] = [
   [
     'refuse-locked-input',
     'from 2024-07-14 a DNS record body carrying locked is refused instead of ignored',
-    ['dep.dns-locked.ignored', 'dep.dns-locked.omitted'],
+    ['dep.dns-locked.ignored'],
   ],
   [
     'honor-locked-input',
@@ -433,7 +444,11 @@ const ENTRIES: Entry[] = [
     ['mgmt.auth.wrong'],
   ],
   ['zone-id-uppercase', 'the zone answered carries its id in upper case', ['mgmt.zones.id']],
-  ['dns-list-drops-proxiable', 'DNS record lists answer records without proxiable', ['mgmt.dns.list']],
+  [
+    'dns-list-drops-proxiable',
+    'DNS record lists answer records without proxiable',
+    ['mgmt.dns.record-fields'],
+  ],
   ['patch-ignores-data', 'PATCH changes top-level fields only and keeps the old data', ['mgmt.dns.patch']],
   [
     'name-trailing-dot',

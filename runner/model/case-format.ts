@@ -295,7 +295,7 @@ const StepFields = Type.Object({
     Type.Array(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]*$' }), {
       uniqueItems: true,
       description:
-        "The ids of the earlier steps of the case whose effect this step depends on: only their failure blocks it (besides the case's given and the steps whose captures it uses). Without it, a step depends on every earlier step that changes state; a failed read blocks nothing but what uses its captures",
+        "The ids of the earlier steps of the case whose effect this step depends on: only their failure blocks it (besides the case's given and the steps whose captures it uses). Without it, a step depends on every earlier step that changes state and whose outcome was not the one its checks expect (see the guide); a failed read blocks nothing but what uses its captures",
     }),
   ),
   pauseMs: Type.Optional(

@@ -21,6 +21,7 @@ import {
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetDown, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
+import { outcomeDiffers } from './outcome.ts';
 
 interface PlannedCheck {
   def: CheckDef;
@@ -289,12 +290,17 @@ class CaseRun {
     });
   }
 
-  /** Judges the step's checks on its answer; true when one of them did not pass. */
-  judge(step: StepDef, performed: Performed): boolean {
+  /**
+   * Judges the step's checks on its answer. `failed` when one of them did not pass; `blocks` when
+   * one of them says the step's outcome is not the one expected (see outcomeDiffers), or could not
+   * be judged: the state after it is then unknown to the steps that depend on it.
+   */
+  judge(step: StepDef, performed: Performed): { failed: boolean; blocks: boolean } {
     const { response, repro, sent } = performed;
     // Built only for a failing or erroring check.
     const exchange = () => exchangeOf(sent, response);
     let failed = false;
+    let blocks = false;
     for (const p of this.planned.get(step) ?? []) {
       if (p.skip) {
         this.record(p, 'skipped', { message: p.skip });
@@ -303,6 +309,7 @@ class CaseRun {
       const unavailable = unjudgeable(p.def, response);
       if (unavailable) {
         failed = true;
+        blocks = true;
         this.record(p, 'error', { message: unavailable, exchange: exchange() });
         continue;
       }
@@ -318,6 +325,7 @@ class CaseRun {
       } catch (err) {
         failed = true;
         if (err instanceof CheckFailure) {
+          blocks ||= outcomeDiffers(p.def, response, performed.ok);
           this.record(p, 'fail', {
             message: explainEmptyCaptures(err.message, matcherOf(p.def, err.key), this.emptied),
             expected: err.expected,
@@ -327,13 +335,15 @@ class CaseRun {
             exchange: exchange(),
           });
         } else if (err instanceof MissingValue) {
+          blocks = true;
           this.record(p, 'blocked', { message: err.message });
         } else {
+          blocks = true;
           this.record(p, 'error', { message: errorMessage(err), repro: repro?.(), exchange: exchange() });
         }
       }
     }
-    return failed;
+    return { failed, blocks };
   }
 
   /**
@@ -344,7 +354,7 @@ class CaseRun {
   async steps(sequence: { step: StepDef; given: boolean }[]): Promise<void> {
     const { c, ctx } = this;
     // Steps that did not pass, in order, with what their dependents' checks are told.
-    const unpassed = new Map<StepDef, string>();
+    const unpassed = new Map<StepDef, Unpassed>();
     for (let i = 0; i < sequence.length; i++) {
       const { step, given } = sequence[i];
       // The steps after this one: needed only when this one stops the case.
@@ -362,7 +372,7 @@ class CaseRun {
       if (blockedBy) {
         this.settle([step], 'blocked', blockedBy);
         this.hint = 'blocked';
-        unpassed.set(step, `step ${label} could not run (${blockedBy})`);
+        unpassed.set(step, { why: `step ${label} could not run (${blockedBy})`, outcome: true });
         continue;
       }
       if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
@@ -372,7 +382,7 @@ class CaseRun {
       } catch (err) {
         const why = this.stepThrew(err, step, given, label, later());
         if (why === undefined) return;
-        unpassed.set(step, why);
+        unpassed.set(step, { why, outcome: true });
         continue;
       }
       const { response, ok } = performed;
@@ -386,7 +396,7 @@ class CaseRun {
         this.hint = 'blocked';
         return;
       }
-      const failed = this.judge(step, performed);
+      const { failed, blocks } = this.judge(step, performed);
       if (given && !ok && !failed) {
         const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
         this.settle(later(), 'blocked', `prerequisite ${label} failed: ${status}`);
@@ -397,7 +407,9 @@ class CaseRun {
         this.settle(later(), 'blocked', `prerequisite ${label} failed`);
         return;
       }
-      if (failed) unpassed.set(step, `step ${label} failed`);
+      // Failed in its detail, with the outcome its checks expect, it leaves the state they say: only
+      // the steps that name it in `needs` wait on its passing.
+      if (failed) unpassed.set(step, { why: `step ${label} failed`, outcome: blocks });
     }
   }
 }
@@ -405,17 +417,25 @@ class CaseRun {
 /**
  * Why `step` cannot run, given the earlier steps that did not pass: the first of them it depends
  * on. It depends on those its `needs` names, or, without `needs`, on every one that may change
- * state; a read's failure blocks only what uses its captures (those are missing values, blocked
+ * state and whose outcome was not the one its checks expect (outcome.ts): a write answered as
+ * expected but wrong in a detail leaves the state its clause says. A read's failure blocks only
+ * what uses its captures (those are missing values, blocked
  * when the step resolves them).
  */
-function blocker(step: StepDef, unpassed: Map<StepDef, string>): string | undefined {
-  for (const [earlier, why] of unpassed) {
+function blocker(step: StepDef, unpassed: Map<StepDef, Unpassed>): string | undefined {
+  for (const [earlier, { why, outcome }] of unpassed) {
     const needed = step.needs
       ? earlier.id !== undefined && step.needs.includes(earlier.id)
-      : stepKind(earlier).changesState(earlier);
+      : outcome && stepKind(earlier).changesState(earlier);
     if (needed) return why;
   }
   return undefined;
+}
+
+/** A step that did not pass: what its dependents are told, and whether its outcome was not the one expected. */
+interface Unpassed {
+  why: string;
+  outcome: boolean;
 }
 
 type Performed = Awaited<ReturnType<typeof performStep>>;
