@@ -80,6 +80,10 @@ async function printSoak(): Promise<void> {
       f(l.proxiedMedianMs, 2),
       `+${f(l.proxiedMedianMs - l.directMedianMs, 2)}`,
     );
+    const c = l.cpuUs;
+    row('    CPU per exchange, us: clients', f(c.direct.clients, 0), f(c.proxied.clients, 0), '');
+    row('                          target', f(c.direct.target, 0), f(c.proxied.target, 0), '');
+    row('                          proxy', '', f(c.proxied.proxy, 0), '');
     if (l.proxyOwnMedianMs !== undefined)
       console.log(
         `    the proxy's own time at the median (its histogram): <= ${f(l.proxyOwnMedianMs, 2)} ms`,
