@@ -45,7 +45,7 @@ export interface ProxyOptions {
    * without them the Host goes as the client signed it.
    */
   resign?: ResignCredentials;
-  /** Hears every exchange once its answer has passed through whole. */
+  /** Hears every exchange once its answer has passed through whole and been written to its client. */
   onExchange: (ex: ObservedExchange) => void;
 }
 
@@ -175,7 +175,6 @@ async function forward(
   // parts), and only passed on beyond it.
   const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
   let answerStarted = false;
-  let passed: ObservedExchange | undefined;
   try {
     const outgoing = await outgoingRequest(door, upstream, req, o.resign);
     if ('refused' in outgoing) {
@@ -193,9 +192,7 @@ async function forward(
     const added = (issuedAfter + performance.now() - answeredAt) / 1000;
     const collector = new BodyCollector();
     await relay(answer, res, collector);
-    res.end();
-    o.stats?.forward(door, status, added);
-    passed = {
+    const passed: ObservedExchange = {
       door,
       request: {
         method: req.method ?? 'GET',
@@ -206,6 +203,11 @@ async function forward(
       response: { status, headers: flattenHeaders(answer.headers), body: collector.done() },
       startedAt,
     };
+    // Judged once the answer is written whole, and after the loop has forwarded whatever else was
+    // ready: judging never holds an answer back. It waits one turn of the loop at most, an
+    // exchange per connection, so what waits is bounded as the exchanges in flight are.
+    res.end(() => setImmediate(o.onExchange, passed));
+    o.stats?.forward(door, status, added);
   } catch (err) {
     // The client left: nothing to judge, nothing wrong upstream. Otherwise the target is down or
     // stopped mid-answer: a bare 502 when nothing was sent yet, else a cut answer.
@@ -217,8 +219,6 @@ async function forward(
       res.end('edgecheck proxy: the target did not answer\n');
     } else res.destroy();
   }
-  // Judged once the answer has passed whole, outside the forwarding's error handling.
-  if (passed) o.onExchange(passed);
 }
 
 /** One forwarded exchange's upstream request and answer, cut when its client leaves. */
