@@ -84,6 +84,10 @@ async function printSoak(): Promise<void> {
     row('    CPU per exchange, us: clients', f(c.direct.clients, 0), f(c.proxied.clients, 0), '');
     row('                          target', f(c.direct.target, 0), f(c.proxied.target, 0), '');
     row('                          proxy', '', f(c.proxied.proxy, 0), '');
+    // On shared cores the CPU of every process is the bound: the ratio no load can pass.
+    const direct = c.direct.clients + c.direct.target;
+    const proxied = c.proxied.clients + c.proxied.target + c.proxied.proxy;
+    row('    CPU bound on the ratio', f(direct, 0), f(proxied, 0), `${f((100 * direct) / proxied, 0)}%`);
     if (l.proxyOwnMedianMs !== undefined)
       console.log(
         `    the proxy's own time at the median (its histogram): <= ${f(l.proxyOwnMedianMs, 2)} ms`,
