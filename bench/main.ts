@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../runner/util/paths.ts';
 import { measureFailingTargets } from './failing-targets.ts';
@@ -59,6 +60,15 @@ async function printProfile(): Promise<void> {
   console.log('');
 }
 
+/**
+ * The most exchanges per second that processes spending these CPU times (us per exchange) allow:
+ * together they share the machine's cores, and each one's JavaScript runs on one core at a time.
+ */
+function mostPerSecond(usPerExchange: number[]): number {
+  const shared = usPerExchange.reduce((a, b) => a + b, 0) / availableParallelism();
+  return 1e6 / Math.max(shared, ...usPerExchange);
+}
+
 /** edgecheck proxy left running: flat memory, throughput and added latency at 64 clients. */
 async function printSoak(): Promise<void> {
   const s = await measureProxySoak(soakExchanges);
@@ -79,6 +89,18 @@ async function printSoak(): Promise<void> {
       f(l.directMedianMs, 2),
       f(l.proxiedMedianMs, 2),
       `+${f(l.proxiedMedianMs - l.directMedianMs, 2)}`,
+    );
+    const c = l.cpuUs;
+    row('    CPU per exchange, us: clients', f(c.direct.clients, 0), f(c.proxied.clients, 0), '');
+    row('                          target', f(c.direct.target, 0), f(c.proxied.target, 0), '');
+    row('                          proxy', '', f(c.proxied.proxy, 0), '');
+    const direct = mostPerSecond([c.direct.clients, c.direct.target]);
+    const proxied = mostPerSecond([c.proxied.clients, c.proxied.target, c.proxied.proxy]);
+    row(
+      '    most exchanges/s the CPU allows',
+      f(direct, 0),
+      f(proxied, 0),
+      `${f((100 * proxied) / direct, 0)}%`,
     );
     if (l.proxyOwnMedianMs !== undefined)
       console.log(

@@ -14,6 +14,11 @@ export interface LoadFigures {
   proxiedMedianMs: number;
   /** The proxy's own time per exchange at that load, the median of its added-latency histogram. */
   proxyOwnMedianMs?: number;
+  /** CPU time (user + system) per exchange, us, of each process: the figure a shared machine keeps. */
+  cpuUs: {
+    direct: { clients: number; target: number };
+    proxied: { clients: number; target: number; proxy: number };
+  };
 }
 
 export interface ProxySoak {
@@ -81,6 +86,27 @@ function rssMiB(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/** The kernel's clock ticks per second, which /proc/PID/stat counts in (100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/** CPU time (user + system) a live process has used, us, from /proc. */
+function cpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+
+/** The CPU time, us, of the clients (this process), the target and the proxy, now. */
+function cpuNow(pair: Running): { clients: number; target: number; proxy: number } {
+  const own = process.cpuUsage();
+  return {
+    clients: own.user + own.system,
+    target: cpuUs(pair.target.pid as number),
+    proxy: cpuUs(pair.proxy.pid as number),
+  };
+}
+
 /** Sends `count` exchanges from `concurrency` clients at once; the time of each (ms) when `times` is given. */
 async function drive(
   base: { management: string; s3: string },
@@ -109,6 +135,8 @@ async function drive(
   await Promise.all(Array.from({ length: concurrency }, worker));
   return performance.now() - started;
 }
+
+type CpuNow = ReturnType<typeof cpuNow>;
 
 interface Running {
   direct: { management: string; s3: string };
@@ -169,7 +197,13 @@ async function underLoad(
   const proxiedTimes = new Float64Array(round * rounds);
   let directMs = 0;
   let proxiedMs = 0;
+  const spent = { direct: { clients: 0, target: 0 }, proxied: { clients: 0, target: 0, proxy: 0 } };
+  const add = (into: Partial<Record<'clients' | 'target' | 'proxy', number>>, before: CpuNow) => {
+    const after = cpuNow(pair);
+    for (const k of Object.keys(into) as (keyof CpuNow)[]) into[k] = (into[k] ?? 0) + after[k] - before[k];
+  };
   for (let r = 0; r < rounds; r++) {
+    let before = cpuNow(pair);
     directMs += await drive(
       pair.direct,
       agent,
@@ -178,6 +212,8 @@ async function underLoad(
       concurrency,
       directTimes.subarray(r * round),
     );
+    add(spent.direct, before);
+    before = cpuNow(pair);
     proxiedMs += await drive(
       pair.proxied,
       agent,
@@ -186,13 +222,23 @@ async function underLoad(
       concurrency,
       proxiedTimes.subarray(r * round),
     );
+    add(spent.proxied, before);
   }
+  const per = (us: number) => us / (round * rounds);
   return {
     directPerSecond: (round * rounds * 1000) / directMs,
     proxiedPerSecond: (round * rounds * 1000) / proxiedMs,
     directMedianMs: median(directTimes),
     proxiedMedianMs: median(proxiedTimes),
     proxyOwnMedianMs: await histogramMedianMs(`${pair.status}/metrics`),
+    cpuUs: {
+      direct: { clients: per(spent.direct.clients), target: per(spent.direct.target) },
+      proxied: {
+        clients: per(spent.proxied.clients),
+        target: per(spent.proxied.target),
+        proxy: per(spent.proxied.proxy),
+      },
+    },
   };
 }
 

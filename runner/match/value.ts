@@ -77,6 +77,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * A mismatch at `at`: a plain function, not a closure made on every call, since the proxy matches
+ * every exchange it judges and matching nearly always holds.
+ */
+function mismatch(at: string, expected: unknown, actual: unknown, message: string): Mismatch {
+  return { at, message, expected, actual: actual === ABSENT ? undefined : actual };
+}
+
+/**
  * Matches `actual` against `expected` with the semantics of docs/case-format.md:
  * literal objects as subsets, literal arrays exactly, scalars strictly, `$` operators as named.
  * `actual` is ABSENT when the thing matched (key, header, element) does not exist.
@@ -85,21 +93,17 @@ export function match(expected: unknown, actual: unknown, at = ''): Mismatch | u
   if (isOperatorObject(expected)) {
     for (const [op, arg] of Object.entries(expected)) {
       const m = matchOperator(op, arg, actual, at);
+      if (typeof m === 'string') return mismatch(at, { [op]: arg }, actual, m);
       if (m) return m;
     }
     return undefined;
   }
-  const fail = (message: string): Mismatch => ({
-    at,
-    message,
-    expected,
-    actual: actual === ABSENT ? undefined : actual,
-  });
-  if (actual === ABSENT) return fail(`expected ${show(expected)}, found nothing`);
+  if (actual === ABSENT) return mismatch(at, expected, actual, `expected ${show(expected)}, found nothing`);
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
+    if (!Array.isArray(actual))
+      return mismatch(at, expected, actual, `expected an array, found ${show(actual)}`);
     if (actual.length !== expected.length) {
-      return fail(`expected ${expected.length} elements, found ${actual.length}`);
+      return mismatch(at, expected, actual, `expected ${expected.length} elements, found ${actual.length}`);
     }
     for (let i = 0; i < expected.length; i++) {
       const m = match(expected[i], actual[i], `${at}/${i}`);
@@ -109,7 +113,7 @@ export function match(expected: unknown, actual: unknown, at = ''): Mismatch | u
   }
   if (expected && typeof expected === 'object') {
     if (!actual || typeof actual !== 'object' || Array.isArray(actual)) {
-      return fail(`expected an object, found ${show(actual)}`);
+      return mismatch(at, expected, actual, `expected an object, found ${show(actual)}`);
     }
     for (const [k, v] of Object.entries(expected)) {
       const has = Object.hasOwn(actual, k);
@@ -118,89 +122,85 @@ export function match(expected: unknown, actual: unknown, at = ''): Mismatch | u
     }
     return undefined;
   }
-  if (expected !== actual) return fail(`expected ${show(expected)}, found ${show(actual)}`);
+  if (expected !== actual)
+    return mismatch(at, expected, actual, `expected ${show(expected)}, found ${show(actual)}`);
   return undefined;
 }
 
-function matchOperator(op: string, arg: unknown, actual: unknown, at: string): Mismatch | undefined {
-  const fail = (message: string): Mismatch => ({
-    at,
-    message,
-    expected: { [op]: arg },
-    actual: actual === ABSENT ? undefined : actual,
-  });
+/** Why `actual` does not meet one operator (a message, or an element's own mismatch), or undefined. */
+function matchOperator(op: string, arg: unknown, actual: unknown, at: string): string | Mismatch | undefined {
   const present = actual !== ABSENT && actual !== undefined;
   switch (op) {
     case '$present':
     case '$exists':
-      if (arg === false) return present ? fail(`expected nothing, found ${show(actual)}`) : undefined;
-      return present ? undefined : fail('expected a value, found nothing');
+      if (arg === false) return present ? `expected nothing, found ${show(actual)}` : undefined;
+      return present ? undefined : 'expected a value, found nothing';
     case '$absent':
-      if (arg === false) return present ? undefined : fail('expected a value, found nothing');
-      return present ? fail(`expected nothing, found ${show(actual)}`) : undefined;
+      if (arg === false) return present ? undefined : 'expected a value, found nothing';
+      return present ? `expected nothing, found ${show(actual)}` : undefined;
     case '$equals':
       return present && deepEqual(arg, actual)
         ? undefined
-        : fail(`expected exactly ${show(arg)}, found ${show(actual)}`);
+        : `expected exactly ${show(arg)}, found ${show(actual)}`;
     case '$not':
-      return match(arg, actual, at) ? undefined : fail(`expected not ${show(arg)}, found ${show(actual)}`);
+      return match(arg, actual, at) ? undefined : `expected not ${show(arg)}, found ${show(actual)}`;
     case '$oneOf': {
       const options = arg as unknown[];
       return options.some((o) => !match(o, actual, at))
         ? undefined
-        : fail(`expected one of ${show(options)}, found ${show(actual)}`);
+        : `expected one of ${show(options)}, found ${show(actual)}`;
     }
   }
-  if (!present) return fail(`expected ${op} ${show(arg)}, found nothing`);
+  if (!present) return `expected ${op} ${show(arg)}, found nothing`;
   switch (op) {
     case '$matches': {
       const re = regex(String(arg));
       return typeof actual === 'string' && re.test(actual)
         ? undefined
-        : fail(`expected a string matching /${arg}/, found ${show(actual)}`);
+        : `expected a string matching /${arg}/, found ${show(actual)}`;
     }
     case '$contains':
       if (typeof actual === 'string') {
         return actual.includes(String(arg))
           ? undefined
-          : fail(`expected text containing ${show(arg)}, found ${show(actual)}`);
+          : `expected text containing ${show(arg)}, found ${show(actual)}`;
       }
       if (Array.isArray(actual)) {
         return actual.some((el, i) => !match(arg, el, `${at}/${i}`))
           ? undefined
-          : fail(`expected an element matching ${show(arg)}, found ${show(actual)}`);
+          : `expected an element matching ${show(arg)}, found ${show(actual)}`;
       }
-      return fail(`expected a string or array containing ${show(arg)}, found ${show(actual)}`);
+      return `expected a string or array containing ${show(arg)}, found ${show(actual)}`;
     case '$length': {
       const len = typeof actual === 'string' || Array.isArray(actual) ? actual.length : undefined;
-      if (len === undefined) return fail(`expected something with a length, found ${show(actual)}`);
+      if (len === undefined) return `expected something with a length, found ${show(actual)}`;
       const m = match(arg, len, `${at}.length`);
-      return m ? fail(`expected length ${show(arg)}, found ${len}`) : undefined;
+      return m ? `expected length ${show(arg)}, found ${len}` : undefined;
     }
     case '$gt':
     case '$gte':
     case '$lt':
     case '$lte': {
       const n = typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : actual;
-      if (typeof n !== 'number' || Number.isNaN(n)) return fail(`expected a number, found ${show(actual)}`);
+      if (typeof n !== 'number' || Number.isNaN(n)) return `expected a number, found ${show(actual)}`;
       const a = Number(arg);
       const ok = op === '$gt' ? n > a : op === '$gte' ? n >= a : op === '$lt' ? n < a : n <= a;
-      return ok ? undefined : fail(`expected ${op.slice(1)} ${a}, found ${n}`);
+      return ok ? undefined : `expected ${op.slice(1)} ${a}, found ${n}`;
     }
     case '$type': {
       const t = typeOf(actual);
       const want = String(arg);
       const ok = t === want || (want === 'number' && t === 'integer');
-      return ok ? undefined : fail(`expected a value of type ${want}, found ${t} ${show(actual)}`);
+      return ok ? undefined : `expected a value of type ${want}, found ${t} ${show(actual)}`;
     }
     case '$schema': {
       const problem = schemas().check(String(arg), actual);
-      return problem ? fail(`does not match schema ${arg}: ${problem}`) : undefined;
+      return problem ? `does not match schema ${arg}: ${problem}` : undefined;
     }
     case '$anyOrder': {
       const want = arg as unknown[];
       if (!Array.isArray(actual) || actual.length !== want.length) {
-        return fail(`expected ${want.length} elements in any order, found ${show(actual)}`);
+        return `expected ${want.length} elements in any order, found ${show(actual)}`;
       }
       // Subset matching lets one element fit several patterns: search for a full assignment.
       const fits = want.map((w) => actual.map((a) => !match(w, a)));
@@ -218,14 +218,12 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): M
       };
       if (assign(0)) return undefined;
       const lonely = want.find((_, i) => !fits[i].some(Boolean));
-      return fail(
-        lonely === undefined
-          ? `no one-to-one pairing of ${show(want)} with ${show(actual)}`
-          : `no element matches ${show(lonely)} in ${show(actual)}`,
-      );
+      return lonely === undefined
+        ? `no one-to-one pairing of ${show(want)} with ${show(actual)}`
+        : `no element matches ${show(lonely)} in ${show(actual)}`;
     }
     case '$each': {
-      if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
+      if (!Array.isArray(actual)) return `expected an array, found ${show(actual)}`;
       for (let i = 0; i < actual.length; i++) {
         const m = match(arg, actual[i], `${at}/${i}`);
         if (m) return m;
@@ -233,25 +231,23 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): M
       return undefined;
     }
     case '$sorted': {
-      if (!Array.isArray(actual)) return fail(`expected an array, found ${show(actual)}`);
+      if (!Array.isArray(actual)) return `expected an array, found ${show(actual)}`;
       const spec =
         typeof arg === 'string' ? { direction: arg, by: '' } : (arg as { by?: string; direction?: string });
       const dir = spec.direction ?? 'asc';
-      if (dir !== 'asc' && dir !== 'desc') return fail(`$sorted takes asc or desc, not ${show(dir)}`);
+      if (dir !== 'asc' && dir !== 'desc') return `$sorted takes asc or desc, not ${show(dir)}`;
       const keys = actual.map((el) => (spec.by ? getPointer(el, spec.by) : el));
       const missing = keys.indexOf(ABSENT);
-      if (missing >= 0) return fail(`element ${missing} has nothing at ${spec.by}`);
+      if (missing >= 0) return `element ${missing} has nothing at ${spec.by}`;
       for (let i = 1; i < keys.length; i++) {
         const a = keys[i - 1] as string | number;
         const b = keys[i] as string | number;
         if (dir === 'asc' ? a > b : a < b) {
-          return fail(
-            `expected sorted ${dir}${spec.by ? ` by ${spec.by}` : ''}; ${show(a)} comes before ${show(b)}`,
-          );
+          return `expected sorted ${dir}${spec.by ? ` by ${spec.by}` : ''}; ${show(a)} comes before ${show(b)}`;
         }
       }
       return undefined;
     }
   }
-  return fail(`unknown operator ${op}`);
+  return `unknown operator ${op}`;
 }

@@ -33,17 +33,42 @@ export interface ClauseCounts {
   contradictingAt: number;
 }
 
+/** One exchange as every check reads it: its path, query and method, and its readings, each made once when first asked for. */
+class Reading {
+  readonly path: string;
+  readonly query: string;
+  /** The request's method, upper-case. */
+  readonly method: string;
+  private answer?: StepResponse;
+  private seen?: ObservedView;
+
+  constructor(readonly ex: ObservedExchange) {
+    const target = ex.request.target;
+    const q = target.indexOf('?');
+    this.path = q < 0 ? target : target.slice(0, q);
+    this.query = q < 0 ? '' : target.slice(q + 1);
+    this.method = ex.request.method.toUpperCase();
+  }
+
+  /** The answer as a case's checks read it. */
+  response(): StepResponse {
+    const r = this.ex.response;
+    this.answer ??= new StepResponse(r.status, r.headers, r.body);
+    return this.answer;
+  }
+
+  /** The exchange as property observers read it. */
+  view(): ObservedView {
+    this.seen ??= viewOf(this.ex, this.path, this.query);
+    return this.seen;
+  }
+}
+
 /**
  * One passive check and what it saw: a clause's declared check (clauses.yaml `passive:`) or a
  * property's observer (PropertyDef.observe). `judge` answers whether it selected the exchange
  * and held, or throws what contradicts it.
  */
-/** The exchange as each kind of check reads it, made once per exchange when first asked for. */
-interface Readings {
-  response(): StepResponse;
-  view(): ObservedView;
-}
-
 interface Tally {
   id: string;
   title: string;
@@ -51,7 +76,9 @@ interface Tally {
   area: string;
   origin: string;
   file: string;
-  judge(ex: ObservedExchange, path: string, query: string, read: Readings): boolean;
+  /** The door whose exchanges it can select; undefined for both. */
+  door?: ObservedExchange['door'];
+  judge(read: Reading): boolean;
   held: number;
   /** Exchanges that contradicted it, the first and the latest of them kept as evidence. */
   contradicted: number;
@@ -80,6 +107,8 @@ export interface ObservingProperty {
  */
 export class PassiveJudge {
   private readonly tallies: Tally[] = [];
+  /** The tallies that can select an exchange of each door, in the same order. */
+  private readonly byDoor: Record<ObservedExchange['door'], Tally[]>;
   /** Per clause judgeable, its exchanges judged and contradicting, by door. */
   readonly counts = new Map<string, ClauseCounts>();
   observed = 0;
@@ -112,6 +141,8 @@ export class PassiveJudge {
       }
       t.stats = t.clauses.map((id) => this.counts.get(id) as ClauseCounts);
     }
+    const of = (door: ObservedExchange['door']) => this.tallies.filter((t) => !t.door || t.door === door);
+    this.byDoor = { management: of('management'), s3: of('s3') };
   }
 
   /** The clauses this judge can judge. */
@@ -127,22 +158,10 @@ export class PassiveJudge {
       byStatus[status] = (byStatus[status] ?? 0) + 1;
       return;
     }
-    const [path, query = ''] = splitTarget(ex.request.target);
-    let response: StepResponse | undefined;
-    let view: ObservedView | undefined;
-    const read: Readings = {
-      response: () => {
-        response ??= new StepResponse(ex.response.status, ex.response.headers, ex.response.body);
-        return response;
-      },
-      view: () => {
-        view ??= viewOf(ex, path, query);
-        return view;
-      },
-    };
-    for (const t of this.tallies) {
+    const read = new Reading(ex);
+    for (const t of this.byDoor[ex.door]) {
       if (t.broken) continue;
-      const outcome = judgeOne(t, ex, path, query, read);
+      const outcome = judgeOne(t, read);
       if (outcome === 'unjudged') continue;
       if (outcome === 'held') t.held += 1;
       else t.contradicted += 1;
@@ -191,15 +210,10 @@ export class PassiveJudge {
  * Whether one check held on an exchange, was contradicted by it (keeping the first and the latest
  * contradiction as evidence), or did not judge it. An observer that throws a bug's error is broken.
  */
-function judgeOne(
-  t: Tally,
-  ex: ObservedExchange,
-  path: string,
-  query: string,
-  read: Readings,
-): 'held' | 'contradicted' | 'unjudged' {
+function judgeOne(t: Tally, read: Reading): 'held' | 'contradicted' | 'unjudged' {
+  const { ex } = read;
   try {
-    return t.judge(ex, path, query, read) ? 'held' : 'unjudged';
+    return t.judge(read) ? 'held' : 'unjudged';
   } catch (err) {
     // An answer the check cannot read (a body over the cap) neither holds nor contradicts it.
     if (err instanceof Unreadable || !(err instanceof Error)) return 'unjudged';
@@ -244,10 +258,7 @@ function failureMessage(t: Tally, seen: string): string {
 
 /** A clause's declared check: the exchanges `when` selects must meet `expect`. */
 function declared(clause: Clause, check: PassiveCheck): Tally {
-  const pattern = {
-    path: check.when.path === undefined ? undefined : new RegExp(check.when.path),
-    query: check.when.query === undefined ? undefined : new RegExp(check.when.query),
-  };
+  const select = selector(check.when);
   return {
     id: `passive ${clause.id}`,
     title: check.expect.title ?? clause.title,
@@ -258,8 +269,9 @@ function declared(clause: Clause, check: PassiveCheck): Tally {
     held: 0,
     contradicted: 0,
     stats: [],
-    judge(ex, path, query, read) {
-      if (!selects(check.when, pattern, ex, path, query)) return false;
+    door: check.when.door,
+    judge(read) {
+      if (!select(read)) return false;
       try {
         // An exchange without what the check needs is not one it judges.
         if (preconditionUnmet(check.expect, read.response())) return false;
@@ -288,32 +300,43 @@ function observing(p: ObservingProperty, clauses: string[]): Tally {
     held: 0,
     contradicted: 0,
     stats: [],
-    judge: (_ex, _path, _query, read) => observer?.(read.view()) === true,
+    judge: (read) => observer?.(read.view()) === true,
   };
 }
 
-function splitTarget(target: string): [string, string?] {
-  const q = target.indexOf('?');
-  return q < 0 ? [target] : [target.slice(0, q), target.slice(q + 1)];
-}
-
-function selects(
-  w: PassiveWhen,
-  pattern: { path?: RegExp; query?: RegExp },
-  ex: ObservedExchange,
-  path: string,
-  query: string,
-): boolean {
-  if (w.door && w.door !== ex.door) return false;
-  if (w.method && w.method !== ex.request.method.toUpperCase()) return false;
-  if (pattern.path && !pattern.path.test(path)) return false;
-  if (pattern.query && !pattern.query.test(query)) return false;
-  if (w.status !== undefined && match(w.status, ex.response.status)) return false;
-  for (const [name, want] of Object.entries(w.requestHeaders ?? {})) {
-    const have = ex.request.headers[name.toLowerCase()];
-    if (match(want, have === undefined ? ABSENT : have)) return false;
-  }
-  return true;
+/**
+ * Whether `when` selects an exchange, made once per check: its patterns compiled, and whether its
+ * status matcher holds remembered for each status met (at most the 900 a status line can carry).
+ */
+function selector(w: PassiveWhen): (read: Reading) => boolean {
+  const path = w.path === undefined ? undefined : new RegExp(w.path);
+  const query = w.query === undefined ? undefined : new RegExp(w.query);
+  const statuses = new Map<number, boolean>();
+  const headers = Object.entries(w.requestHeaders ?? {}).map(
+    ([name, want]) => [name.toLowerCase(), want] as const,
+  );
+  return (read) => {
+    const { ex } = read;
+    if (w.door && w.door !== ex.door) return false;
+    if (w.method && w.method !== read.method) return false;
+    if (path && !path.test(read.path)) return false;
+    if (query && !query.test(read.query)) return false;
+    if (w.status !== undefined) {
+      const status = ex.response.status;
+      let holds = statuses.get(status);
+      if (holds === undefined) {
+        holds = !match(w.status, status);
+        // A recording may hold any number; only a status line's three digits are remembered.
+        if (Number.isInteger(status) && status >= 100 && status <= 999) statuses.set(status, holds);
+      }
+      if (!holds) return false;
+    }
+    for (const [name, want] of headers) {
+      const have = ex.request.headers[name];
+      if (match(want, have === undefined ? ABSENT : have)) return false;
+    }
+    return true;
+  };
 }
 
 /** The evidence of a failure: what was asked and answered, secrets redacted, the body cut. */

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -46,7 +45,7 @@ export interface ProxyOptions {
    * without them the Host goes as the client signed it.
    */
   resign?: ResignCredentials;
-  /** Hears every exchange once its answer has passed through whole. */
+  /** Hears every exchange once its answer has passed through whole and been written to its client. */
   onExchange: (ex: ObservedExchange) => void;
 }
 
@@ -161,10 +160,14 @@ async function forward(
 ): Promise<void> {
   const began = performance.now();
   const startedAt = new Date().toISOString();
-  const cut = new AbortController();
   // The client went away before its answer was sent: the upstream exchange is cut, not judged.
-  res.on('close', () => {
-    if (!res.writableFinished) cut.abort();
+  const flight: InFlight = { left: false };
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    flight.left = true;
+    const gone = new Error('the client left');
+    flight.up?.destroy(gone);
+    flight.answer?.destroy(gone);
   });
   const hasBody =
     req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
@@ -172,7 +175,6 @@ async function forward(
   // parts), and only passed on beyond it.
   const sent = hasBody ? new BodyCollector(true, REQUEST_KEEP) : undefined;
   let answerStarted = false;
-  let passed: ObservedExchange | undefined;
   try {
     const outgoing = await outgoingRequest(door, upstream, req, o.resign);
     if ('refused' in outgoing) {
@@ -181,24 +183,16 @@ async function forward(
       req.resume();
       return;
     }
-    const { answer, issuedAfter } = await sendUpstream(outgoing, req, sent, agents, cut.signal, began);
+    const { answer, issuedAfter } = await sendUpstream(outgoing, req, sent, agents, flight, began);
     const answeredAt = performance.now();
-    const out: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
     const status = answer.statusCode ?? 502;
-    res.writeHead(status, out);
+    // The answer's header lines as the target sent them (names, order, repeats), less hop-by-hop ones.
+    res.writeHead(status, endToEnd(answer.rawHeaders));
     answerStarted = true;
     const added = (issuedAfter + performance.now() - answeredAt) / 1000;
     const collector = new BodyCollector();
-    for await (const chunk of answer as AsyncIterable<Buffer>) {
-      collector.push(chunk);
-      // Backpressure: the upstream is read no faster than the client takes the answer.
-      if (!res.write(chunk)) await once(res, 'drain', { signal: cut.signal });
-      if (cut.signal.aborted) throw cut.signal.reason;
-    }
-    res.end();
-    o.stats?.forward(door, status, added);
-    passed = {
+    await relay(answer, res, collector);
+    const passed: ObservedExchange = {
       door,
       request: {
         method: req.method ?? 'GET',
@@ -209,19 +203,61 @@ async function forward(
       response: { status, headers: flattenHeaders(answer.headers), body: collector.done() },
       startedAt,
     };
+    // Judged once the answer is written whole, and after the loop has forwarded whatever else was
+    // ready: judging never holds an answer back. It waits one turn of the loop at most, an
+    // exchange per connection, so what waits is bounded as the exchanges in flight are.
+    res.end(() => setImmediate(o.onExchange, passed));
+    o.stats?.forward(door, status, added);
   } catch (err) {
     // The client left: nothing to judge, nothing wrong upstream. Otherwise the target is down or
     // stopped mid-answer: a bare 502 when nothing was sent yet, else a cut answer.
-    if (cut.signal.aborted) {
+    if (flight.left) {
       if (o.stats) o.stats.clientsLeft += 1;
     } else o.stats?.upstreamError(door, upstreamErrorKind(err, answerStarted));
-    if (!res.headersSent && !cut.signal.aborted) {
+    if (!res.headersSent && !flight.left) {
       res.writeHead(502, { 'content-type': 'text/plain' });
       res.end('edgecheck proxy: the target did not answer\n');
     } else res.destroy();
   }
-  // Judged once the answer has passed whole, outside the forwarding's error handling.
-  if (passed) o.onExchange(passed);
+}
+
+/** One forwarded exchange's upstream request and answer, cut when its client leaves. */
+interface InFlight {
+  left: boolean;
+  up?: http.ClientRequest;
+  answer?: http.IncomingMessage;
+}
+
+/** Raw header lines (name, value, name, value...) without the hop-by-hop ones. */
+function endToEnd(raw: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (!HOP.has(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  return out;
+}
+
+/**
+ * Passes the answer's body to the client as it comes, each chunk through `collector`; the upstream
+ * is read no faster than the client takes the answer. Events, not an async iterator: this runs for
+ * every exchange. Rejects when the answer stops before its end (the target cut it, or the client
+ * left and it was destroyed).
+ */
+function relay(
+  answer: http.IncomingMessage,
+  res: http.ServerResponse,
+  collector: BodyCollector,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (answer.destroyed) return reject(new Error('the answer stopped before its end'));
+    answer.on('data', (chunk: Buffer) => {
+      collector.push(chunk);
+      if (!res.write(chunk)) answer.pause();
+    });
+    res.on('drain', () => answer.resume());
+    answer.once('end', resolve);
+    answer.once('error', reject);
+    // Destroyed without an error (its client left): after 'end' this changes nothing.
+    answer.once('close', () => reject(new Error('the answer stopped before its end')));
+  });
 }
 
 interface Outgoing {
@@ -265,21 +301,25 @@ function sendUpstream(
   req: http.IncomingMessage,
   sent: BodyCollector | undefined,
   agents: Agents,
-  signal: AbortSignal,
+  flight: InFlight,
   began: number,
 ): Promise<{ answer: http.IncomingMessage; issuedAfter: number }> {
   return new Promise((resolve, reject) => {
+    if (flight.left) return reject(new Error('the client left'));
     const secure = out.url.protocol === 'https:';
     const up = (secure ? https : http).request(out.url, {
       method: out.method,
       headers: out.headers,
       agent: secure ? agents.https : agents.http,
-      signal,
     });
+    flight.up = up;
     up.setTimeout(agents.timeoutMs, () => up.destroy(new Error('the target did not answer in time')));
     up.on('error', reject);
     let issuedAfter = 0;
-    up.once('response', (answer) => resolve({ answer, issuedAfter }));
+    up.once('response', (answer) => {
+      flight.answer = answer;
+      resolve({ answer, issuedAfter });
+    });
     if (!sent) {
       up.end();
       issuedAfter = performance.now() - began;

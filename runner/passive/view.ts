@@ -12,37 +12,61 @@ function whole(body: CollectedBody | undefined): Buffer | undefined {
 
 /** An observed exchange as property observers read it (runner/model/property.ts ObservedView). */
 export function viewOf(ex: ObservedExchange, path: string, query: string): ObservedView {
-  const body = whole(ex.response.body);
-  let text: string | undefined;
-  let json: { value: unknown } | undefined;
-  const readText = () => {
-    if (body === undefined)
-      throw new Unreadable(`the answer's ${ex.response.body.size} bytes were not kept whole`);
-    text ??= body.toString('utf8');
-    return text;
-  };
-  return {
-    door: ex.door,
-    method: ex.request.method.toUpperCase(),
-    path,
-    query: new URLSearchParams(query),
-    requestHeaders: ex.request.headers,
-    requestBody: whole(ex.request.body),
-    status: ex.response.status,
-    headers: ex.response.headers,
-    body,
-    size: ex.response.body.size,
-    text: readText,
-    // Parsed once, for every observer that reads it.
-    json: () => {
-      if (json) return json.value;
-      try {
-        json = { value: JSON.parse(readText()) };
-        return json.value;
-      } catch (err) {
-        if (err instanceof Unreadable) throw err;
-        throw new Unreadable('the answer is not JSON');
-      }
-    },
-  };
+  return new View(ex, path, query);
+}
+
+/**
+ * The view of one exchange, made for every exchange the proxy judges: what only some observers
+ * read (the query's parameters, the text, the JSON) is made when first asked for, and once.
+ */
+class View implements ObservedView {
+  readonly door: ObservedView['door'];
+  readonly method: string;
+  readonly requestHeaders: Record<string, string>;
+  readonly requestBody?: Buffer;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body?: Buffer;
+  readonly size: number;
+  private params?: URLSearchParams;
+  private decoded?: string;
+  private parsed?: { value: unknown };
+
+  constructor(
+    ex: ObservedExchange,
+    readonly path: string,
+    private readonly rawQuery: string,
+  ) {
+    this.door = ex.door;
+    this.method = ex.request.method.toUpperCase();
+    this.requestHeaders = ex.request.headers;
+    this.requestBody = whole(ex.request.body);
+    this.status = ex.response.status;
+    this.headers = ex.response.headers;
+    this.body = whole(ex.response.body);
+    this.size = ex.response.body.size;
+  }
+
+  get query(): URLSearchParams {
+    this.params ??= new URLSearchParams(this.rawQuery);
+    return this.params;
+  }
+
+  text(): string {
+    if (this.body === undefined) throw new Unreadable(`the answer's ${this.size} bytes were not kept whole`);
+    this.decoded ??= this.body.toString('utf8');
+    return this.decoded;
+  }
+
+  // Parsed once, for every observer that reads it.
+  json(): any {
+    if (this.parsed) return this.parsed.value;
+    const text = this.text();
+    try {
+      this.parsed = { value: JSON.parse(text) };
+    } catch {
+      throw new Unreadable('the answer is not JSON');
+    }
+    return this.parsed.value;
+  }
 }

@@ -34,6 +34,8 @@ const parser = new XMLParser({
   trimValues: false,
   ignoreDeclaration: true,
   isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
+  // No callback reads the element's path: without this the parser writes it out for every element.
+  jPath: false,
 });
 
 export function parseXml(text: string): unknown {

@@ -8,6 +8,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   trimValues: false,
   isArray: (name) => ['Contents', 'CommonPrefixes', 'Bucket', 'Upload', 'Part'].includes(name),
+  // No callback reads the element's path: without this the parser writes it out for every element.
+  jPath: false,
 });
 
 export function parseXml(text: string): Record<string, any> {
