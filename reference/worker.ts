@@ -48,13 +48,22 @@ function spillDir(): { dir: string; remove: () => void } {
   return { dir, remove };
 }
 
+/**
+ * The server's young generation: V8 grows it to 32 MiB of new space for a thread this busy, but a
+ * request's garbage dies with its answer, and 8 MiB (semi-spaces of 4) holds what is in flight.
+ */
+const YOUNG_GENERATION_MB = 12;
+
 async function startWorker(
   options: ReferenceOptions,
   spill: { remove: () => void } | undefined,
 ): Promise<WorkerReference> {
   // From the sources, the thread first registers tsx (worker-entry.mjs); the build runs as it is.
   const entry = import.meta.url.endsWith('.ts') ? './worker-entry.mjs' : './worker-thread.js';
-  const worker = new Worker(new URL(entry, import.meta.url), { workerData: options });
+  const worker = new Worker(new URL(entry, import.meta.url), {
+    workerData: options,
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
   const first = await new Promise<any>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
