@@ -35,11 +35,16 @@ const IN_MEMORY_UP_TO = 1024 * 1024;
 
 /**
  * A folder of the OS's temporary one for the bodies of a reference given no data directory, removed
- * when it closes (or, failing that, when the process exits). Held in memory, the large bodies of the
- * cases in flight were the largest share of a run's peak memory.
+ * when it closes (or, failing that, when the process exits); none when it cannot be made. Held in
+ * memory, the large bodies of the cases in flight were the largest share of a run's peak memory.
  */
-function spillDir(): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-reference-'));
+function spillDir(): { dir: string; remove: () => void } | undefined {
+  let dir: string;
+  try {
+    dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-reference-'));
+  } catch {
+    return undefined; // No temporary folder to write: bodies stay in memory, as before.
+  }
   const remove = () => {
     process.off('exit', remove);
     rmSync(dir, { recursive: true, force: true });
