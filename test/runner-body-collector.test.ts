@@ -55,3 +55,14 @@ describe('BodyCollector with an announced length', () => {
     expect(body.bytes.equals(generateBuffer(11, 0, 64 * 1024))).toBe(true);
   });
 });
+
+describe('digests of a kept body', () => {
+  it('gives each algorithm asked for, alone or after the other', () => {
+    const bytes = generateBuffer(12, 0, 200 * 1024);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    expect(collect([bytes]).sha256).toBe(sha256);
+    expect(collect([bytes]).md5).toBe(md5(bytes));
+    const both = collect([bytes]);
+    expect([both.md5, both.sha256]).toEqual([md5(bytes), sha256]);
+  });
+});

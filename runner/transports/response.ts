@@ -25,11 +25,12 @@ export interface CollectedBody {
 }
 
 /**
- * Small bodies are hashed only if a check asks (most never do); a body too large to keep is
- * hashed while it streams, since its bytes are gone afterwards.
+ * Small bodies are hashed only if a check asks (most never do), and only with the algorithm it asks
+ * for; a body too large to keep is hashed with both while it streams, since its bytes are gone
+ * afterwards.
  */
 class Collected implements CollectedBody {
-  private digests?: { sha256: string; md5: string };
+  private digests: { sha256?: string; md5?: string };
   constructor(
     readonly size: number,
     readonly bytes: Buffer,
@@ -37,24 +38,21 @@ class Collected implements CollectedBody {
     streamed?: { sha256: string; md5: string },
     readonly cut = false,
   ) {
-    this.digests = streamed;
+    this.digests = streamed ?? {};
   }
-  private digest() {
+  private digest(algorithm: 'sha256' | 'md5'): string {
     if (this.cut)
       throw new TargetError(
         `body over the ${CAP} edgecheck reads: reading stopped there, so it has no digest`,
       );
-    this.digests ??= {
-      sha256: createHash('sha256').update(this.bytes).digest('hex'),
-      md5: createHash('md5').update(this.bytes).digest('hex'),
-    };
-    return this.digests;
+    this.digests[algorithm] ??= createHash(algorithm).update(this.bytes).digest('hex');
+    return this.digests[algorithm];
   }
   get sha256() {
-    return this.digest().sha256;
+    return this.digest('sha256');
   }
   get md5() {
-    return this.digest().md5;
+    return this.digest('md5');
   }
 }
 
