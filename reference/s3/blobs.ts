@@ -72,7 +72,7 @@ export class BlobStore {
       await pipeline(body, createWriteStream(file));
     } catch (err) {
       rmSync(file, { force: true });
-      // The file failed, not the body: what is left of it is not read.
+      // Whether the file or the body failed, nothing more of the body is read.
       stream.destroy();
       throw err;
     }
