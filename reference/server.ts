@@ -16,6 +16,8 @@ export interface ReferenceOptions {
   asOf: string;
   faults?: string[];
   dataDir?: string;
+  /** With dataDir: bodies of this many bytes or fewer stay in memory (default 0: all on disk). */
+  inMemoryUpTo?: number;
   host?: string;
   /** 0 (default) picks free ports. */
   managementPort?: number;
@@ -83,7 +85,7 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     ids: REFERENCE_IDS,
     urls: { management: '', s3: '', public: '' },
   };
-  const state = { management: createState(context), s3: new S3Store(context.dataDir) };
+  const state = { management: createState(context), s3: new S3Store(context.dataDir, options.inMemoryUpTo) };
   const api = createManagementHandler(context, state.management);
   const management = options.managementRateLimit ? limitRequests(api, options.managementRateLimit) : api;
   const s3 = createS3Handlers(context, state.s3);

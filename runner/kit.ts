@@ -12,7 +12,7 @@ export { default as fc } from 'fast-check';
 export { XMLParser } from 'fast-xml-parser';
 // Bodies from the runner's seekable generator (any range of a seed's bytes, reproducibly), and
 // the JSON Schemas of schemas/ by file name.
-export { generateBuffer } from './data/generate.ts';
+export { generateBuffer, generatedDigest } from './data/generate.ts';
 // What a property is, what it is given, and what it talks to.
 export type { BindingCall, HttpRequest } from './model/case.ts';
 export type {
@@ -26,6 +26,8 @@ export type { S3Target, Target } from './model/target.ts';
 // How a refused CreateBucket is worded, so that the run's advice finds it wherever it happened.
 export { bucketRefused } from './results/advice.ts';
 export { schemas } from './schema/registry.ts';
+// A generated body ctx.http streams, as a case's $generate is: a multi-MiB part is never held whole.
+export { generatedBody } from './template/resolve.ts';
 // Raw S3 requests a property varies itself (addressing, region, headers, signing date), built here
 // and sent through ctx.send, paced and retried as the run's own requests are.
 export { buildS3Request } from './transports/s3-raw.ts';

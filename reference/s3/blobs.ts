@@ -24,7 +24,14 @@ export interface Blob {
 export class BlobStore {
   private readonly dir?: string;
 
-  constructor(dataDir?: string) {
+  /**
+   * `dataDir`: bodies go to files there, those of `inMemoryUpTo` bytes or fewer aside (they stay in
+   * memory, where a file each would cost more than it saves); without it, every body is in memory.
+   */
+  constructor(
+    dataDir?: string,
+    private readonly inMemoryUpTo = 0,
+  ) {
     if (dataDir) {
       this.dir = path.join(dataDir, 's3-blobs');
       mkdirSync(this.dir, { recursive: true });
@@ -33,24 +40,40 @@ export class BlobStore {
 
   /** Stores a stream. Nothing is kept when the stream fails. */
   async write(stream: Readable): Promise<Blob> {
-    if (!this.dir) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of stream) {
-        chunks.push(chunk as Buffer);
-        size += (chunk as Buffer).length;
-      }
-      return { size, segments: size > 0 ? [{ size, chunks, refs: 1 }] : [] };
-    }
-    const file = path.join(this.dir, randomBytes(12).toString('hex'));
+    const chunks: Buffer[] = [];
     let size = 0;
-    const counted = stream.on('data', (c: Buffer) => {
-      size += c.length;
-    });
+    const source = stream[Symbol.asyncIterator]();
+    for (;;) {
+      if (this.dir && size > this.inMemoryUpTo) return this.writeFile(chunks, size, source, stream);
+      const next = await source.next();
+      if (next.done) return { size, segments: size > 0 ? [{ size, chunks, refs: 1 }] : [] };
+      chunks.push(next.value as Buffer);
+      size += (next.value as Buffer).length;
+    }
+  }
+
+  /** The chunks read so far, then the rest of `source`, into a new file. */
+  private async writeFile(
+    chunks: Buffer[],
+    read: number,
+    source: AsyncIterator<unknown>,
+    stream: Readable,
+  ): Promise<Blob> {
+    const file = path.join(this.dir!, randomBytes(12).toString('hex'));
+    let size = read;
+    async function* body() {
+      yield* chunks.splice(0);
+      for (let next = await source.next(); !next.done; next = await source.next()) {
+        size += (next.value as Buffer).length;
+        yield next.value as Buffer;
+      }
+    }
     try {
-      await pipeline(counted, createWriteStream(file));
+      await pipeline(body, createWriteStream(file));
     } catch (err) {
       rmSync(file, { force: true });
+      // Whether the file or the body failed, nothing more of the body is read.
+      stream.destroy();
       throw err;
     }
     return { size, segments: [{ size, file, refs: 1 }] };

@@ -85,8 +85,8 @@ export class S3Store {
   readonly buckets = new Map<string, BucketRecord>();
   readonly blobs: BlobStore;
 
-  constructor(dataDir?: string) {
-    this.blobs = new BlobStore(dataDir);
+  constructor(dataDir?: string, inMemoryUpTo?: number) {
+    this.blobs = new BlobStore(dataDir, inMemoryUpTo);
   }
 
   bucket(name: string): BucketRecord {

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { GeneratedBody } from '../template/resolve.ts';
 import type { BindingCall } from './case.ts';
 import type { Feature } from './features.ts';
 import type { Target } from './target.ts';
@@ -108,7 +109,8 @@ export interface PropertyContext {
     key?: string;
     query?: Record<string, string>;
     headers?: Record<string, string>;
-    body?: Buffer | string;
+    /** A generated body (generatedBody of the kit) is streamed, never held whole. */
+    body?: Buffer | string | GeneratedBody;
   }): Promise<WireResponse>;
   /**
    * A request the property built itself (its own signer, region, addressing, date or presigned

@@ -12,6 +12,11 @@ export class GeneratedBody {
   ) {}
 }
 
+/** Bytes [0, size) of the generator's stream for `seed`, as a body transports stream. */
+export function generatedBody(seed: number, size: number): GeneratedBody {
+  return new GeneratedBody(size, seed);
+}
+
 const fixtures = new Map<string, string>();
 
 /** A file of fixtures/ as text (read once per run). */

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import type { Deadline } from './deadline.ts';
-import { BodyCollector, type CollectedBody, flattenHeaders } from './response.ts';
+import { BodyCollector, type CollectedBody, flattenHeaders, KEEP_BYTES } from './response.ts';
 
 export interface Exchanged {
   status: number;
@@ -91,8 +91,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return;
     this.status = statusCode;
     this.headers = flattenHeaders(headers);
-    this.collector = new BodyCollector(this.stopAtCap);
     const length = Number(this.headers['content-length'] ?? Number.NaN);
+    this.collector = new BodyCollector(this.stopAtCap, KEEP_BYTES, length >= 0 ? length : undefined);
     if (length >= 0) this.onLength?.(length);
   }
 

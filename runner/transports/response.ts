@@ -25,11 +25,12 @@ export interface CollectedBody {
 }
 
 /**
- * Small bodies are hashed only if a check asks (most never do); a body too large to keep is
- * hashed while it streams, since its bytes are gone afterwards.
+ * Small bodies are hashed only if a check asks (most never do), and only with the algorithm it asks
+ * for; a body too large to keep is hashed with both while it streams, since its bytes are gone
+ * afterwards.
  */
 class Collected implements CollectedBody {
-  private digests?: { sha256: string; md5: string };
+  private digests: { sha256?: string; md5?: string };
   constructor(
     readonly size: number,
     readonly bytes: Buffer,
@@ -37,24 +38,21 @@ class Collected implements CollectedBody {
     streamed?: { sha256: string; md5: string },
     readonly cut = false,
   ) {
-    this.digests = streamed;
+    this.digests = streamed ?? {};
   }
-  private digest() {
+  private digest(algorithm: 'sha256' | 'md5'): string {
     if (this.cut)
       throw new TargetError(
         `body over the ${CAP} edgecheck reads: reading stopped there, so it has no digest`,
       );
-    this.digests ??= {
-      sha256: createHash('sha256').update(this.bytes).digest('hex'),
-      md5: createHash('md5').update(this.bytes).digest('hex'),
-    };
-    return this.digests;
+    this.digests[algorithm] ??= createHash(algorithm).update(this.bytes).digest('hex');
+    return this.digests[algorithm];
   }
   get sha256() {
-    return this.digest().sha256;
+    return this.digest('sha256');
   }
   get md5() {
-    return this.digest().md5;
+    return this.digest('md5');
   }
 }
 
@@ -68,21 +66,25 @@ export class BodyCollector {
   private size = 0;
   private hashes?: { sha: Hash; md5: Hash };
   private stopped?: CollectedBody;
+  /** The body so far, when its announced length fits the cap: chunks are copied in as they come. */
+  private into?: Buffer;
 
   constructor(
     private readonly stopAtCap = false,
     /** Where keeping stops (KEEP_BYTES unless a reader needs less). */
     private readonly cap = KEEP_BYTES,
+    /** The length the answer announced (Content-Length), if any. */
+    private readonly announced?: number,
   ) {}
 
   /** Takes one chunk; false when reading should stop here (the cap, with `stopAtCap`). */
   push(chunk: Buffer | Uint8Array): boolean {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    if (this.copyIn(buf)) return true;
     const { kept } = this;
     if (this.stopAtCap && this.size + buf.length > this.cap) {
       this.size += buf.length;
-      const prefix = Buffer.concat(kept).subarray(0, PREFIX_BYTES);
-      this.stopped = new Collected(this.size, Buffer.from(prefix), true, undefined, true);
+      this.stopped = new Collected(this.size, prefixOf(kept), true, undefined, true);
       this.kept = [];
       return false;
     }
@@ -95,8 +97,7 @@ export class BodyCollector {
       this.hashes = hashes;
       // Past the cap nothing can be parsed: only a prefix for messages stays, a copy, so that the
       // target's chunks are freed while it keeps sending.
-      const prefix = Buffer.concat(kept.length ? kept : [buf]).subarray(0, PREFIX_BYTES);
-      kept.splice(0, kept.length, Buffer.from(prefix));
+      kept.splice(0, kept.length, prefixOf(kept.length ? kept : [buf]));
     }
     if (this.hashes) {
       this.hashes.sha.update(buf);
@@ -106,10 +107,32 @@ export class BodyCollector {
     return true;
   }
 
+  /**
+   * A body announced with a length it may keep whole is copied into one buffer of that length as
+   * it comes, so the target's chunks go at once and no joined copy is made at the end: listed and
+   * then joined, a body was held twice. Not at the first chunk when it is the whole body (kept as
+   * it is), nor past what was announced (then kept as chunks, as a body of unknown length is).
+   */
+  private copyIn(buf: Buffer): boolean {
+    if (!this.into) {
+      const n = this.announced;
+      if (n === undefined || this.kept.length || this.hashes || n <= buf.length || n > this.cap) return false;
+      this.into = Buffer.allocUnsafe(n);
+    }
+    if (this.size + buf.length > this.into.length) {
+      this.kept = [this.into.subarray(0, this.size)];
+      this.into = undefined;
+      return false;
+    }
+    this.size += buf.copy(this.into, this.size);
+    return true;
+  }
+
   /** The body as read: whole, or cut at the cap, or a prefix with the digests of all of it. */
   done(): CollectedBody {
     if (this.stopped) return this.stopped;
-    const { kept, size, hashes } = this;
+    const { kept, size, hashes, into } = this;
+    if (into) return new Collected(size, into.subarray(0, size), false);
     const bytes = kept.length === 1 ? kept[0] : Buffer.concat(kept);
     return new Collected(
       size,
@@ -118,6 +141,12 @@ export class BodyCollector {
       hashes && { sha256: hashes.sha.digest('hex'), md5: hashes.md5.digest('hex') },
     );
   }
+}
+
+/** A copy of the first PREFIX_BYTES of `chunks`, joining no more of them than that takes. */
+function prefixOf(chunks: Buffer[]): Buffer {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  return Buffer.concat(chunks, Math.min(PREFIX_BYTES, total));
 }
 
 /** Reads a stream through a BodyCollector; leaving early destroys it, so nothing more is fetched. */
