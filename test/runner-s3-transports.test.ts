@@ -230,3 +230,19 @@ describe('S3 addressing', () => {
     expect(all).toEqual([{ address: '127.0.0.1', family: 4 }]);
   });
 });
+
+describe('a property reading a body past what the runner keeps', () => {
+  it('gets the whole size and MD5 of every byte that arrived, and a prefix of the bytes', async () => {
+    const large = await runEdgecheck({
+      suitesDir: fixtureDir('s3-large'),
+      target: {
+        name: 'mini S3',
+        features: [],
+        s3: { endpoint: s3.url, region: 'auto', addressing: 'path', ...CREDS },
+      },
+      asOf: '2024-06-01',
+    });
+    const p = large.cases.find((c) => c.id === 'large.prop.read-whole');
+    expect(p?.verdict, p?.checks.map((k) => k.message).join('\n')).toBe('pass');
+  }, 30_000);
+});

@@ -73,7 +73,12 @@ export interface ObservedView {
 export interface WireResponse {
   status: number;
   headers: Record<string, string>;
+  /** The body, whole up to 8 MiB; past that its first 64 KiB, for messages only. */
   body: Buffer;
+  /** The whole body's length in bytes, however much of it `body` keeps. */
+  size: number;
+  /** The whole body's MD5 (hex), hashed as it arrived, however much of it `body` keeps. */
+  md5(): string;
   text(): string;
   json(): unknown;
   xml(): any;

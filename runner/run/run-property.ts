@@ -22,6 +22,8 @@ function wire(res: StepResponse): WireResponse {
     status: res.status,
     headers: res.headers,
     body: res.body.bytes,
+    size: res.body.size,
+    md5: () => res.body.md5,
     text: () => res.text(),
     json: () => res.json(),
     xml: () => res.xml(),

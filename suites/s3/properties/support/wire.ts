@@ -3,7 +3,11 @@ import { buildS3Request, type HttpRequest, type PropertyContext, type S3Target }
 export interface Answer {
   status: number;
   headers: Record<string, string>;
+  /** Whole up to 8 MiB; past that, its first 64 KiB: compare `size` and `md5()` instead. */
   body: Buffer;
+  /** The whole body's length and MD5, however much of it `body` keeps. */
+  size: number;
+  md5(): string;
   text: string;
 }
 
@@ -28,6 +32,8 @@ export async function sendOutgoing(
     status: res.status,
     headers: res.headers,
     body: res.body,
+    size: res.size,
+    md5: () => res.md5(),
     get text() {
       text ??= res.body.toString('utf8');
       return text;
