@@ -192,7 +192,7 @@ export async function proxyCommand(
   let status: StatusHandle | undefined;
   let schedule: ReportSchedule | undefined;
   try {
-    status = config.status && (await openStatus(config.status, judge, stats, proxy, results));
+    status = config.status && (await openStatus(config.status, judge, stats, proxy, results, recorder));
     schedule = scheduleReports(config, results, out);
     out.write(banner(config, judge, proxy, status));
     await (stop ?? signalled());
@@ -239,6 +239,7 @@ async function openStatus(
   stats: ProxyStats,
   proxy: ProxyHandle,
   results: () => RunResults,
+  recorder: HarRecorder | undefined,
 ): Promise<StatusHandle> {
   try {
     return await startStatus({
@@ -247,6 +248,7 @@ async function openStatus(
       judge,
       stats,
       results,
+      recording: recorder && (() => ({ stopped: Boolean(recorder.error), rotations: recorder.rotations })),
       render: (doc, format) => renderDocument(doc, format),
       listening: () => proxy.listening(),
     });

@@ -33,6 +33,8 @@ describe('a recording whose disk fills', () => {
         target.url,
         '--record',
         file,
+        '--status-port',
+        '0',
       ]),
       { cwd: PROJECT_ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -53,7 +55,11 @@ describe('a recording whose disk fills', () => {
         exited.then((code) => reject(new Error(`the proxy exited ${code}: ${output}`)));
       });
       const management = /management API\s+(http:\/\/\S+)/.exec(output)?.[1];
+      const status = /status\s+(http:\/\/[^/\s]+)/.exec(output)?.[1];
       expect(management).toBeDefined();
+      const recordingMetric = async () =>
+        /^edgecheck_proxy_recording (\d)$/m.exec(await (await fetch(`${status}/metrics`)).text())?.[1];
+      expect(await recordingMetric()).toBe('1');
       const zone = `${management}/client/v4/zones/${'a'.repeat(32)}`;
       const statuses: number[] = [];
       // Each exchange records about 1 KiB: well past the limit.
@@ -64,6 +70,8 @@ describe('a recording whose disk fills', () => {
       }
       expect(statuses.every((s) => s === 200)).toBe(true);
       expect(output).toMatch(/recording stopped: .*EFBIG.*; forwarding and judging go on/);
+      // What an alert watches: the recording is no longer kept.
+      expect(await recordingMetric()).toBe('0');
     } finally {
       child.kill('SIGINT');
       await exited;

@@ -20,6 +20,8 @@ export interface StatusOptions {
   render(results: RunResults, format: 'json' | 'html'): Promise<string>;
   /** Whether each door's server is listening. */
   listening(): boolean;
+  /** With --record: whether the recording stopped (a full disk), and how many files it rotated. */
+  recording?: () => { stopped: boolean; rotations: number };
 }
 
 export interface StatusHandle {
@@ -224,6 +226,30 @@ function registerTraffic(prom: Prom, registry: Registry, o: StatusOptions): void
     registers: [registry],
   });
   o.stats.onAddedLatency = (seconds) => added.observe(seconds);
+  const recording = o.recording;
+  if (recording) {
+    // A recording that stopped is traffic no longer kept: worth an alert of its own.
+    new prom.Gauge({
+      name: 'edgecheck_proxy_recording',
+      help: '1 while --record writes the traffic, 0 once it stopped (a write failed: a full disk)',
+      registers: [registry],
+      collect() {
+        this.set(recording().stopped ? 0 : 1);
+      },
+    });
+    totals(
+      prom,
+      registry,
+      {
+        name: 'edgecheck_proxy_recording_rotations_total',
+        help: 'Recording files rotated out by --record-max-bytes or --record-max-age',
+        labelNames: [],
+      },
+      function* () {
+        yield [{}, recording().rotations];
+      },
+    );
+  }
   new prom.Gauge({
     name: 'edgecheck_build_info',
     help: 'The version of edgecheck running',
