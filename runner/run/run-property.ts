@@ -5,7 +5,8 @@ import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
 import { type RunContext, sendOptions, teardownContext } from '../steps/context.ts';
 import { TeardownLedger } from '../steps/teardown.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
-import { bucketName, createBucket, destroyBucket, removeBucketCommand } from '../transports/buckets.ts';
+import { destroyBucket } from '../transports/bucket-teardown.ts';
+import { bucketName, createBucket, removeBucketCommand } from '../transports/buckets.ts';
 import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
 import { buildApiRequest, userAgent } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
@@ -139,7 +140,8 @@ export async function runProperty(
         ledger.add({
           what: `bucket ${name}`,
           undo: () => removeBucketCommand(s3Target, name),
-          run: (signal) => destroyBucket(ctx.s3(), name, signal, ctx.traffic, reservation),
+          run: (signal) =>
+            destroyBucket(ctx.agent, s3Target, name, sendOptions(teardownContext(ctx, signal), 's3')),
         });
         return name;
       },

@@ -1,8 +1,9 @@
 import type { StepDef } from '../model/case.ts';
-import { bucketName, createBucket, destroyBucket, removeBucketCommand } from '../transports/buckets.ts';
+import { destroyBucket } from '../transports/bucket-teardown.ts';
+import { bucketName, createBucket, removeBucketCommand } from '../transports/buckets.ts';
 import { emptyBody, StepResponse } from '../transports/response.ts';
 import { TargetLacks } from '../util/errors.ts';
-import { sendOptions } from './context.ts';
+import { sendOptions, teardownContext } from './context.ts';
 import type { StepKind } from './kind.ts';
 
 type BucketStep = Extract<StepDef, { kind: 'bucket' }>;
@@ -20,13 +21,12 @@ export const bucketStep: StepKind<BucketStep> = {
     const { target } = ctx;
     if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
     const name = bucketName(ctx.runId, owner.slug, step.bucket);
-    const s3 = ctx.s3();
     const s3Target = target.s3;
     await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
     ledger.add({
       what: `bucket ${name}`,
       undo: () => removeBucketCommand(s3Target, name),
-      run: (td) => destroyBucket(s3, name, td, ctx.traffic, ctx.reservation),
+      run: (td) => destroyBucket(ctx.agent, s3Target, name, sendOptions(teardownContext(ctx, td), 's3')),
     });
     scope[step.bucket] = name;
     return { response: new StepResponse(200, {}, emptyBody()), ok: true };

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { Target } from '../model/target.ts';
 import { createAgent } from '../transports/agent.ts';
-import { destroyBucket } from '../transports/buckets.ts';
+import { destroyBucket } from '../transports/bucket-teardown.ts';
 import { createS3Client } from '../transports/s3-sdk.ts';
 import { type RateCap, Traffic } from '../transports/traffic.ts';
 import { errorMessage } from '../util/errors.ts';
@@ -58,7 +58,14 @@ export function describeLeftover(l: Leftover): string {
 async function removeOne(ctx: SweepContext, l: Leftover): Promise<string> {
   if (l.kind === 'bucket') {
     // Objects, then unfinished multipart uploads, then the bucket.
-    await destroyBucket(ctx.s3!, l.id, ctx.signal).catch((err: unknown) => {
+    const s3 = ctx.target.s3!;
+    await destroyBucket(ctx.agent, s3, l.id, {
+      signal: ctx.signal,
+      timeoutMs: ctx.timeoutMs,
+      traffic: ctx.traffic,
+      door: 's3',
+      teardown: true,
+    }).catch((err: unknown) => {
       throw new SweepError(s3Error(err));
     });
     return 'DeleteBucket succeeded';
