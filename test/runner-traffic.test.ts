@@ -145,7 +145,8 @@ describe('traffic: header and flag formats', () => {
   });
 });
 
-describe('traffic: long pauses are told, once per pause', () => {
+// At once: each waits out pauses of seconds on timers of its own, and none asserts an upper bound.
+describe.concurrent('traffic: long pauses are told, once per pause', () => {
   it('reports a wait of two seconds or more under the cap once, with the window and when the next request goes', async () => {
     const pauses: Pause[] = [];
     const t = new Traffic({
