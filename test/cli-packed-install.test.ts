@@ -88,7 +88,9 @@ afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('the packed package, installed with npm into an empty folder', () => {
+// The tests run at once: each starts the installed command in a process of its own and writes
+// only files of its own in the folder, and most of their time is npx and node starting.
+describe.concurrent('the packed package, installed with npm into an empty folder', () => {
   it('packs the build, the bin and the data, and no TypeScript', () => {
     for (const file of [
       'package.json',

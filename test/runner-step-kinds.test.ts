@@ -45,8 +45,16 @@ async function edit(root: string, file: string, from: string, to: string): Promi
   await writeFile(full, text.replace(from, to));
 }
 
+/**
+ * Incremental: the second check reuses what the first learned of every file the table's edit does
+ * not reach, and reports exactly what a full check would (that is the point of TypeScript's build
+ * info), in a fraction of the time.
+ */
 async function typeCheck(root: string): Promise<{ ok: boolean; output: string }> {
-  return run(process.execPath, [TSC, '-p', path.join(root, 'tsconfig.json')], { cwd: root }).then(
+  const args = [TSC, '-p', path.join(root, 'tsconfig.json'), '--incremental'];
+  return run(process.execPath, [...args, '--tsBuildInfoFile', path.join(root, 'tsbuildinfo')], {
+    cwd: root,
+  }).then(
     (r) => ({ ok: true, output: r.stdout }),
     (err: { stdout?: string }) => ({ ok: false, output: err.stdout ?? '' }),
   );

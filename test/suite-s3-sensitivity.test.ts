@@ -45,7 +45,17 @@ import { tracedRunInThread } from './helpers/in-thread.ts';
  */
 
 const SEED = 20261122;
-const faults = FAULTS.filter((f) => f.area === 's3');
+const s3Faults = FAULTS.filter((f) => f.area === 's3');
+/**
+ * The faults proved here. A control breaks no clause by design: test/suite-s3-control-faults.test.ts
+ * runs each against the whole suite, which must pass with nothing blocked, a proof stronger than
+ * the narrowed run here and one that made that run a repeat.
+ */
+const faults = s3Faults.filter((f) => !isControl(f));
+
+function isControl(f: FaultDef): boolean {
+  return f.breaks.length === 0 && f.description.startsWith('Control: ');
+}
 const clauses = loadClauses(['s3']);
 
 const ROTATION_SEED = Number(process.env.EDGECHECK_SENSITIVITY_SEED ?? Math.floor(Date.now() / 86_400_000));
@@ -188,14 +198,12 @@ describe('the S3 suite against the reference', () => {
 
   it('has S3 faults to catch, each listing clauses of the S3 catalog', () => {
     expect(faults.length).toBeGreaterThan(0);
-    const unknown = faults.flatMap((f) =>
+    const unknown = s3Faults.flatMap((f) =>
       f.breaks.filter((id) => !clauses.has(id)).map((id) => `${f.name}: ${id}`),
     );
     expect(unknown).toEqual([]);
     // A control breaks nothing by design (test/suite-s3-control-faults.test.ts); any other fault breaks a clause.
-    const uncaught = faults
-      .filter((f) => f.breaks.length === 0 && !f.description.startsWith('Control: '))
-      .map((f) => f.name);
+    const uncaught = s3Faults.filter((f) => f.breaks.length === 0 && !isControl(f)).map((f) => f.name);
     expect(uncaught).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
@@ -43,8 +44,34 @@ interface Front {
   close(): Promise<void>;
 }
 
-/** front.py with one habit before `s3`, on 127.0.0.1; it stops when its stdin closes. */
+/**
+ * Fronts at once, each with its probes: the tests run concurrently. Each probe makes buckets of
+ * random names, so probes behind different fronts never meet; most of a test's time is Python
+ * starting and waiting on answers, which overlaps well, and three at once leave the other test
+ * files their share of the cores.
+ */
+const fronts = pLimit(3);
+
+/** Waits for a front's slot; the function it resolves to gives the slot back. */
+const frontSlot = () =>
+  new Promise<() => void>((acquired) => {
+    fronts(() => new Promise<void>((release) => acquired(release)));
+  });
+
+/** front.py with one habit before `s3`, on 127.0.0.1, holding a slot until it is closed. */
 async function startFront(s3: S3Target, habit: string): Promise<Front> {
+  const release = await frontSlot();
+  try {
+    const front = await spawnFront(s3, habit);
+    return { endpoint: front.endpoint, close: () => front.close().finally(release) };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** front.py itself; it stops when its stdin closes. */
+async function spawnFront(s3: S3Target, habit: string): Promise<Front> {
   const child: ChildProcess = spawn(
     'python3',
     [
@@ -128,7 +155,10 @@ async function behind(
   }
 }
 
-describe.skipIf(!HAVE_PYTHON)('the probes on targets with habits nobody here tuned against', () => {
+/** The tests run at once, as many as there are fronts (above). */
+const probesAtOnce = describe.skipIf(!HAVE_PYTHON).concurrent;
+
+probesAtOnce('the probes on targets with habits nobody here tuned against', () => {
   let reference: ReferenceHandle;
   let s3: S3Target;
 
