@@ -122,18 +122,20 @@ export function describeDns(cmd: DnsCommand): string {
 
 /** The clauses that decide a command's answer (SPEC's DNS record endpoints and fields). */
 export function dnsClauses(cmd: DnsCommand, aspect: string): string[] {
+  // A record's own fields and their types, whichever endpoint answered it.
+  const fields = /\/result\//.test(aspect) ? ['mgmt.dns.record-fields'] : [];
   const name = /\/name\b/.test(aspect) ? ['mgmt.dns.name'] : [];
   switch (cmd.op) {
     case 'create':
-      return ['mgmt.dns.create', ...name];
+      return ['mgmt.dns.create', ...fields, ...name];
     case 'get':
-      return ['mgmt.dns.get', ...name];
+      return ['mgmt.dns.get', ...fields, ...name];
     case 'patch':
-      return ['mgmt.dns.patch', ...name];
+      return ['mgmt.dns.patch', ...fields, ...name];
     case 'put':
-      return ['mgmt.dns.put', ...name];
+      return ['mgmt.dns.put', ...fields, ...name];
     case 'list':
-      return ['mgmt.dns.list', 'mgmt.result-info.fields'];
+      return ['mgmt.dns.list', 'mgmt.result-info.fields', ...fields];
     case 'delete':
       return [];
   }
