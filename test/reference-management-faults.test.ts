@@ -234,6 +234,17 @@ const PROBES: Record<string, Probe> = {
     const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
     return api('GET', `${Z}/dns_records/${r.body.result.id}`);
   }),
+  'dns-get-id-is-zone-id': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
+    return (await api('GET', `${Z}/dns_records/${r.body.result.id}`)).body.result.id === r.body.result.id;
+  }),
+  'dns-get-result-null': now(async (api) => {
+    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
+    return api('GET', `${Z}/dns_records/${r.body.result.id}`);
+  }),
+  'dns-create-comment-null': now(
+    send('POST', `${Z}/dns_records`, { type: 'A', name: 'c', content: '192.0.2.5', comment: 'kept' }),
+  ),
   'dns-get-created-on-epoch': now(async (api) => {
     const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
     return typeof (await api('GET', `${Z}/dns_records/${r.body.result.id}`)).body.result.created_on;
