@@ -5,7 +5,6 @@ import { Outstanding } from '../runner/api.ts';
 // A Ctrl-C that lands after the run has finished and written its report must not turn a passing run
 // into a killed one: until the process ends it exits with the run's own code.
 describe('a signal after the run', () => {
-  const before = { int: process.listenerCount('SIGINT'), term: process.listenerCount('SIGTERM') };
   // The worker runs other files after this one: only the listeners these tests added are removed.
   const theirs = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   afterEach(() => {
@@ -27,6 +26,7 @@ describe('a signal after the run', () => {
   });
 
   it('installs nothing when the run has no code (it threw)', () => {
+    const before = { int: process.listenerCount('SIGINT'), term: process.listenerCount('SIGTERM') };
     const interrupts = new Interrupts(new Outstanding());
     interrupts.release(undefined);
     expect(process.listenerCount('SIGINT')).toBe(before.int);
