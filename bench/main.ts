@@ -12,7 +12,7 @@ import { measureProxyOverhead } from './proxy-overhead.ts';
 import { measureProxySoak } from './proxy-soak.ts';
 import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
-import { measureEachSuite, measureSuites } from './suites-time.ts';
+import { measureEachSuite, measureSuites, type SuitesTime } from './suites-time.ts';
 
 /**
  * `npm run bench`: prints the numbers behind the project's targets. It measures and prints;
@@ -124,36 +124,24 @@ if (profileOnly) {
   process.exit(0);
 }
 
+/** A measured run's row (wall and CPU, runner and reference apart), and its CPU per request below when labelled. */
+function runRows(run: SuitesTime, label: string, perRequest?: string): void {
+  const cpu = [run.cpuS, run.runnerCpuS ?? Number.NaN, run.referenceCpuS ?? Number.NaN];
+  row(label, f(run.wallMs / 1000, 2), ...cpu.map((s) => f(s, 2)));
+  if (perRequest) row(perRequest, '', ...cpu.map((s) => f((s * 1000) / run.requests, 2)));
+}
+
 // The installed package runs the build; a checkout runs its sources through tsx (npm start).
 await build();
 const suites = await measureSuites(rounds);
 row('every suite, quick, embedded reference, the build', 'wall s', 'CPU s', 'runner CPU s', 'ref. CPU s');
-row(
-  '  process start to exit [<= 5 s, <= 6 s CPU]',
-  f(suites.wallMs / 1000, 2),
-  f(suites.cpuS, 2),
-  f(suites.runnerCpuS ?? Number.NaN, 2),
-  f(suites.referenceCpuS ?? Number.NaN, 2),
-);
-row(
-  '  CPU per request, ms [<= 1.5 ms]',
-  '',
-  f((suites.cpuS * 1000) / suites.requests, 2),
-  f(((suites.runnerCpuS ?? Number.NaN) * 1000) / suites.requests, 2),
-  f(((suites.referenceCpuS ?? Number.NaN) * 1000) / suites.requests, 2),
-);
+runRows(suites, '  process start to exit [<= 5 s, <= 6 s CPU]', '  CPU per request, ms [<= 1.5 ms]');
 console.log(
   `  exit ${suites.exitCode}, ${suites.cases} cases, peak memory ${f(suites.peakMiB ?? Number.NaN, 0)} MiB, median of ${rounds} runs`,
 );
 console.log(`  clauses: ${JSON.stringify(suites.summary.clauses)}`);
 const fromSources = await measureSuites(rounds, false);
-row(
-  '  the same from the sources (npm start)',
-  f(fromSources.wallMs / 1000, 2),
-  f(fromSources.cpuS, 2),
-  f(fromSources.runnerCpuS ?? Number.NaN, 2),
-  f(fromSources.referenceCpuS ?? Number.NaN, 2),
-);
+runRows(fromSources, '  the same from the sources (npm start)');
 console.log(`    peak memory ${f(fromSources.peakMiB ?? Number.NaN, 0)} MiB (tsx's loader threads included)`);
 console.log(
   `  requests: ${suites.requests} (${Object.entries(suites.requestsBySuite)
@@ -161,20 +149,7 @@ console.log(
     .join(', ')})`,
 );
 for (const { suite, run } of await measureEachSuite(rounds)) {
-  row(
-    `  --suite ${suite} (${run.requests} requests)`,
-    f(run.wallMs / 1000, 2),
-    f(run.cpuS, 2),
-    f(run.runnerCpuS ?? Number.NaN, 2),
-    f(run.referenceCpuS ?? Number.NaN, 2),
-  );
-  row(
-    '    CPU per request, ms',
-    '',
-    f((run.cpuS * 1000) / run.requests, 2),
-    f(((run.runnerCpuS ?? Number.NaN) * 1000) / run.requests, 2),
-    f(((run.referenceCpuS ?? Number.NaN) * 1000) / run.requests, 2),
-  );
+  runRows(run, `  --suite ${suite} (${run.requests} requests)`, '    CPU per request, ms');
 }
 console.log('');
 
