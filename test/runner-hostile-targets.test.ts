@@ -238,6 +238,15 @@ const LOCATION_PAGE =
   /^s3\.region\.location location(-sdk)?: (header content-type: |output at \/LocationConstraint: expected "auto", found nothing \(the answer is )/;
 const PAGE_ANSWERS = new RegExp(`${OBJECT_READ_DIFFERS.source}|${LOCATION_PAGE.source}`);
 
+/**
+ * What a target answering 200 MB of JSON may also fail: GetBucketLocation answered in
+ * application/json, when its 200 MB arrive within the request's time (on a quiet machine they do;
+ * on a busy one the request times out and is an error). The document itself is over what edgecheck
+ * reads, an error either way.
+ */
+const LOCATION_FLOOD = /^s3\.region\.location location: header content-type: /;
+const FLOOD_ANSWERS = new RegExp(`${OBJECT_READ_DIFFERS.source}|${LOCATION_FLOOD.source}`);
+
 /** Nothing judged on what a broken target answered: errors, blocked or skipped, exit 1. */
 function expectJudgedFairly(o: RunOutcome, results: RunResults | undefined, mayFail?: RegExp): void {
   expect.soft(o.code, `exit code (stderr: ${o.stderr.slice(-500)})`).toBe(1);
@@ -326,7 +335,7 @@ const BROKEN: Scenario[] = [
     args: SELECTION,
     streams: true,
     errorsSay: /over the \d+ MiB/,
-    mayFail: OBJECT_READ_DIFFERS,
+    mayFail: FLOOD_ANSWERS,
   },
 ];
 
