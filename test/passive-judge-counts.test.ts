@@ -19,6 +19,18 @@ function body(text: string) {
 }
 
 /** An S3 GET of a missing key answered 404 with an Error document of `contentType`. */
+/** The results document of what `judge` saw, as `edgecheck judge` writes it. */
+function judged(judge: PassiveJudge) {
+  return passiveResults({
+    judge,
+    clauses,
+    mode: 'judge',
+    target: { name: 'counts', embedded: false },
+    asOf,
+    startedAt: new Date(),
+  });
+}
+
 function missingKey(key: string, contentType: string, startedAt: string): ObservedExchange {
   return {
     door: 's3',
@@ -62,14 +74,7 @@ describe('a contradicted clause keeps its first and latest contradicting exchang
     expect(judge.counts.get('mgmt.envelope.fields')?.contradicting).toEqual({ management: 0, s3: 0 });
     expect(judge.counts.get('s3.xml.error-no-xmlns')?.contradicting.s3).toBe(0);
 
-    const results = passiveResults({
-      judge,
-      clauses,
-      mode: 'judge',
-      target: { name: 'counts', embedded: false },
-      asOf,
-      startedAt: new Date(),
-    });
+    const results = judged(judge);
     expect(results.clauses.find((c) => c.id === 's3.xml.content-type')?.verdict).toBe('fail');
     const check = results.cases.find((c) => c.id === 'passive s3.xml.content-type')?.checks[0];
     expect(check?.verdict).toBe('fail');
@@ -83,14 +88,7 @@ describe('a contradicted clause keeps its first and latest contradicting exchang
   it('one contradiction has no separate latest exchange', () => {
     const judge = new PassiveJudge({ clauses, properties }, asOf);
     judge.observe(missingKey('bad', 'text/plain', '2026-01-01T00:00:00.000Z'));
-    const results = passiveResults({
-      judge,
-      clauses,
-      mode: 'judge',
-      target: { name: 'counts', embedded: false },
-      asOf,
-      startedAt: new Date(),
-    });
+    const results = judged(judge);
     const check = results.cases.find((c) => c.id === 'passive s3.xml.content-type')?.checks[0];
     expect(check?.contradictions).toBe(1);
     expect(check?.latestExchange).toBeUndefined();
