@@ -191,45 +191,36 @@ async function underLoad(
   rounds: number,
   concurrency: number,
 ): Promise<LoadFigures> {
-  await drive(pair.direct, agent, 0, 2000, concurrency);
-  await drive(pair.proxied, agent, 0, 2000, concurrency);
-  const directTimes = new Float64Array(round * rounds);
-  const proxiedTimes = new Float64Array(round * rounds);
-  let directMs = 0;
-  let proxiedMs = 0;
+  const sides = ['direct', 'proxied'] as const;
+  for (const side of sides) await drive(pair[side], agent, 0, 2000, concurrency);
+  const times = { direct: new Float64Array(round * rounds), proxied: new Float64Array(round * rounds) };
+  const ms = { direct: 0, proxied: 0 };
   const spent = { direct: { clients: 0, target: 0 }, proxied: { clients: 0, target: 0, proxy: 0 } };
   const add = (into: Partial<Record<'clients' | 'target' | 'proxy', number>>, before: CpuNow) => {
     const after = cpuNow(pair);
     for (const k of Object.keys(into) as (keyof CpuNow)[]) into[k] = (into[k] ?? 0) + after[k] - before[k];
   };
+  // Alternating rounds: a change of load on the machine falls on both sides alike.
   for (let r = 0; r < rounds; r++) {
-    let before = cpuNow(pair);
-    directMs += await drive(
-      pair.direct,
-      agent,
-      r * round,
-      round,
-      concurrency,
-      directTimes.subarray(r * round),
-    );
-    add(spent.direct, before);
-    before = cpuNow(pair);
-    proxiedMs += await drive(
-      pair.proxied,
-      agent,
-      r * round,
-      round,
-      concurrency,
-      proxiedTimes.subarray(r * round),
-    );
-    add(spent.proxied, before);
+    for (const side of sides) {
+      const before = cpuNow(pair);
+      ms[side] += await drive(
+        pair[side],
+        agent,
+        r * round,
+        round,
+        concurrency,
+        times[side].subarray(r * round),
+      );
+      add(spent[side], before);
+    }
   }
   const per = (us: number) => us / (round * rounds);
   return {
-    directPerSecond: (round * rounds * 1000) / directMs,
-    proxiedPerSecond: (round * rounds * 1000) / proxiedMs,
-    directMedianMs: median(directTimes),
-    proxiedMedianMs: median(proxiedTimes),
+    directPerSecond: (round * rounds * 1000) / ms.direct,
+    proxiedPerSecond: (round * rounds * 1000) / ms.proxied,
+    directMedianMs: median(times.direct),
+    proxiedMedianMs: median(times.proxied),
     proxyOwnMedianMs: await histogramMedianMs(`${pair.status}/metrics`),
     cpuUs: {
       direct: { clients: per(spent.direct.clients), target: per(spent.direct.target) },
