@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -9,7 +9,7 @@ import type { RunResults } from '../runner/model/results.ts';
 import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { type ForeignServer, haveMoto, startMoto, startS3rver } from './helpers/foreign-servers.ts';
-import { recordNotRun } from './helpers/not-run.ts';
+import { haveBotocore } from './helpers/not-run.ts';
 import { s3Traffic, sdkClient } from './helpers/passive-traffic.ts';
 
 /*
@@ -21,14 +21,9 @@ import { s3Traffic, sdkClient } from './helpers/passive-traffic.ts';
 
 const TRUTH = path.join(ROOT, 'test', 'truth', 'truth.py');
 const run = promisify(execFile);
-const HAVE_PYTHON = spawnSync('python3', ['-c', 'import botocore'], { encoding: 'utf8' }).status === 0;
-if (!HAVE_PYTHON) {
-  recordNotRun({
-    what: "the independent check of the passive judge's verdicts on foreign servers (test/passive-foreign.test.ts)",
-    why: 'python3 with botocore is missing',
-    remedy: 'apt-get install python3-boto3',
-  });
-}
+const HAVE_PYTHON = haveBotocore(
+  "the independent check of the passive judge's verdicts on foreign servers (test/passive-foreign.test.ts)",
+);
 
 interface Probed {
   clause: string;

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -9,7 +9,7 @@ import type { S3Target } from '../runner/model/target.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { type ForeignBaseline, readForeignBaseline } from './helpers/foreign-baseline.ts';
 import { type ForeignServer, haveMoto, startMoto, startS3rver } from './helpers/foreign-servers.ts';
-import { recordNotRun } from './helpers/not-run.ts';
+import { haveBotocore } from './helpers/not-run.ts';
 
 /*
  * edgecheck is not its own judge: every departure a baseline lists is shown again by
@@ -24,15 +24,9 @@ const TRUTH = path.join(ROOT, 'test', 'truth', 'truth.py');
 const OUTPUT = path.join(ROOT, 'test-output');
 const run = promisify(execFile);
 
-const python = spawnSync('python3', ['-c', 'import botocore'], { encoding: 'utf8' });
-const HAVE_PYTHON = python.status === 0;
-if (!HAVE_PYTHON) {
-  recordNotRun({
-    what: 'the independent proof of every baseline entry (test/truth-baselines.test.ts)',
-    why: python.error ? 'no python3 on PATH' : 'python3 has no botocore',
-    remedy: 'apt-get install python3-boto3',
-  });
-}
+const HAVE_PYTHON = haveBotocore(
+  'the independent proof of every baseline entry (test/truth-baselines.test.ts)',
+);
 const HAVE_MOTO = haveMoto();
 
 interface Probed {

@@ -7,7 +7,7 @@ import { type ReferenceHandle, startReference } from '../reference/server.ts';
 import { today } from '../runner/api.ts';
 import type { S3Target } from '../runner/model/target.ts';
 import { ROOT } from '../runner/util/paths.ts';
-import { recordNotRun } from './helpers/not-run.ts';
+import { haveBotocore } from './helpers/not-run.ts';
 
 /*
  * The independent judge is held to the habits of targets nobody here tuned against: each runs
@@ -22,15 +22,7 @@ const TRUTH = path.join(ROOT, 'test', 'truth', 'truth.py');
 const FRONT = path.join(ROOT, 'test', 'truth', 'front.py');
 const run = promisify(execFile);
 
-const python = spawnSync('python3', ['-c', 'import botocore'], { encoding: 'utf8' });
-const HAVE_PYTHON = python.status === 0;
-if (!HAVE_PYTHON) {
-  recordNotRun({
-    what: 'the probes on targets with foreign habits (test/truth-habits.test.ts)',
-    why: python.error ? 'no python3 on PATH' : 'python3 has no botocore',
-    remedy: 'apt-get install python3-boto3',
-  });
-}
+const HAVE_PYTHON = haveBotocore('the probes on targets with foreign habits (test/truth-habits.test.ts)');
 
 interface Probed {
   clause: string;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -32,5 +33,17 @@ export function findTool(cmd: string): string | undefined {
 export function haveTool(cmd: string, what: string, install: string): boolean {
   if (findTool(cmd)) return true;
   recordNotRun({ what, why: `no ${cmd} on PATH`, remedy: install });
+  return false;
+}
+
+/** True when python3 with botocore (AWS's own signer) is there; otherwise records what does not run. */
+export function haveBotocore(what: string): boolean {
+  const python = spawnSync('python3', ['-c', 'import botocore'], { encoding: 'utf8' });
+  if (python.status === 0) return true;
+  recordNotRun({
+    what,
+    why: python.error ? 'no python3 on PATH' : 'python3 has no botocore',
+    remedy: 'apt-get install python3-boto3',
+  });
   return false;
 }
