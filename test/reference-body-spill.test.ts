@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BlobStore } from '../reference/s3/blobs.ts';
 import { startReferenceWorker } from '../reference/worker.ts';
 import { generateBuffer, generateChunks } from '../runner/data/generate.ts';
@@ -49,11 +49,13 @@ describe('bodies kept in memory up to a size, in files above it', () => {
 
 describe('the reference on its worker thread', () => {
   it('puts large bodies in a folder of the temporary one, which closing removes', async () => {
-    const before = new Set(readdirSync(tmpdir()));
+    // A temporary folder of this test's own: other runs on the machine start references too.
+    const root = mkdtempSync(path.join(tmpdir(), 'edgecheck-spill-test-'));
+    vi.stubEnv('TMPDIR', root);
     const ref = await startReferenceWorker({ asOf: '2025-06-01' });
-    const spill = readdirSync(tmpdir()).filter((n) => n.startsWith('edgecheck-reference-') && !before.has(n));
+    const spill = readdirSync(root).filter((n) => n.startsWith('edgecheck-reference-'));
     expect(spill).toHaveLength(1);
-    const blobs = path.join(tmpdir(), spill[0], 's3-blobs');
+    const blobs = path.join(root, spill[0], 's3-blobs');
     try {
       const s3 = ref.target().s3!;
       const send = async (req: Parameters<typeof buildS3Request>[1]) => {
@@ -78,6 +80,7 @@ describe('the reference on its worker thread', () => {
     } finally {
       await ref.close();
     }
-    expect(existsSync(path.join(tmpdir(), spill[0]))).toBe(false);
+    expect(existsSync(path.join(root, spill[0]))).toBe(false);
+    rmSync(root, { recursive: true, force: true });
   });
 });
