@@ -6,13 +6,14 @@ import { clauseApplies } from '../model/clause.ts';
 import type { ObservedView, PropertyDef } from '../model/property.ts';
 import { type CaseResult, type CheckResult, EXCHANGE_BODY_LIMIT, type Exchange } from '../model/results.ts';
 import { StepResponse } from '../transports/response.ts';
+import { UNAVAILABLE } from '../transports/traffic.ts';
 import { CheckFailure, errorMessage } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { Unreadable, viewOf } from './view.ts';
 
-/** Throttled (429), bad gateway (502), unavailable (503), gateway timeout (504): trouble, not an answer. */
-export const BUSY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/** Throttled (429), bad gateway (502), unavailable (503), gateway timeout (504): trouble, not an answer, as a run treats them. */
+const BUSY_STATUSES: ReadonlySet<number> = UNAVAILABLE;
 
 /** What a check contradicted by an exchange says, with that exchange as evidence. */
 interface Failure {
