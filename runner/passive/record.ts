@@ -77,8 +77,8 @@ export class HarRecorder {
       if (this.entries && (full || old)) this.rotate();
       complete = this.position;
       const text = `${this.entries ? ',\n' : ''}${line}`;
-      this.position += writeAll(this.fd, text, this.position);
-      writeAll(this.fd, CLOSE, this.position);
+      // The entry and the closing brackets after it in one write; the next entry writes over them.
+      this.position += writeAll(this.fd, text + CLOSE, this.position) - CLOSE.length;
       this.entries += 1;
     } catch (err) {
       this.fail(err, complete);
