@@ -290,6 +290,8 @@ function scheduleReports(
     });
     return chain;
   };
+  // With no file to write, a hangup keeps Node's meaning (the process ends) and no timer runs idle.
+  if (files.length === 0) return { stop: () => chain };
   const timer = config.reportEveryMs ? setInterval(write, config.reportEveryMs) : undefined;
   timer?.unref();
   const onHangup = () => void write();
