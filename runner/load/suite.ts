@@ -4,7 +4,7 @@ import { InputError } from '../util/errors.ts';
 import { SUITES_DIR } from '../util/paths.ts';
 import { caseFiles, loadCaseFile } from './cases.ts';
 import { loadClauses } from './clauses.ts';
-import { contentKey, readCached, writeCached } from './compiled-cache.ts';
+import { cacheDir, contentKey, readCached, writeCached } from './compiled-cache.ts';
 import { lintSuites, type Problem } from './lint.ts';
 import { resolvePassiveRefs } from './passive-refs.ts';
 import { type LoadedProperty, loadProperties } from './properties.ts';
@@ -33,9 +33,10 @@ export async function loadSuites(
   }
   const problems: Problem[] = [];
   // The YAML as the engine runs it, from the compiled cache when no source file changed since.
-  const key = contentKey(root, `${areas.join(',')}\0${allAreas.join(',')}`);
-  const compiled = fromCache(readCached<Kept>(key)) ?? compile(areas, allAreas, root, problems);
-  if (!problems.length) writeCachedOnce(key, compiled);
+  // With the cache off (EDGECHECK_CACHE=0, or no folder of this user's), nothing is hashed either.
+  const key = cacheDir() ? contentKey(root, `${areas.join(',')}\0${allAreas.join(',')}`) : undefined;
+  const compiled = (key && fromCache(readCached<Kept>(key))) || compile(areas, allAreas, root, problems);
+  if (key && !problems.length) writeCachedOnce(key, compiled);
   const { clauses, cases } = compiled;
   let properties: LoadedProperty[] = [];
   try {
