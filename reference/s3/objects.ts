@@ -105,7 +105,8 @@ export async function putObject(call: S3Call): Promise<void> {
   };
   call.store.putObject(bucket, record);
   // Under a fault, a SHA-1 that does not match is refused only once the object is stored.
-  if (digest.mismatched.includes('sha1')) throw badDigest('sha1');
+  if (digest.mismatched.includes('sha1') && call.ctx.faults.has('s3-put-sha1-mismatch-stored'))
+    throw badDigest('sha1');
   // Under a fault, PutObject answers the ETag without its double quotes (GET and HEAD keep them).
   const etag = call.ctx.faults.has('s3-put-etag-unquoted') ? record.etag.replace(/^"|"$/g, '') : record.etag;
   const headers: Record<string, string> = { etag, 'x-amz-version-id': record.versionId };
