@@ -30,9 +30,9 @@ const first = (el: unknown, name: string) => text(children(el, name)[0]);
 const escapeXml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
 
+/** A request of the teardown the target refused, said as the target answered it. */
 function failed(what: string, name: string, res: StepResponse): TargetError {
-  const code = /<Code>([^<]*)<\/Code>/.exec(res.text())?.[1];
-  return new TargetError(`${what} of ${name} answered ${res.status}${code ? ` ${code}` : ''}`);
+  return new TargetError(`${what} of ${name} answered ${res.describe()}`);
 }
 
 /**
