@@ -43,7 +43,7 @@ export function removeBucketCommand(target: S3Target, name: string): string {
   const at = `--endpoint-url ${q(target.endpoint)} --region ${q(target.region)}`;
   return [
     `aws s3api list-multipart-uploads --bucket ${name} ${at} --query 'Uploads[].[Key,UploadId]' --output text`,
-    `| while IFS=$'\\t' read -r k u; do [ -n "$u" ] && aws s3api abort-multipart-upload --bucket ${name} --key "$k" --upload-id "$u" ${at}; done;`,
+    `| while IFS="$(printf '\\t')" read -r k u; do [ -n "$u" ] && aws s3api abort-multipart-upload --bucket ${name} --key "$k" --upload-id "$u" ${at}; done;`,
     `aws s3 rb s3://${name} --force ${at}`,
   ].join(' ');
 }
