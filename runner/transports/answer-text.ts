@@ -14,7 +14,7 @@ interface Body {
 }
 
 /** How much of a body is looked at for its root element. */
-const HEAD_BYTES = 512;
+export const HEAD_BYTES = 512;
 
 /** The name of an XML body's root element, or undefined when the body does not start as XML. */
 export function rootElement(head: Buffer | string): string | undefined {

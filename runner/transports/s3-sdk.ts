@@ -6,7 +6,7 @@ import type { S3Target } from '../model/target.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, InputError, TargetError } from '../util/errors.ts';
 import { lookupLocalhost } from './agent.ts';
-import { answerText, errorDocument, rootElement } from './answer-text.ts';
+import { answerText, errorDocument, HEAD_BYTES, rootElement } from './answer-text.ts';
 import { AnswerKeepingHttpAgent, AnswerKeepingHttpsAgent } from './early-answer.ts';
 import { markUnavailable, transferAllowance } from './http.ts';
 import {
@@ -23,8 +23,6 @@ import { isTransportFailure, transportMessage } from './transport-words.ts';
 
 /** Commands whose answer body is the object itself: streamed and hashed, never parsed whole. */
 const STREAMING_OUTPUT = new Set(['GetObject', 'GetObjectTorrent', 'SelectObjectContent']);
-/** How much of a parsed answer is kept to say what it was when the SDK cannot read it. */
-const HEAD_BYTES = 512;
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 type Handler = typeof import('@smithy/node-http-handler');
@@ -46,7 +44,7 @@ function loaded(): NonNullable<typeof sdk> {
 }
 
 /** The AWS SDK's S3 client package (its commands), loaded on first use. */
-export function s3Sdk(): Sdk {
+function s3Sdk(): Sdk {
   return loaded().S3;
 }
 
