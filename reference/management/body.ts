@@ -18,7 +18,7 @@ export async function readJsonBody(req: http.IncomingMessage): Promise<unknown> 
   try {
     return JSON.parse(text);
   } catch {
-    // As the service answers it: a generic request error wrapping the parse failure in error_chain.
+    // The reference's own answer: a generic request error wrapping the parse failure in error_chain.
     throw new ApiError(400, [
       {
         code: CODES.invalidRequest,
