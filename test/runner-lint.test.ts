@@ -86,7 +86,7 @@ const CASES: { problem: string; line: string }[] = [
   },
   {
     problem: 'unknown-operator',
-    line: `${file('unknown-operator', 'operator.case.yaml')}:6:9: error: unknown matcher '$regex'; known: $equals $matches $present $exists $absent $contains $oneOf $length $gt $gte $lt $lte $type $schema $not $anyOrder $each $sorted`,
+    line: `${file('unknown-operator', 'operator.case.yaml')}:6:9: error: unknown matcher '$regex'; known: $equals $matches $present $exists $absent $contains $oneOf $length $gt $gte $lt $lte $type $schema $not $anyOrder $each $sorted $keys`,
   },
   {
     problem: 'duplicate-step-id',

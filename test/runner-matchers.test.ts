@@ -227,6 +227,26 @@ describe('XML paths', () => {
     expect(getXmlPath(doc, '/ListBucketResult/Contents/*/Key')).toEqual(['a', 'b']);
     expect(getXmlPath(doc, '/ListBucketResult/CommonPrefixes/*/Prefix')).toEqual([]);
   });
+  it('a first * is the root whatever its name; an empty root reads as ""', () => {
+    expect(getXmlPath(doc, '/*/Name')).toBe('b');
+    expect(getXmlPath(doc, '/*/Contents/*/Key')).toEqual(['a', 'b']);
+    const empty = parseXml('<?xml version="1.0"?><GetBucketVersioningResponse xmlns="x"/>');
+    expect(getXmlPath(empty, '/*')).toEqual({ '@xmlns': 'x' });
+    expect(getXmlPath(parseXml('<VersioningConfiguration></VersioningConfiguration>'), '/*')).toBe('');
+    expect(getXmlPath(parseXml('<A><B>1</B></A>'), '/*/C')).toBe(ABSENT);
+  });
+  it('$keys matches the names an element holds, attributes and text left out', () => {
+    const root = getXmlPath(doc, '/*');
+    expect(
+      match({ $keys: { $each: { $oneOf: ['Name', 'KeyCount', 'Contents', 'Owner'] } } }, root),
+    ).toBeUndefined();
+    const m = match({ $keys: { $each: { $oneOf: ['Status', 'MfaDelete'] } } }, root);
+    expect(m?.message).toMatch(/found \["Name","KeyCount","Contents","Owner"\]/);
+    expect(match({ $keys: [] }, '')).toBeUndefined();
+    expect(match({ $keys: [] }, { '@xmlns': 'x', '#text': '\n' })).toBeUndefined();
+    expect(match({ $keys: { $length: 0 } }, 'Enabled')?.message).toMatch(/expected an object or element/);
+    expect(match({ $keys: [] }, ABSENT)?.message).toMatch(/found nothing/);
+  });
   it('@attr reads an attribute', () => {
     expect(getXmlPath(doc, '/ListBucketResult/Owner/@id')).toBe('o1');
     expect(getXmlPath(doc, '/ListBucketResult/Owner/@nope')).toBe(ABSENT);

@@ -118,6 +118,15 @@ export function getBucketLocation(call: S3Call): void {
   sendResult(call.res, 'LocationConstraint', { '#text': region }, {}, call.ctx);
 }
 
+const STAND_IN_OPERATIONS: Record<string, string> = {
+  acl: 'GetBucketAcl',
+  versioning: 'GetBucketVersioning',
+  lifecycle: 'GetBucketLifecycleConfiguration',
+  replication: 'GetBucketReplication',
+  tagging: 'GetBucketTagging',
+  'object-lock': 'GetObjectLockConfiguration',
+};
+
 /** SPEC behaviour 4: read-only stand-ins answering as for a plain, empty bucket. */
 export function standIn(call: S3Call, subresource: string): void {
   const bucket = call.store.bucket(call.bucket);
@@ -159,7 +168,11 @@ export function standIn(call: S3Call, subresource: string): void {
     ];
   const answer = answers[subresource];
   if (!answer) throw notImplemented(`GET ?${subresource}`);
-  sendResult(call.res, answer[0], answer[1], {}, call.ctx);
+  // Under a control fault, the root is named for the operation, as moto names it: SPEC names no document.
+  const root = call.ctx.faults.has('s3-standin-operation-roots')
+    ? `${STAND_IN_OPERATIONS[subresource]}Response`
+    : answer[0];
+  sendResult(call.res, root, answer[1], {}, call.ctx);
 }
 
 /** SPEC behaviour 5: bucket encryption, whose only value is AES256. */

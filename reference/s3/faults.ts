@@ -1217,6 +1217,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.standin.get-bucket-versioning'],
   ],
   [
+    's3-standin-operation-roots',
+    'Control: every stand-in read answers its document under a root named for the operation (<GetBucketVersioningResponse>, as moto answers). SPEC names no document, and the SDKs read the same configuration, so no clause may fail',
+    [],
+  ],
+  [
     's3-standin-as-list-objects',
     'The read-only stand-ins fall through to ListObjects: GetBucketAcl, GetBucketVersioning and the others answer a ListBucketResult',
     [

@@ -102,6 +102,8 @@ function operator(op: string, arg: unknown): string {
       return `each ${relation(arg)}`;
     case '$sorted':
       return sorted(arg);
+    case '$keys':
+      return `holds names ${isObject(arg) ? relation(arg) : literal(arg)}`;
     default:
       return `${op} ${literal(arg)}`;
   }

@@ -29,6 +29,7 @@ export const OPERATORS = [
   '$anyOrder',
   '$each',
   '$sorted',
+  '$keys',
 ] as const;
 
 // Callers that match values also name the marker; it comes from its own module.
@@ -125,6 +126,18 @@ export function match(expected: unknown, actual: unknown, at = ''): Mismatch | u
   if (expected !== actual)
     return mismatch(at, expected, actual, `expected ${show(expected)}, found ${show(actual)}`);
   return undefined;
+}
+
+/**
+ * The names an object or XML element holds, matched as an array: an element's attributes (`@name`)
+ * and text (`#text`) are not among them, so a document is judged by the elements it holds.
+ */
+function matchKeys(arg: unknown, keys: string[], at: string): string | undefined {
+  const names = keys.filter((k) => !k.startsWith('@') && k !== '#text');
+  const m = match(arg, names, `${at}.keys`);
+  return m
+    ? `expected names ${show(arg)}, found ${show(names)}${m.message ? ` (${m.message})` : ''}`
+    : undefined;
 }
 
 /** Why `actual` does not meet one operator (a message, or an element's own mismatch), or undefined. */
@@ -229,6 +242,13 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): s
         if (m) return m;
       }
       return undefined;
+    }
+    case '$keys': {
+      // An empty XML element reads as "": it holds no names.
+      if (actual === '') return matchKeys(arg, [], at);
+      if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+        return `expected an object or element, found ${show(actual)}`;
+      return matchKeys(arg, Object.keys(actual), at);
     }
     case '$sorted': {
       if (!Array.isArray(actual)) return `expected an array, found ${show(actual)}`;

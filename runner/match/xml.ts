@@ -7,11 +7,24 @@ export { parseXml } from '../util/xml.ts';
  * An XML path: element names joined by `/`. A name picks the first such element; `/Name/2`
  * the third; `*` maps the rest of the path over every element and yields an array
  * (`/ListBucketResult/Contents/*\/Key` lists every key; `/ListBucketResult/Contents/*` is []
- * when there is none). `@attr` reads an attribute. Text content is a string.
+ * when there is none). `@attr` reads an attribute. Text content is a string. A first segment `*`
+ * is the root whatever its name (`/*` the root element, `/*\/Status` its Status), for clauses that
+ * name what a document holds and not what it is called.
  */
 export function getXmlPath(doc: unknown, path: string): unknown {
   const segments = path.split('/').filter((s) => s !== '');
+  if (segments[0] === '*') {
+    const root = rootName(doc);
+    if (root === undefined) return ABSENT;
+    segments[0] = root;
+  }
   return walk(asRoot(doc, segments[0]), segments);
+}
+
+/** The document's one element name at the top, leaving out the declaration and text. */
+function rootName(doc: unknown): string | undefined {
+  if (!doc || typeof doc !== 'object') return undefined;
+  return Object.keys(doc).find((k) => !k.startsWith('#') && !k.startsWith('?'));
 }
 
 /**
@@ -73,6 +86,7 @@ export function whatIsThere(doc: unknown, path: string): string | undefined {
   const roots = Object.keys(doc).filter((k) => !k.startsWith('#') && !k.startsWith('?'));
   if (roots.length === 0) return 'the body is empty';
   const segments = path.split('/').filter((s) => s !== '');
+  if (segments[0] === '*') segments[0] = roots[0];
   const rooted = asRoot(doc, segments[0]) as Record<string, unknown>;
   if (segments.length === 0 || segments[0] in rooted) {
     // The root is the one named: the first element of the path it lacks.

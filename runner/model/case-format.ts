@@ -237,7 +237,7 @@ const matchers = {
   ),
   xml: Type.Optional(
     jsonObject(
-      'XML path -> value or matcher; element names joined by /, /Root/Item/0 indexes a repeated element, @attr for attributes; text values are strings',
+      'XML path -> value or matcher; element names joined by /, /Root/Item/0 indexes a repeated element, a first * is the root whatever its name, @attr for attributes; text values are strings',
     ),
   ),
   body: Type.Optional(ref('body', BodyExpectFormat)),
