@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { NotRunReporter } from './test/helpers/not-run-reporter.ts';
+import { SlowestFirstSequencer } from './test/helpers/slowest-first-sequencer.ts';
 
 /** Where tests note what they could not run here; the last reporter prints it after the summary. */
 const NOT_RUN_LOG = join(tmpdir(), `edgecheck-not-run-${process.pid}.jsonl`);
@@ -21,6 +22,8 @@ export default defineConfig({
     // processes, and vitest would otherwise run one file at a time there (cores - 1).
     maxWorkers: 2,
     minWorkers: 1,
+    // The slow files start first (test/README.md lists them), so none is left running alone at the end.
+    sequence: { sequencer: SlowestFirstSequencer },
     // A worker keeps the modules it loaded from one file to the next: importing the AWS SDK and
     // the engine afresh for each of eighty files cost more CPU than some of the tests. Tests stop
     // what they start and restore what they change, so no file sees another's state.
