@@ -11,7 +11,8 @@ import { runInThread } from './helpers/in-thread.ts';
 
 const never = new AbortController().signal;
 
-describe('traffic: pacing under a rate cap', () => {
+// At once, as the pauses below: each waits on timers of its own, and the one upper bound is far off.
+describe.concurrent('traffic: pacing under a rate cap', () => {
   it('starts at most N requests in any window, and the N+1th only a window after the first was answered', async () => {
     const t = new Traffic({ rateCap: { management: { requests: 3, windowMs: 300 } } });
     const started: number[] = [];
@@ -190,7 +191,7 @@ describe.concurrent('traffic: long pauses are told, once per pause', () => {
   });
 });
 
-describe('traffic: a run tells its reporters of each pause', () => {
+describe.concurrent('traffic: a run tells its reporters of each pause', () => {
   it('emits a pacing event with the window when --rate-limit holds requests back', async () => {
     const events: RunEvent[] = [];
     // The case sends 18 requests one after another: half go in the first window and the rest wait
