@@ -29,6 +29,7 @@ export default defineConfig({
     // what they start and restore what they change, so no file sees another's state.
     poolOptions: { forks: { isolate: false } },
     // What a test stubs is put back after it, so no later file in the worker sees it.
+    setupFiles: ['test/helpers/restore-after-each.ts'],
     unstubEnvs: true,
     unstubGlobals: true,
     restoreMocks: true,
