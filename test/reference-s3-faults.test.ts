@@ -1156,7 +1156,7 @@ describe('the S3 fault catalog', () => {
     for (const f of s3Faults) {
       expect(f.area).toBe('s3');
       expect(f.description.length).toBeGreaterThan(10);
-      // A control fault breaks nothing, and says so (test/suite-s3-control-faults.test.ts runs it).
+      // A control fault breaks nothing, and says so (test/suite-s3-sensitivity.test.ts runs it).
       if (f.breaks.length === 0) expect(f.description).toMatch(/^Control: /);
       expect(f.breaks.every((c) => c.startsWith('s3.'))).toBe(true);
     }

@@ -45,13 +45,12 @@ import { tracedRunInThread } from './helpers/in-thread.ts';
  */
 
 const SEED = 20261122;
-const s3Faults = FAULTS.filter((f) => f.area === 's3');
 /**
- * The faults proved here. A control breaks no clause by design: test/suite-s3-control-faults.test.ts
- * runs each against the whole suite, which must pass with nothing blocked, a proof stronger than
- * the narrowed run here and one that made that run a repeat.
+ * Every S3 fault, controls included: a control breaks no clause by design, and its run must show
+ * nothing failed, errored or blocked. The same argument narrows its run: a case that never reached
+ * the control is answered as without it.
  */
-const faults = s3Faults.filter((f) => !isControl(f));
+const faults = FAULTS.filter((f) => f.area === 's3');
 
 function isControl(f: FaultDef): boolean {
   return f.breaks.length === 0 && f.description.startsWith('Control: ');
@@ -78,6 +77,9 @@ const why = (r: RunResults) =>
   r.clauses
     .filter((c) => c.verdict === 'fail' || c.verdict === 'error' || c.verdict === 'blocked')
     .map((c) => `${c.id}: ${c.verdict} ${(c.message ?? '').split('\n')[0].slice(0, 200)}`);
+
+/** What a control's run must show: nothing failed, errored or blocked. */
+const clean = (f: FaultDef) => ({ fault: f.name, wrong: [] });
 
 /** A run against a reference in this thread, optionally tracing its faults. */
 const inThread = (faultNames: string[], cases?: string[], traceFaults = false) =>
@@ -198,13 +200,14 @@ describe('the S3 suite against the reference', () => {
 
   it('has S3 faults to catch, each listing clauses of the S3 catalog', () => {
     expect(faults.length).toBeGreaterThan(0);
-    const unknown = s3Faults.flatMap((f) =>
+    const unknown = faults.flatMap((f) =>
       f.breaks.filter((id) => !clauses.has(id)).map((id) => `${f.name}: ${id}`),
     );
     expect(unknown).toEqual([]);
-    // A control breaks nothing by design (test/suite-s3-control-faults.test.ts); any other fault breaks a clause.
-    const uncaught = s3Faults.filter((f) => f.breaks.length === 0 && !isControl(f)).map((f) => f.name);
+    // A control breaks nothing by design, and says so; any other fault breaks a clause.
+    const uncaught = faults.filter((f) => f.breaks.length === 0 && !isControl(f)).map((f) => f.name);
     expect(uncaught).toEqual([]);
+    expect(faults.filter(isControl).length).toBeGreaterThan(0);
   });
 
   for (const fault of faults) {
@@ -222,11 +225,13 @@ describe('the S3 suite against the reference', () => {
             plan.full ??= run(() => withFault(fault));
           } else {
             expect({ fault: fault.name, broken: broken(narrowed) }).toEqual(expected);
+            if (isControl(fault)) expect({ fault: fault.name, wrong: why(narrowed) }).toEqual(clean(fault));
           }
         }
         if (!plan.full) return;
         const full = await plan.full;
         expect({ fault: fault.name, broken: broken(full) }).toEqual(expected);
+        if (isControl(fault)) expect({ fault: fault.name, wrong: why(full) }).toEqual(clean(fault));
         if (plan.cases && !plan.reason) {
           // A cross-check: the cases the trace left out judged every check as without the fault.
           const changed = changedOutside(base.results, full, plan.cases);
