@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  explainEmptyCaptures,
   GeneratedBody,
   lookup,
   MissingValue,
@@ -127,5 +128,28 @@ describe('value operators', () => {
     ).toMatchObject({
       size: 1024,
     });
+  });
+});
+
+describe('a capture that came back empty, in a failure message', () => {
+  const empty = new Map([['complete', 'the /ETag of step complete']]);
+  it('names the capture where the message shows it expected', () => {
+    expect(explainEmptyCaptures('at /ETag: expected "", found "x"', { '/ETag': '${complete}' }, empty)).toBe(
+      'at /ETag: expected the /ETag of step complete (empty), found "x"',
+    );
+    expect(explainEmptyCaptures('expected exactly "", found 1', '${complete}', empty)).toBe(
+      'expected exactly the /ETag of step complete (empty), found 1',
+    );
+  });
+  it('leaves a "" the target sent as it is, and says the capture was empty beside it', () => {
+    const template = { '/A': '${complete}', '/B': 'x' };
+    expect(explainEmptyCaptures('at /B: expected "x", found ""', template, empty)).toBe(
+      'at /B: expected "x", found "" (the /ETag of step complete came back empty)',
+    );
+  });
+  it('leaves a message alone when the check used no empty capture', () => {
+    expect(explainEmptyCaptures('expected "", found "x"', { '/B': '' }, empty)).toBe(
+      'expected "", found "x"',
+    );
   });
 });

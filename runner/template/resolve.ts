@@ -149,6 +149,9 @@ export function explainEmptyCaptures(message: string, template: unknown, empty: 
     empty.has(name),
   );
   if (!used.length) return message;
-  if (message.includes('""')) return message.replace('""', `${empty.get(used[0])} (empty)`);
+  // Only where the message shows what was expected: a "" it found is the target's, not the capture.
+  const expectedEmpty = /\bexpected (exactly |not )?""/;
+  if (expectedEmpty.test(message))
+    return message.replace(expectedEmpty, (_all, how = '') => `expected ${how}${empty.get(used[0])} (empty)`);
   return `${message} (${used.map((name) => `${empty.get(name)} came back empty`).join('; ')})`;
 }
