@@ -1,5 +1,5 @@
 import { createReporter } from '../reporters/registry.ts';
-import { eventsOf, listAreas, loadSuites, today } from '../runner/api.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { Reporter, RunResults } from '../runner/model/results.ts';
 import {
   HarRecorder,
@@ -280,12 +280,11 @@ function scheduleReports(
   const write = () => {
     chain = chain.then(async () => {
       const doc = results();
+      // One reporter at a time, so that one that cannot write leaves the others theirs; the proxy goes on.
       for (const spec of files) {
-        const r = createReporter(spec, { stream: out });
-        for (const event of eventsOf(doc)) r.onEvent(event);
-        await r
-          .close()
-          .catch((err) => out.write(`edgecheck proxy: ${spec}: could not write: ${errorMessage(err)}\n`));
+        await reportDocument(doc, [createReporter(spec, { stream: out })]).catch((err) =>
+          out.write(`edgecheck proxy: ${spec}: ${err instanceof InputError ? err.what : errorMessage(err)}\n`),
+        );
       }
     });
     return chain;
