@@ -1,9 +1,10 @@
 import type { ObservedView } from '../model/property.ts';
-import type { CollectedBody } from '../transports/response.ts';
+import { type CollectedBody, mayBeJson, parseJson } from '../transports/response.ts';
+import { VerdictError } from '../util/errors.ts';
 import type { ObservedExchange } from './exchange.ts';
 
 /** An answer an observer cannot read (not kept whole, not text, not JSON): the exchange is not judged. */
-export class Unreadable extends Error {}
+export class Unreadable extends VerdictError {}
 
 /** The bytes of a body kept whole, else undefined. */
 function whole(body: CollectedBody | undefined): Buffer | undefined {
@@ -62,11 +63,10 @@ class View implements ObservedView {
   json(): any {
     if (this.parsed) return this.parsed.value;
     const text = this.text();
-    try {
-      this.parsed = { value: JSON.parse(text) };
-    } catch {
-      throw new Unreadable('the answer is not JSON');
-    }
-    return this.parsed.value;
+    // An XML or empty answer is refused before JSON.parse, whose SyntaxError costs its stack.
+    const parsed = mayBeJson(text) ? parseJson(text) : undefined;
+    if (!parsed) throw new Unreadable('the answer is not JSON');
+    this.parsed = parsed;
+    return parsed.value;
   }
 }

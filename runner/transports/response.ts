@@ -177,6 +177,20 @@ export function emptyBody(): CollectedBody {
   return new Collected(0, Buffer.alloc(0), false);
 }
 
+/** Whether text can be JSON at all, by its first character past white space (RFC 8259's value forms). */
+export function mayBeJson(text: string): boolean {
+  return /^[\s\uFEFF]*[[{"\d\-tfn]/.test(text);
+}
+
+/** The value of JSON text, or undefined when it is not JSON. */
+export function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** What any step kind produced, in the one shape the matchers read. */
 export class StepResponse {
   /** Set when the answer is a throttled or unavailable one that outlasted the retries (see http.ts). */
@@ -220,12 +234,13 @@ export class StepResponse {
             : `body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as JSON`,
         );
       const text = this.text();
-      try {
-        this.parsedJson = { value: JSON.parse(text) };
-      } catch {
+      // An XML or empty answer is refused before JSON.parse, whose SyntaxError costs its stack.
+      const parsed = mayBeJson(text) ? parseJson(text) : undefined;
+      if (!parsed) {
         const ct = this.headers['content-type'] ?? 'no content-type';
         throw new TargetError(`body is not JSON (${ct}): ${JSON.stringify(text.slice(0, 80))}`);
       }
+      this.parsedJson = parsed;
     }
     return this.parsedJson.value;
   }

@@ -11,8 +11,22 @@ export class InputError extends Error {
   }
 }
 
+/**
+ * An error that reports on an answer, not on edgecheck: why a check did not hold, or why it could
+ * not read the answer. Its stack would say nothing of the target, and capturing one costs more than
+ * judging an exchange, which the proxy does for every exchange it forwards: none is captured.
+ */
+export class VerdictError extends Error {
+  constructor(message?: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** A target answered something the runner cannot judge: the check's verdict is `error`. */
-export class TargetError extends Error {}
+export class TargetError extends VerdictError {}
 
 /** The target was taken as down (transports/availability.ts): what remains is an error, saying why. */
 export class TargetDown extends TargetError {}
@@ -24,7 +38,7 @@ export class TargetLacks extends Error {}
 export class TargetBlocked extends Error {}
 
 /** A check's expectation did not hold: the verdict is `fail`. */
-export class CheckFailure extends Error {
+export class CheckFailure extends VerdictError {
   constructor(
     message: string,
     readonly expected?: unknown,
