@@ -102,6 +102,16 @@ async function printSoak(): Promise<void> {
       f(proxied, 0),
       `${f((100 * proxied) / direct, 0)}%`,
     );
+    if (l.relayedPerSecond !== undefined) {
+      // The floor of any forwarder: bytes piped, nothing parsed or judged (bench/tcp-relay.ts).
+      row(
+        '    a bare TCP relay instead: exchanges/s',
+        '',
+        f(l.relayedPerSecond, 0),
+        `${f((100 * l.relayedPerSecond) / l.directPerSecond, 0)}%`,
+      );
+      row('                          its CPU, us', '', f(l.relayCpuUs ?? 0, 0), '');
+    }
     if (l.proxyOwnMedianMs !== undefined)
       console.log(
         `    the proxy's own time at the median (its histogram): <= ${f(l.proxyOwnMedianMs, 2)} ms`,

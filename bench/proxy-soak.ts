@@ -14,6 +14,9 @@ export interface LoadFigures {
   proxiedMedianMs: number;
   /** The proxy's own time per exchange at that load, the median of its added-latency histogram. */
   proxyOwnMedianMs?: number;
+  /** Through a bare TCP relay instead (bench/tcp-relay.ts): the floor of any forwarder. */
+  relayedPerSecond?: number;
+  relayCpuUs?: number;
   /** CPU time (user + system) per exchange, us, of each process: the figure a shared machine keeps. */
   cpuUs: {
     direct: { clients: number; target: number };
@@ -97,13 +100,14 @@ function cpuUs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
 }
 
-/** The CPU time, us, of the clients (this process), the target and the proxy, now. */
-function cpuNow(pair: Running): { clients: number; target: number; proxy: number } {
+/** The CPU time, us, of the clients (this process), the target, the proxy and the relay, now. */
+function cpuNow(pair: Running): { clients: number; target: number; proxy: number; relay: number } {
   const own = process.cpuUsage();
   return {
     clients: own.user + own.system,
     target: cpuUs(pair.target.pid as number),
     proxy: cpuUs(pair.proxy.pid as number),
+    relay: pair.relay ? cpuUs(pair.relay.pid as number) : 0,
   };
 }
 
@@ -144,10 +148,15 @@ interface Running {
   status: string;
   proxy: ChildProcess;
   target: ChildProcess;
+  relayed?: { management: string; s3: string };
+  relay?: ChildProcess;
 }
 
-/** A target answering after `latencyMs`, and `edgecheck proxy` in front of it with its status port. */
-async function startPair(latencyMs: number, results: string): Promise<Running> {
+/**
+ * A target answering after `latencyMs`, and `edgecheck proxy` in front of it with its status port;
+ * with `relay`, a bare TCP relay in front of it too.
+ */
+async function startPair(latencyMs: number, results: string, relay = false): Promise<Running> {
   const target = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(ROOT, 'bench/soak-target.ts'), String(latencyMs)],
@@ -174,13 +183,22 @@ async function startPair(latencyMs: number, results: string): Promise<Running> {
     proxy,
     /management API\s+(\S+)[\s\S]*S3 endpoint\s+(\S+)[\s\S]*status\s+(http:\/\/[^/\s]+)/,
   );
-  return {
+  const running: Running = {
     direct: { management: url, s3: url },
     proxied: { management: banner[1], s3: banner[2] },
     status: banner[3],
     proxy,
     target,
   };
+  if (relay) {
+    running.relay = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/tcp-relay.ts'), url], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const at = (await started(running.relay, /(http:\/\/\S+)\n/))[1];
+    running.relayed = { management: at, s3: at };
+  }
+  return running;
 }
 
 /** Exchanges per second and median times, direct and proxied, in alternating rounds after a warm-up. */
@@ -191,12 +209,20 @@ async function underLoad(
   rounds: number,
   concurrency: number,
 ): Promise<LoadFigures> {
-  const sides = ['direct', 'proxied'] as const;
-  for (const side of sides) await drive(pair[side], agent, 0, 2000, concurrency);
-  const times = { direct: new Float64Array(round * rounds), proxied: new Float64Array(round * rounds) };
-  const ms = { direct: 0, proxied: 0 };
-  const spent = { direct: { clients: 0, target: 0 }, proxied: { clients: 0, target: 0, proxy: 0 } };
-  const add = (into: Partial<Record<'clients' | 'target' | 'proxy', number>>, before: CpuNow) => {
+  const sides = pair.relayed ? (['direct', 'proxied', 'relayed'] as const) : (['direct', 'proxied'] as const);
+  for (const side of sides) await drive(pair[side]!, agent, 0, 2000, concurrency);
+  const times = {
+    direct: new Float64Array(round * rounds),
+    proxied: new Float64Array(round * rounds),
+    relayed: new Float64Array(round * rounds),
+  };
+  const ms = { direct: 0, proxied: 0, relayed: 0 };
+  const spent = {
+    direct: { clients: 0, target: 0 },
+    proxied: { clients: 0, target: 0, proxy: 0 },
+    relayed: { relay: 0 },
+  };
+  const add = (into: Partial<Record<keyof CpuNow, number>>, before: CpuNow) => {
     const after = cpuNow(pair);
     for (const k of Object.keys(into) as (keyof CpuNow)[]) into[k] = (into[k] ?? 0) + after[k] - before[k];
   };
@@ -205,7 +231,7 @@ async function underLoad(
     for (const side of sides) {
       const before = cpuNow(pair);
       ms[side] += await drive(
-        pair[side],
+        pair[side]!,
         agent,
         r * round,
         round,
@@ -222,6 +248,8 @@ async function underLoad(
     directMedianMs: median(times.direct),
     proxiedMedianMs: median(times.proxied),
     proxyOwnMedianMs: await histogramMedianMs(`${pair.status}/metrics`),
+    relayedPerSecond: pair.relayed ? (round * rounds * 1000) / ms.relayed : undefined,
+    relayCpuUs: pair.relayed ? per(spent.relayed.relay) : undefined,
     cpuUs: {
       direct: { clients: per(spent.direct.clients), target: per(spent.direct.target) },
       proxied: {
@@ -240,6 +268,7 @@ async function stopPair(pair: Running | undefined): Promise<void> {
     await once(pair.proxy, 'exit');
   }
   pair.target.kill('SIGTERM');
+  pair.relay?.kill('SIGTERM');
 }
 
 /**
@@ -267,7 +296,7 @@ export async function measureProxySoak(
     remote = await startPair(remoteMs, path.join(dir, 'remote.json'));
     const across = await underLoad(remote, agent, round, rounds, concurrency);
     await stopPair(remote);
-    pair = await startPair(0, results);
+    pair = await startPair(0, results, true);
     const loopback = await underLoad(pair, agent, round, rounds, concurrency);
     let done = 2000 + round * rounds;
     const rss: ProxySoak['rss'] = [];
@@ -297,6 +326,7 @@ export async function measureProxySoak(
   } finally {
     for (const p of [pair, remote]) if (p?.proxy.exitCode === null) p.proxy.kill('SIGKILL');
     for (const p of [pair, remote]) p?.target.kill('SIGTERM');
+    pair?.relay?.kill('SIGTERM');
     await agent.close();
     rmSync(dir, { recursive: true, force: true });
   }
