@@ -219,6 +219,11 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-cond-none-match-412',
+    'GET and HEAD answer 412 where If-None-Match matches, refusing it as a failed precondition instead of answering 304 Not Modified',
+    ['s3.cond.get-not-modified', 's3.cond.precedence'],
+  ],
+  [
     's3-precondition-failed-no-body',
     'A failing condition on GET or PUT is answered 412 without an error document, so without the code PreconditionFailed',
     ['s3.error.precondition-failed'],
