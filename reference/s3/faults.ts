@@ -162,6 +162,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
       's3.cond.etag-list',
+      's3.cond.weak-etag',
       's3.cond.wildcard',
       's3.mpu.conditional-complete-aborts',
       's3.error.precondition-failed',
@@ -189,6 +190,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cond.etag-list', 's3.cond.weak-etag'],
   ],
   ['s3-cond-weak-etag-unmatched', 'Weak ETags (W/"...") never match', ['s3.cond.weak-etag']],
+  [
+    's3-cond-if-match-strong',
+    'If-Match compares strongly, as RFC 9110 does: a weak W/ ETag never matches',
+    ['s3.cond.weak-etag'],
+  ],
+  [
+    's3-cond-weak-on-writes-unmatched',
+    'PutObject and the other conditional writes compare If-None-Match without taking W/ off, so a weak tag of the object never matches a write',
+    ['s3.cond.weak-etag'],
+  ],
   [
     's3-cond-create-multipart-ignored',
     'CreateMultipartUpload ignores a failing If-Match / If-None-Match and creates the upload (PutObject honours them)',
@@ -235,6 +246,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
       's3.cond.etag-list',
+      's3.cond.weak-etag',
       's3.cond.wildcard',
       's3.cond.get-not-modified',
       's3.cond.copy-source',

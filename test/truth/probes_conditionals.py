@@ -75,8 +75,10 @@ def _(t: Target):
     b, e = with_object(t)
     tally = Tally()
     for method in ("GET", "HEAD", "PUT"):
-        conditional(t, tally, b, e, method, "if-none-match", f"W/{e}", True)
-        conditional(t, tally, b, e, method, "if-none-match", f"W/{OTHER}", False)
+        # SPEC lets both headers take weak tags: If-Match compares weakly too, unlike RFC 9110's.
+        for header in ("if-match", "if-none-match"):
+            conditional(t, tally, b, e, method, header, f"W/{e}", True)
+            conditional(t, tally, b, e, method, header, f"W/{OTHER}", False)
     conditional(t, tally, b, e, "GET", "if-none-match", f"W/{OTHER}, W/{e}", True)
     conditional(t, tally, b, e, "HEAD", "if-none-match", f"{OTHER}, W/{e}", True)
     return tally.outcome()
