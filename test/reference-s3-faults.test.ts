@@ -751,6 +751,17 @@ const SCENARIOS: Record<string, Scenario> = {
       snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), headers: { 'accept-encoding': 'gzip' } })),
     );
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'presign' })));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'presign-bad' })));
+    log.push(
+      snap(
+        await s3.send({
+          method: 'GET',
+          path: obj('auth', 'k'),
+          headers: { 'accept-encoding': 'gzip' },
+          sign: 'presign',
+        }),
+      ),
+    );
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth'), sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'GET', path: '/', sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'PUT', path: obj('auth', 'up'), body: 'up', sign: 'presign' })));

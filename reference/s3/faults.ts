@@ -750,6 +750,11 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4', 's3.put.expect-continue']],
   ['s3-signature-unchecked', 'The signature is not checked', ['s3.auth.signature-mismatch']],
   [
+    's3-presign-signature-unchecked',
+    'Presigned URLs are served without their X-Amz-Signature being verified',
+    ['s3.auth.signature-mismatch'],
+  ],
+  [
     's3-secret-echoed',
     'SignatureDoesNotMatch errors echo the secret access key the signature was checked against',
     ['s3.auth.secret-not-echoed'],
