@@ -736,6 +736,11 @@ const CATALOG: [string, string, string[]][] = [
     'Accept-Encoding is left out when the signature is computed',
     ['s3.presign.accept-encoding-signed'],
   ],
+  [
+    's3-presign-accept-encoding-unsigned',
+    'accept-encoding in X-Amz-SignedHeaders is left out when a presigned URL is verified',
+    ['s3.presign.accept-encoding-signed'],
+  ],
   ['s3-presign-expiry-unchecked', 'Expired presigned URLs are accepted', ['s3.presign.expired']],
   [
     's3-presign-fixed-window',
