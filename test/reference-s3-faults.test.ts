@@ -301,6 +301,9 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await create({ 'if-none-match': '*' })));
     log.push(snap(await create({ 'if-match': '"nope"' })));
     log.push((await create({ 'if-match': etag })).status);
+    // Weak tags in If-Match on a read and in If-None-Match on a write match too.
+    log.push(snap(await get({ 'if-match': `W/${etag}` })));
+    log.push(snap(await put(s3, 'cond', 'k', 'weakly refused', { 'if-none-match': `W/${etag}` })));
   },
 
   async copy(s3, log) {
@@ -748,6 +751,17 @@ const SCENARIOS: Record<string, Scenario> = {
       snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), headers: { 'accept-encoding': 'gzip' } })),
     );
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'presign' })));
+    log.push(snap(await s3.send({ method: 'GET', path: obj('auth', 'k'), sign: 'presign-bad' })));
+    log.push(
+      snap(
+        await s3.send({
+          method: 'GET',
+          path: obj('auth', 'k'),
+          headers: { 'accept-encoding': 'gzip' },
+          sign: 'presign',
+        }),
+      ),
+    );
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth'), sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'GET', path: '/', sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'PUT', path: obj('auth', 'up'), body: 'up', sign: 'presign' })));

@@ -56,8 +56,8 @@ export interface RawRequest {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** header (default), presign, none, bad (signed with a wrong secret). */
-  sign?: 'header' | 'presign' | 'none' | 'bad';
+  /** header (default), presign, none, bad (signed with a wrong secret), presign-bad (presigned with one). */
+  sign?: 'header' | 'presign' | 'none' | 'bad' | 'presign-bad';
   /** Sign the SHA-256 of the body instead of UNSIGNED-PAYLOAD. */
   signedPayload?: boolean;
   /** Region of the credential scope (default auto). */
@@ -114,7 +114,8 @@ export class RawS3 {
     let query: Record<string, string> = { ...(r.query ?? {}) };
     const sign = r.publicEntry ? 'none' : (r.sign ?? 'header');
     if (sign !== 'none') {
-      const signer = this.signer(r.region, sign === 'bad' ? 'not-the-secret' : undefined);
+      const wrong = sign === 'bad' || sign === 'presign-bad';
+      const signer = this.signer(r.region, wrong ? 'not-the-secret' : undefined);
       const payload =
         r.headers?.['x-amz-content-sha256'] ??
         (r.signedPayload
@@ -130,7 +131,7 @@ export class RawS3 {
         query,
         headers: { ...headers, 'x-amz-content-sha256': payload },
       });
-      if (sign === 'presign') {
+      if (sign === 'presign' || sign === 'presign-bad') {
         const signed = await signer.presign(request, {
           expiresIn: r.expiresIn ?? 300,
           signingDate: r.signingDate,

@@ -91,13 +91,13 @@ describe('S3 transports against an in-test S3 that verifies every signature', ()
     const signed = s3.seen.filter((r) => r.url.includes('/dir/k%201') && r.method === 'GET');
     expect(signed.length).toBeGreaterThanOrEqual(4);
     const presigned = signed.filter((r) => r.url.includes('X-Amz-Signature='));
-    expect(presigned).toHaveLength(1);
+    expect(presigned).toHaveLength(2);
     const payloadSigned = signed.find((r) => r.url.includes('partNumber=1'))!;
     expect(payloadSigned.headers['x-amz-content-sha256']).toMatch(/^[0-9a-f]{64}$/);
     expect(payloadSigned.url).toContain('x-id=a%20b');
-    // bad-signature and unsigned aside, every request verified.
+    // bad-signature, presign-bad-signature and unsigned aside, every request verified.
     const verdicts = s3.seen.filter((r) => r.url !== '/wire-probe').map((r) => verifySigV4(r, CREDS));
-    expect(verdicts.filter((v) => v === 'invalid')).toHaveLength(1);
+    expect(verdicts.filter((v) => v === 'invalid')).toHaveLength(2);
     expect(verdicts.filter((v) => v === 'unsigned')).toHaveLength(1);
     expect(check('presigned').verdict).toBe('pass');
     expect(check('signed-payload').verdict).toBe('pass');
@@ -105,7 +105,20 @@ describe('S3 transports against an in-test S3 that verifies every signature', ()
 
   it('a request signed with a wrong secret and an unsigned one are refused, as the checks expect', () => {
     expect(check('bad-signature').verdict).toBe('pass');
+    expect(check('presign-bad-signature').verdict).toBe('pass');
     expect(check('unsigned').verdict).toBe('pass');
+  });
+
+  it('presign-bad-signature sends a presigned URL whose only fault is its X-Amz-Signature', () => {
+    const [good, bad] = s3.seen.filter((r) => r.url.includes('X-Amz-Signature='));
+    const params = (url: string) => new URL(url, 'http://x').searchParams;
+    expect(verifySigV4(good, CREDS)).toBe('valid');
+    expect(verifySigV4(bad, CREDS)).toBe('invalid');
+    expect(verifySigV4(bad, { ...CREDS, secretAccessKey: `${CREDS.secretAccessKey}-wrong` })).toBe('valid');
+    const keyId = (url: string) => params(url).get('X-Amz-Credential')?.split('/')[0];
+    expect(keyId(bad.url)).toBe(CREDS.accessKeyId);
+    expect(keyId(good.url)).toBe(CREDS.accessKeyId);
+    expect(bad.headers.authorization).toBeUndefined();
   });
 
   it('a wire request sends its headers in the order given, with captured values', () => {

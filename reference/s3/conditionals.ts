@@ -5,9 +5,15 @@ export type Faults = { has(name: string): boolean } | undefined;
 
 /**
  * SPEC behaviour 9: If-Match / If-None-Match take lists of ETags, weak ETags (W/"...") and `*`.
- * Comparison is by the opaque tag, so a weak and a strong form of the same tag match.
+ * Comparison is by the opaque tag, so a weak and a strong form of the same tag match. `strongUnder`
+ * names the fault under which this header compares strongly, a weak tag then matching nothing.
  */
-export function etagListMatches(header: string, etag: string | undefined, faults?: Faults): boolean {
+export function etagListMatches(
+  header: string,
+  etag: string | undefined,
+  faults?: Faults,
+  strongUnder?: string,
+): boolean {
   if (etag === undefined) return false;
   const want = etag.replace(/^"|"$/g, '');
   let tags = header
@@ -18,9 +24,13 @@ export function etagListMatches(header: string, etag: string | undefined, faults
   return tags.some((t) => {
     if (t === '*') return !faults?.has('s3-cond-wildcard-ignored');
     if (t.startsWith('W/') && faults?.has('s3-cond-weak-etag-unmatched')) return false;
+    if (t.startsWith('W/') && strongUnder !== undefined && faults?.has(strongUnder)) return false;
     return t.replace(/^W\//, '').replace(/^"|"$/g, '') === want;
   });
 }
+
+/** As RFC 9110 has it, where SPEC lets If-Match take weak ETags too. */
+const IF_MATCH_STRONG = 's3-cond-if-match-strong';
 
 export interface Conditions {
   ifMatch?: string;
@@ -64,7 +74,7 @@ export function checkRead(c: Conditions, etag: string, lastModified: Date, fault
     if (faults?.has('s3-cond-match-dropped-with-none-match')) c = { ...c, ifMatch: undefined };
   }
   if (c.ifMatch !== undefined) {
-    if (!etagListMatches(c.ifMatch, etag, faults)) throw preconditionFailed();
+    if (!etagListMatches(c.ifMatch, etag, faults, IF_MATCH_STRONG)) throw preconditionFailed();
     // Under a fault, If-Unmodified-Since is evaluated even when If-Match holds.
     const t = parseDate(c.ifUnmodifiedSince);
     if (t !== undefined && modified > t && faults?.has('s3-cond-unmodified-since-over-if-match'))
@@ -95,9 +105,13 @@ export function checkWrite(
 ): void {
   if (c.ifMatch !== undefined) {
     if (!existing) throw new S3Error(404, 'NoSuchKey', 'The specified key does not exist.', { Key: key });
-    if (!etagListMatches(c.ifMatch, existing.etag, faults)) throw preconditionFailed();
+    if (!etagListMatches(c.ifMatch, existing.etag, faults, IF_MATCH_STRONG)) throw preconditionFailed();
   }
-  if (c.ifNoneMatch !== undefined && existing && etagListMatches(c.ifNoneMatch, existing.etag, faults)) {
+  if (
+    c.ifNoneMatch !== undefined &&
+    existing &&
+    etagListMatches(c.ifNoneMatch, existing.etag, faults, 's3-cond-weak-on-writes-unmatched')
+  ) {
     throw preconditionFailed();
   }
   if (existing) {

@@ -162,6 +162,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
       's3.cond.etag-list',
+      's3.cond.weak-etag',
       's3.cond.wildcard',
       's3.mpu.conditional-complete-aborts',
       's3.error.precondition-failed',
@@ -189,6 +190,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cond.etag-list', 's3.cond.weak-etag'],
   ],
   ['s3-cond-weak-etag-unmatched', 'Weak ETags (W/"...") never match', ['s3.cond.weak-etag']],
+  [
+    's3-cond-if-match-strong',
+    'If-Match compares strongly, as RFC 9110 does: a weak W/ ETag never matches',
+    ['s3.cond.weak-etag'],
+  ],
+  [
+    's3-cond-weak-on-writes-unmatched',
+    'PutObject and the other conditional writes compare If-None-Match without taking W/ off, so a weak tag of the object never matches a write',
+    ['s3.cond.weak-etag'],
+  ],
   [
     's3-cond-create-multipart-ignored',
     'CreateMultipartUpload ignores a failing If-Match / If-None-Match and creates the upload (PutObject honours them)',
@@ -219,6 +230,11 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-cond-none-match-412',
+    'GET and HEAD answer 412 where If-None-Match matches, refusing it as a failed precondition instead of answering 304 Not Modified',
+    ['s3.cond.get-not-modified', 's3.cond.precedence'],
+  ],
+  [
     's3-precondition-failed-no-body',
     'A failing condition on GET or PUT is answered 412 without an error document, so without the code PreconditionFailed',
     ['s3.error.precondition-failed'],
@@ -230,6 +246,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.conditional-412',
       's3.put.create-multipart-conditional-412',
       's3.cond.etag-list',
+      's3.cond.weak-etag',
       's3.cond.wildcard',
       's3.cond.get-not-modified',
       's3.cond.copy-source',
@@ -719,6 +736,11 @@ const CATALOG: [string, string, string[]][] = [
     'Accept-Encoding is left out when the signature is computed',
     ['s3.presign.accept-encoding-signed'],
   ],
+  [
+    's3-presign-accept-encoding-unsigned',
+    'accept-encoding in X-Amz-SignedHeaders is left out when a presigned URL is verified',
+    ['s3.presign.accept-encoding-signed'],
+  ],
   ['s3-presign-expiry-unchecked', 'Expired presigned URLs are accepted', ['s3.presign.expired']],
   [
     's3-presign-fixed-window',
@@ -732,6 +754,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-unsigned-accepted', 'Unsigned requests are accepted', ['s3.auth.sigv4', 's3.put.expect-continue']],
   ['s3-signature-unchecked', 'The signature is not checked', ['s3.auth.signature-mismatch']],
+  [
+    's3-presign-signature-unchecked',
+    'Presigned URLs are served without their X-Amz-Signature being verified',
+    ['s3.auth.signature-mismatch'],
+  ],
   [
     's3-secret-echoed',
     'SignatureDoesNotMatch errors echo the secret access key the signature was checked against',

@@ -4,7 +4,7 @@ import { createGunzip } from 'node:zlib';
 import type { ReferenceContext } from '../context.ts';
 import type { BlobStore } from './blobs.ts';
 import { checkRead } from './conditionals.ts';
-import { S3Error } from './errors.ts';
+import { preconditionFailed, S3Error } from './errors.ts';
 import { type ByteRange, invalidRange, invalidRangeKind, parseRange } from './ranges.ts';
 import type { Headers } from './respond.ts';
 import type { ObjectRecord } from './store.ts';
@@ -76,6 +76,9 @@ export async function serveObject(
     obj.lastModified,
     ctx.faults,
   );
+  // Under a fault, a matching If-None-Match is refused as a failed precondition, as on a write.
+  if (notModified && header(req, 'if-none-match') !== undefined && ctx.faults.has('s3-cond-none-match-412'))
+    throw preconditionFailed();
   if (notModified && !ctx.faults.has('s3-cond-get-304-ignored')) {
     res.writeHead(304, { etag: obj.etag, 'last-modified': obj.lastModified.toUTCString() });
     res.end();

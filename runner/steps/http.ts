@@ -30,13 +30,14 @@ export const httpStep: StepKind<HttpStep> = {
     const mode =
       http.endpoint === 'public' || http.sign === 'none'
         ? 'none'
-        : http.sign === 'presign'
+        : http.sign === 'presign' || http.sign === 'presign-bad-signature'
           ? 'presigned'
           : 'sigv4';
     const region = target.s3.region;
     return {
       response,
-      repro: () => curlFor(req, mode, region, http.sign === 'bad-signature'),
+      repro: () =>
+        curlFor(req, mode, region, http.sign === 'bad-signature' || http.sign === 'presign-bad-signature'),
       ok: response.status < 400,
       sent: { kind: 'http', request: req },
     };

@@ -79,7 +79,7 @@ export async function buildS3Request(target: S3Target, http: HttpRequest): Promi
   const sign = publicEntry ? 'none' : (http.sign ?? 'header');
   if (sign === 'none') return { method: http.method, url: url.toString(), headers, body };
 
-  const signer = cachedSigner(target, sign === 'bad-signature');
+  const signer = cachedSigner(target, sign === 'bad-signature' || sign === 'presign-bad-signature');
   const unsigned = {
     method: http.method,
     url,
@@ -87,7 +87,7 @@ export async function buildS3Request(target: S3Target, http: HttpRequest): Promi
     payloadHash: http.payload === 'signed' ? payloadHash(body) : 'UNSIGNED-PAYLOAD',
   };
   const signed =
-    sign === 'presign'
+    sign === 'presign' || sign === 'presign-bad-signature'
       ? await presign(signer, unsigned, http.expires ?? 300)
       : await signHeaders(signer, unsigned);
   const out = { ...signed.headers };
