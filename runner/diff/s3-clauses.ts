@@ -41,6 +41,11 @@ export function clausesFor(cmd: S3Command, difference: Difference): string[] {
       if (cmd.ifMatch && cmd.ifNoneMatch) out.push('s3.cond.precedence');
       else if (cmd.ifMatch || cmd.ifNoneMatch) {
         const tags = [cmd.ifMatch, cmd.ifNoneMatch];
+        // 304 against 412: both refused the read, all the forms' clauses state; the status is
+        // s3.cond.get-not-modified's alone.
+        const refusedBoth =
+          aspect === 'status' && /^(304|412)\b/.test(difference.a) && /^(304|412)\b/.test(difference.b);
+        if (refusedBoth) return ['s3.cond.get-not-modified'];
         if (tags.includes('list')) out.push('s3.cond.etag-list');
         if (tags.includes('weak')) out.push('s3.cond.weak-etag');
         if (tags.includes('*')) out.push('s3.cond.wildcard');
