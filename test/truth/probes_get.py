@@ -40,10 +40,11 @@ def _(t: Target):
 def _(t: Target):
     b = with_object(t)
     tally = Tally()
+    # Only the status: the bytes served are s3.get.range-inclusive's statement.
     for first, last in ((0, 0), (2, 5), (9, 9), (0, 9)):
         rng = f"bytes={first}-{last}"
         a = ranged(t, b, rng)
-        tally.check(a.status == 206 and a.body == DATA[first:last + 1], seen(rng, a))
+        tally.check(a.status == 206, seen(rng, a))
     return tally.outcome()
 
 
