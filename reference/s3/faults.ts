@@ -310,6 +310,11 @@ const CATALOG: [string, string, string[]][] = [
     'A full (unranged) GET carries Content-Range',
     ['s3.get.content-range-partial-only'],
   ],
+  [
+    's3-content-range-on-ignored-range',
+    'A Range header the server ignores still gets a Content-Range on the whole-object 200',
+    ['s3.get.content-range-partial-only'],
+  ],
   ['s3-range-suffix-from-start', 'A suffix range bytes=-N returns the first N bytes', ['s3.get.range-forms']],
   [
     's3-range-reversed-416',

@@ -1,4 +1,11 @@
-import { fc, generateBuffer, type Observer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
+import {
+  fc,
+  generateBuffer,
+  type ObservedView,
+  type Observer,
+  type PropertyContext,
+  type PropertyDef,
+} from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { expectThat } from './support/wire.ts';
 
@@ -117,6 +124,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.range-content-range-presence',
     title: 'A full GET has no Content-Range; a ranged one has it',
     clauses: ['s3.get.content-range-partial-only'],
+    observe: {
+      selects: 'GETs with a Range header that is no single byte range (reversed, not a number) answered 200',
+      observer: () => observeIgnoredRange,
+    },
     async run(ctx) {
       const read = reader(ctx);
       await assertAll(
@@ -282,6 +293,19 @@ function observeRange(judge: (r: SeenRange) => unknown): Observer {
     } else if (ex.status === 200 && !ex.headers['content-encoding']) seen.size = ex.size;
     return judge(seen) !== false;
   };
+}
+
+/**
+ * A Range header that is no single byte range, answered 200: the range was ignored and the whole
+ * object served, no partial answer, so no Content-Range. A GET without Range is the passive rule's.
+ */
+function observeIgnoredRange(ex: ObservedView): boolean | undefined {
+  const header = ex.requestHeaders.range;
+  if (ex.door !== 's3' || ex.method !== 'GET' || header === undefined || ex.status !== 200) return undefined;
+  if (askedRange(header)) return undefined;
+  const cr = ex.headers['content-range'];
+  expectThat(cr === undefined, `GET ${ex.path} Range: ${header} answered 200 with Content-Range ${cr}`);
+  return true;
 }
 
 /** The bytes first..last a range selects of an object of `size` bytes; undefined when none. */
