@@ -257,7 +257,6 @@ const CATALOG: [string, string, string[]][] = [
       's3.cond.copy-source',
       's3.copy.destination-conditional',
       's3.copy.source-leading-slash',
-      's3.copy.missing-source',
       's3.copy.version-headers',
       's3.copy.multipart-object',
       's3.copy.upload-part-copy',
