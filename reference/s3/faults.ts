@@ -295,6 +295,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-range-status-200', 'A ranged GET answers 200 instead of 206', ['s3.get.range-206']],
   [
+    's3-range-zero-end-open',
+    'bytes=0-0 read as bytes=0-: an end of 0 taken as none',
+    ['s3.get.range-inclusive'],
+  ],
+  [
     's3-range-206-whole-object',
     'A ranged GET answers 206 with the whole object, and a Content-Range naming all of it',
     ['s3.get.range-inclusive', 's3.get.range-forms'],

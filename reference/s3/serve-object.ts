@@ -102,6 +102,7 @@ export async function serveObject(
         obj.blob.size,
         () => ctx.faults.has('s3-range-suffix-from-start'),
         () => ctx.faults.has('s3-range-start-at-size-satisfiable'),
+        () => ctx.faults.has('s3-range-zero-end-open'),
       );
     } catch (err) {
       if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
