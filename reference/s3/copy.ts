@@ -46,7 +46,12 @@ export function copySource(call: S3Call): CopySource {
   const bucket = decoded.slice(0, slash);
   const key = decoded.slice(slash + 1);
   const obj = call.store.bucket(bucket).objects.get(key);
-  if (!obj) throw noSuchKey(key);
+  if (!obj) {
+    const err = noSuchKey(key);
+    // Under a fault, CopyObject (not UploadPartCopy) answers a missing source key with a bare 404.
+    err.bodiless = !call.query.has('uploadId') && call.ctx.faults.has('s3-copy-missing-source-no-body');
+    throw err;
+  }
   const versionId = new URLSearchParams(queryPart ?? '').get('versionId');
   if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
     throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');

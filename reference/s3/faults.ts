@@ -273,6 +273,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.copy.missing-destination-bucket'],
   ],
   [
+    's3-copy-missing-source-no-body',
+    'CopyObject from a missing source key answers 404 with no error document',
+    ['s3.copy.missing-source'],
+  ],
+  [
     's3-copy-no-version-headers',
     'CopyObject answers without x-amz-version-id and x-amz-copy-source-version-id',
     ['s3.copy.version-headers'],
