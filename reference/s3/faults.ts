@@ -273,6 +273,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.copy.missing-destination-bucket'],
   ],
   [
+    's3-copy-missing-400',
+    'Control: CopyObject into a missing bucket or from a missing source answers status 400 with the NoSuchBucket or NoSuchKey document. SPEC names only the codes of these refusals, not their status, so no clause may fail',
+    [],
+  ],
+  [
     's3-copy-missing-source-no-body',
     'CopyObject from a missing source key answers 404 with no error document',
     ['s3.copy.missing-source'],
