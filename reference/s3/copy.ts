@@ -46,7 +46,12 @@ export function copySource(call: S3Call): CopySource {
   const bucket = decoded.slice(0, slash);
   const key = decoded.slice(slash + 1);
   const obj = call.store.bucket(bucket).objects.get(key);
-  if (!obj) throw noSuchKey(key);
+  if (!obj) {
+    const err = noSuchKey(key);
+    // Under a fault, CopyObject (not UploadPartCopy) answers a missing source key with a bare 404.
+    err.bodiless = !call.query.has('uploadId') && call.ctx.faults.has('s3-copy-missing-source-no-body');
+    throw err;
+  }
   const versionId = new URLSearchParams(queryPart ?? '').get('versionId');
   if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
     throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
@@ -67,14 +72,31 @@ export function copySource(call: S3Call): CopySource {
   return { bucket, key, obj };
 }
 
+/** The same error document with status 400: SPEC names the codes of a missing bucket or key, not the status. */
+function withStatus400(e: S3Error): S3Error {
+  const out = new S3Error(400, e.code, e.message, e.extra);
+  out.bodiless = e.bodiless;
+  return out;
+}
+
 /** CopyObject (SPEC behaviour 9): shares the source's stored bytes; multipart sources keep their part layout. */
 export function copyObject(call: S3Call): void {
   const f = call.ctx.faults;
   const bucket = call.store.buckets.get(call.bucket);
-  if (!bucket)
-    throw f.has('s3-copy-missing-destination-nosuchkey') ? noSuchKey(call.key) : noSuchBucket(call.bucket);
+  if (!bucket) {
+    const err = f.has('s3-copy-missing-destination-nosuchkey')
+      ? noSuchKey(call.key)
+      : noSuchBucket(call.bucket);
+    throw f.has('s3-copy-missing-400') ? withStatus400(err) : err;
+  }
   const sse = writeEncryption(call, bucket);
-  const src = copySource(call);
+  let src: CopySource;
+  try {
+    src = copySource(call);
+  } catch (err) {
+    const missing = err instanceof S3Error && (err.code === 'NoSuchKey' || err.code === 'NoSuchBucket');
+    throw missing && f.has('s3-copy-missing-400') ? withStatus400(err) : err;
+  }
   if (src.obj.partSizes && f.has('s3-multipart-copy-unsupported'))
     throw notImplemented('Copying a multipart object');
   checkWriteConditions(call, bucket);

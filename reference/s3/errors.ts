@@ -2,6 +2,8 @@
 export class S3Error extends Error {
   /** Extra response headers (Content-Range on 416, for example). */
   headers: Record<string, string> = {};
+  /** The answer carries no error document, only its status (set under a fault). */
+  bodiless = false;
   constructor(
     readonly status: number,
     readonly code: string,

@@ -17,6 +17,8 @@ export function parseRange(
   suffixFromStart: () => boolean = () => false,
   /** A fault (start > size instead of start >= size), asked only for a range starting at the size. */
   startAtSizeSatisfiable: () => boolean = () => false,
+  /** A fault (an end of 0 read as no end, as a falsy test would), asked only for a last byte of 0. */
+  zeroEndOpen: () => boolean = () => false,
 ): ByteRange | undefined {
   if (header === undefined) return undefined;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
@@ -31,8 +33,9 @@ export function parseRange(
     end = fromStart ? Math.min(suffix, size) - 1 : size - 1;
   } else {
     start = Number(m[1]);
-    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-    if (m[2] !== '' && Number(m[2]) < start) return undefined;
+    const open = m[2] === '' || (Number(m[2]) === 0 && zeroEndOpen());
+    end = open ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (!open && Number(m[2]) < start) return undefined;
     if (start > size || (start === size && !startAtSizeSatisfiable())) throw invalidRange(size);
   }
   return { start, end };

@@ -83,7 +83,8 @@ export function sendError(
   const bodiless =
     (method === 'GET' && e.code === 'NoSuchKey' && ctx.faults.has('s3-no-such-key-no-body')) ||
     // Under a fault, a failed condition is answered 412 alone, as an HTTP server answers it.
-    (e.status === 412 && ctx.faults.has('s3-precondition-failed-no-body'));
+    (e.status === 412 && ctx.faults.has('s3-precondition-failed-no-body')) ||
+    e.bodiless;
   if (method === 'HEAD' || bodiless) {
     res.writeHead(e.status, { ...e.headers, 'x-amz-request-id': rid, 'x-amz-error-code': e.code });
     res.end();

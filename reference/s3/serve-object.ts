@@ -105,6 +105,7 @@ export async function serveObject(
         obj.blob.size,
         () => ctx.faults.has('s3-range-suffix-from-start'),
         () => ctx.faults.has('s3-range-start-at-size-satisfiable'),
+        () => ctx.faults.has('s3-range-zero-end-open'),
       );
     } catch (err) {
       if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
@@ -142,6 +143,11 @@ export async function serveObject(
     headers['content-length'] = end - start + 1;
     const status = ctx.faults.has('s3-range-status-200') ? 200 : 206;
     return send(res, status, headers, head ? undefined : () => blobs.read(obj.blob, start, end));
+  }
+  // Under a fault, a Range header that was ignored (no valid byte range) still gets a Content-Range.
+  const ignoredRange = partNumber == null && header(req, 'range') !== undefined;
+  if (obj.blob.size > 0 && ignoredRange && ctx.faults.has('s3-content-range-on-ignored-range')) {
+    headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;
   }
   if (obj.blob.size > 0 && ctx.faults.has('s3-content-range-on-full')) {
     headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;

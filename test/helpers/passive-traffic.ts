@@ -95,9 +95,18 @@ export async function s3Traffic(s3: S3Client, Bucket: string): Promise<void> {
   );
   await s3.send(new ListObjectsCommand({ Bucket, Prefix: 'd/', Delimiter: '/' }));
 
-  // Ranges of a 100-byte object: closed, open, suffix, over-long, and past the end.
+  // Ranges of a 100-byte object: closed, open, suffix, over-long, past the end, reversed and not a number.
   const put = await s3.send(new PutObjectCommand({ Bucket, Key: 'r', Body: Buffer.alloc(100, 7) }));
-  for (const Range of ['bytes=2-5', 'bytes=0-0', 'bytes=10-', 'bytes=-7', 'bytes=90-500', 'bytes=200-300']) {
+  for (const Range of [
+    'bytes=2-5',
+    'bytes=0-0',
+    'bytes=10-',
+    'bytes=-7',
+    'bytes=90-500',
+    'bytes=200-300',
+    'bytes=5-2',
+    'bytes=x-3',
+  ]) {
     const got = await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'r', Range })));
     await got?.Body?.transformToByteArray();
   }

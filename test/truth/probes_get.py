@@ -40,10 +40,11 @@ def _(t: Target):
 def _(t: Target):
     b = with_object(t)
     tally = Tally()
+    # Only the status: the bytes served are s3.get.range-inclusive's statement.
     for first, last in ((0, 0), (2, 5), (9, 9), (0, 9)):
         rng = f"bytes={first}-{last}"
         a = ranged(t, b, rng)
-        tally.check(a.status == 206 and a.body == DATA[first:last + 1], seen(rng, a))
+        tally.check(a.status == 206, seen(rng, a))
     return tally.outcome()
 
 
@@ -61,6 +62,13 @@ def _(t: Target):
     for rng in ("bytes=0-0", "bytes=3-4", "bytes=-2"):
         a = ranged(t, b, rng)
         tally.check(a.status == 206 and a.header("content-range") is not None, seen(rng, a))
+    # A Range that is no byte range, when ignored (a 200, the whole object), is no partial answer.
+    for rng in ("bytes=5-2", "bytes=x-3"):
+        a = ranged(t, b, rng)
+        if a.status != 200:
+            tally.skip(f"{rng} -> {st(a)}: the range was not ignored")
+            continue
+        tally.check(a.header("content-range") is None, seen(rng, a))
     return tally.outcome()
 
 
