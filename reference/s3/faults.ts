@@ -466,7 +466,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-pagination-repeats-last',
     'A continuation token resumes at the last key already returned',
-    ['s3.list.pagination', 's3.list.no-cursor-at-max-keys'],
+    ['s3.list.pagination'],
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
   [
