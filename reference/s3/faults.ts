@@ -719,6 +719,11 @@ const CATALOG: [string, string, string[]][] = [
     'Accept-Encoding is left out when the signature is computed',
     ['s3.presign.accept-encoding-signed'],
   ],
+  [
+    's3-presign-extra-query-unsigned',
+    'Presigned URLs are verified over their X-Amz-* query parameters alone, so one whose query holds anything else fails with SignatureDoesNotMatch',
+    ['s3.presign.list-objects', 's3.get.response-overrides'],
+  ],
   ['s3-presign-expiry-unchecked', 'Expired presigned URLs are accepted', ['s3.presign.expired']],
   [
     's3-presign-fixed-window',
