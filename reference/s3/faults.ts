@@ -470,6 +470,17 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
   [
+    's3-list-keys-always-encoded',
+    'ListObjects URL-encodes keys even without encoding-type',
+    [
+      's3.list.encoding-type',
+      's3.list.prefix',
+      's3.list.delimiter',
+      's3.list.start-after',
+      's3.list.pagination',
+    ],
+  ],
+  [
     's3-list-prefix-echo-unencoded',
     'With encoding-type url, ListObjects and ListObjectsV2 encode keys and common prefixes but echo Prefix as asked',
     ['s3.list.encoding-type'],

@@ -192,8 +192,13 @@ export function listObjects(call: S3Call): void {
   });
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const listedAt = new Date();
+  // Under a fault, keys are URL-encoded whether or not encoding-type asked it.
+  const encodeKey = (k: string) =>
+    encodingType !== 'url' && urlEncodeKey(k) !== k && f.has('s3-list-keys-always-encoded')
+      ? urlEncodeKey(k)
+      : encode(k);
   const contents = page.items.map((o) => ({
-    Key: encode(o.key),
+    Key: encodeKey(o.key),
     // Under a fault, the time of the listing stands for each key's; under another, ETags lose their quotes.
     LastModified: (f.has('s3-list-last-modified-now') ? listedAt : o.lastModified).toISOString(),
     ETag: f.has('s3-list-etag-unquoted') ? o.etag.replace(/^"|"$/g, '') : o.etag,
