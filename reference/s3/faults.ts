@@ -454,6 +454,11 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
   ['s3-list-max-keys-ignored', 'Listings ignore max-keys', ['s3.list.max-keys', 's3.list.pagination']],
   [
+    's3-list-max-keys-off-by-one',
+    'Listings return one entry more than max-keys when more follow',
+    ['s3.list.max-keys'],
+  ],
+  [
     's3-list-max-keys-zero-unlimited',
     'ListObjects and ListObjectsV2 read max-keys 0 as not given: accepted, and a full page listed',
     ['s3.list.max-keys'],

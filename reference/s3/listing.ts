@@ -56,6 +56,8 @@ export function paginate<T>(
     max: number;
     /** Faults, asked only where they would change the page. */
     cursorAtMax: () => boolean;
+    /** Under a fault: a full page takes one entry more (a <= where < belongs). */
+    oneOverMax?: () => boolean;
     emptyFolderAsKey?: () => boolean;
     /** Under a fault: keys at or before `after` still give their common prefix. */
     prefixesBeforeAfter?: () => boolean;
@@ -88,7 +90,8 @@ export function paginate<T>(
     // Under a fault, a key two delimiters deep is neither a key nor part of a common prefix.
     if (group !== undefined && key.indexOf(opts.delimiter, group.length) >= 0 && opts.nestedKeysDropped?.())
       continue;
-    if (items.length + prefixes.length >= opts.max) {
+    const n = items.length + prefixes.length;
+    if (n >= opts.max && !(n === opts.max && opts.max > 0 && opts.oneOverMax?.())) {
       truncated = opts.max > 0;
       break;
     }
@@ -185,6 +188,7 @@ export function listObjects(call: S3Call): void {
         ? 1000
         : maxKeys,
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
+    oneOverMax: () => f.has('s3-list-max-keys-off-by-one'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
     // Asked only of a start-after or marker the client gave, not of a cursor's position.
     prefixesBeforeAfter: cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
