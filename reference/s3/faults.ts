@@ -526,6 +526,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.list.key-count'],
   ],
   [
+    's3-list-keycount-whole-listing',
+    'KeyCount of a truncated page counts every entry from the page to the end of the listing, not those of the page',
+    ['s3.list.key-count'],
+  ],
+  [
     's3-list-empty-folder-as-key',
     'An empty folder key is listed as a key, not a common prefix',
     ['s3.list.delimiter', 's3.list.empty-folder'],

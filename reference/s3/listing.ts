@@ -168,7 +168,7 @@ export function listObjects(call: S3Call): void {
   const sorted = [...bucket.objects.entries()].sort(
     f.has('s3-list-path-order') ? (a, b) => byPathSegments(a[0], b[0]) : (a, b) => compare(a[0], b[0]),
   );
-  const page = paginate(sorted, {
+  const pageOpts = {
     compare,
     // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
     prefix:
@@ -193,7 +193,8 @@ export function listObjects(call: S3Call): void {
     // Asked only of a start-after or marker the client gave, not of a cursor's position.
     prefixesBeforeAfter: cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
     nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
-  });
+  };
+  const page = paginate(sorted, pageOpts);
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const listedAt = new Date();
   // Under a fault, keys are URL-encoded whether or not encoding-type asked it.
@@ -213,10 +214,14 @@ export function listObjects(call: S3Call): void {
   // Under a fault, ListObjects (V1) encodes keys but leaves its common prefixes as stored.
   const prefixesUnencoded = (p: string) => !v2 && encode(p) !== p && f.has('s3-list-v1-prefixes-unencoded');
   const common = page.prefixes.map((p) => ({ Prefix: prefixesUnencoded(p) ? p : encode(p) }));
+  // Under a fault, a truncated page counts every entry from its start to the listing's end.
+  const rest = () => paginate(sorted, { ...pageOpts, max: Number.MAX_SAFE_INTEGER });
   const keyCount =
     page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
       ? page.items.length
-      : page.items.length + page.prefixes.length;
+      : page.truncated && f.has('s3-list-keycount-whole-listing')
+        ? rest().items.length + rest().prefixes.length
+        : page.items.length + page.prefixes.length;
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
   // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.
