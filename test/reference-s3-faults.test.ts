@@ -763,6 +763,10 @@ const SCENARIOS: Record<string, Scenario> = {
       ),
     );
     log.push(snap(await s3.send({ method: 'GET', path: obj('auth'), sign: 'presign' })));
+    // A presigned URL whose query holds a parameter besides the X-Amz-* ones.
+    log.push(
+      snap(await s3.send({ method: 'GET', path: obj('auth'), query: { 'list-type': '2' }, sign: 'presign' })),
+    );
     log.push(snap(await s3.send({ method: 'GET', path: '/', sign: 'presign' })));
     log.push(snap(await s3.send({ method: 'PUT', path: obj('auth', 'up'), body: 'up', sign: 'presign' })));
     // Two minutes old: valid for 15 minutes, expired for 60 seconds.

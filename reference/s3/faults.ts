@@ -490,6 +490,11 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
   ['s3-list-max-keys-ignored', 'Listings ignore max-keys', ['s3.list.max-keys', 's3.list.pagination']],
   [
+    's3-list-max-keys-off-by-one',
+    'Listings return one entry more than max-keys when more follow',
+    ['s3.list.max-keys'],
+  ],
+  [
     's3-list-max-keys-zero-unlimited',
     'ListObjects and ListObjectsV2 read max-keys 0 as not given: accepted, and a full page listed',
     ['s3.list.max-keys'],
@@ -502,9 +507,20 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-pagination-repeats-last',
     'A continuation token resumes at the last key already returned',
-    ['s3.list.pagination', 's3.list.no-cursor-at-max-keys'],
+    ['s3.list.pagination'],
   ],
   ['s3-list-encoding-ignored', 'ListObjects ignores encoding-type', ['s3.list.encoding-type']],
+  [
+    's3-list-keys-always-encoded',
+    'ListObjects URL-encodes keys even without encoding-type',
+    [
+      's3.list.encoding-type',
+      's3.list.prefix',
+      's3.list.delimiter',
+      's3.list.start-after',
+      's3.list.pagination',
+    ],
+  ],
   [
     's3-list-prefix-echo-unencoded',
     'With encoding-type url, ListObjects and ListObjectsV2 encode keys and common prefixes but echo Prefix as asked',
@@ -543,6 +559,11 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-keycount-without-prefixes',
     'KeyCount counts keys but not common prefixes',
+    ['s3.list.key-count'],
+  ],
+  [
+    's3-list-keycount-whole-listing',
+    'KeyCount of a truncated page counts every entry from the page to the end of the listing, not those of the page',
     ['s3.list.key-count'],
   ],
   [
@@ -759,6 +780,11 @@ const CATALOG: [string, string, string[]][] = [
     's3-presign-accept-encoding-unsigned',
     'accept-encoding in X-Amz-SignedHeaders is left out when a presigned URL is verified',
     ['s3.presign.accept-encoding-signed'],
+  ],
+  [
+    's3-presign-extra-query-unsigned',
+    'Presigned URLs are verified over their X-Amz-* query parameters alone, so one whose query holds anything else fails with SignatureDoesNotMatch',
+    ['s3.presign.list-objects', 's3.get.response-overrides'],
   ],
   ['s3-presign-expiry-unchecked', 'Expired presigned URLs are accepted', ['s3.presign.expired']],
   [

@@ -56,6 +56,8 @@ export function paginate<T>(
     max: number;
     /** Faults, asked only where they would change the page. */
     cursorAtMax: () => boolean;
+    /** Under a fault: a full page takes one entry more (a <= where < belongs). */
+    oneOverMax?: () => boolean;
     emptyFolderAsKey?: () => boolean;
     /** Under a fault: keys at or before `after` still give their common prefix. */
     prefixesBeforeAfter?: () => boolean;
@@ -88,7 +90,8 @@ export function paginate<T>(
     // Under a fault, a key two delimiters deep is neither a key nor part of a common prefix.
     if (group !== undefined && key.indexOf(opts.delimiter, group.length) >= 0 && opts.nestedKeysDropped?.())
       continue;
-    if (items.length + prefixes.length >= opts.max) {
+    const n = items.length + prefixes.length;
+    if (n >= opts.max && !(n === opts.max && opts.max > 0 && opts.oneOverMax?.())) {
       truncated = opts.max > 0;
       break;
     }
@@ -165,7 +168,7 @@ export function listObjects(call: S3Call): void {
   const sorted = [...bucket.objects.entries()].sort(
     f.has('s3-list-path-order') ? (a, b) => byPathSegments(a[0], b[0]) : (a, b) => compare(a[0], b[0]),
   );
-  const page = paginate(sorted, {
+  const pageOpts = {
     compare,
     // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
     prefix:
@@ -185,15 +188,22 @@ export function listObjects(call: S3Call): void {
         ? 1000
         : maxKeys,
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
+    oneOverMax: () => f.has('s3-list-max-keys-off-by-one'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
     // Asked only of a start-after or marker the client gave, not of a cursor's position.
     prefixesBeforeAfter: cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
     nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
-  });
+  };
+  const page = paginate(sorted, pageOpts);
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const listedAt = new Date();
+  // Under a fault, keys are URL-encoded whether or not encoding-type asked it.
+  const encodeKey = (k: string) =>
+    encodingType !== 'url' && urlEncodeKey(k) !== k && f.has('s3-list-keys-always-encoded')
+      ? urlEncodeKey(k)
+      : encode(k);
   const contents = page.items.map((o) => ({
-    Key: encode(o.key),
+    Key: encodeKey(o.key),
     // Under a fault, the time of the listing stands for each key's; under another, ETags lose their quotes.
     LastModified: (f.has('s3-list-last-modified-now') ? listedAt : o.lastModified).toISOString(),
     ETag: f.has('s3-list-etag-unquoted') ? o.etag.replace(/^"|"$/g, '') : o.etag,
@@ -204,10 +214,14 @@ export function listObjects(call: S3Call): void {
   // Under a fault, ListObjects (V1) encodes keys but leaves its common prefixes as stored.
   const prefixesUnencoded = (p: string) => !v2 && encode(p) !== p && f.has('s3-list-v1-prefixes-unencoded');
   const common = page.prefixes.map((p) => ({ Prefix: prefixesUnencoded(p) ? p : encode(p) }));
+  // Under a fault, a truncated page counts every entry from its start to the listing's end.
+  const rest = () => paginate(sorted, { ...pageOpts, max: Number.MAX_SAFE_INTEGER });
   const keyCount =
     page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
       ? page.items.length
-      : page.items.length + page.prefixes.length;
+      : page.truncated && f.has('s3-list-keycount-whole-listing')
+        ? rest().items.length + rest().prefixes.length
+        : page.items.length + page.prefixes.length;
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
   // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.

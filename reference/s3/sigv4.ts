@@ -345,6 +345,9 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
     'X-Amz-SignedHeaders',
     'X-Amz-Signature',
   ];
+  // Under a fault, the canonical query is built of the X-Amz-* parameters alone, as if nothing else were signed.
+  const others = [...new Set(q.keys())].filter((k) => !/^x-amz-/i.test(k));
+  if (others.length && ctx.faults.has('s3-presign-extra-query-unsigned')) keep.push(...others);
   for (const path of pathCandidates(parts.rawPath)) {
     const request = new HttpRequest({
       method: parts.method,

@@ -349,7 +349,8 @@ def _(t: Target):
         n = len(whole["keys"]) + len(whole["prefixes"])
         p = page(listing(t, b, v2, max_keys=str(n), **params))
         cursor = p["next_token"] if v2 else p["next_marker"]
-        good = not p["truncated"] and cursor is None
+        # The cursor only: whether the page says it is truncated is no part of the clause.
+        good = cursor is None
         ok &= good
         seen.append(f"{name(v2)} {params} max-keys {n} ({n} entries listed without it): "
                     f"{len(p['keys']) + len(p['prefixes'])} entries, IsTruncated {p['truncated']}, "
