@@ -468,24 +468,12 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-prefix-ignored',
     'Listings ignore prefix',
-    [
-      's3.list.prefix',
-      's3.list.delimiter',
-      's3.list.pagination',
-      's3.list.key-count',
-      's3.list.no-cursor-at-max-keys',
-    ],
+    ['s3.list.prefix', 's3.list.delimiter', 's3.list.no-cursor-at-max-keys'],
   ],
   [
     's3-list-delimiter-ignored',
     'Listings ignore delimiter',
-    [
-      's3.list.delimiter',
-      's3.list.max-keys',
-      's3.list.encoding-type',
-      's3.list.key-count',
-      's3.list.empty-folder',
-    ],
+    ['s3.list.delimiter', 's3.list.encoding-type', 's3.list.empty-folder'],
   ],
   ['s3-list-start-after-ignored', 'Listings ignore start-after and marker', ['s3.list.start-after']],
   ['s3-list-max-keys-ignored', 'Listings ignore max-keys', ['s3.list.max-keys', 's3.list.pagination']],

@@ -84,8 +84,12 @@ async function listAll(ctx: PropertyContext, w: World, maxKeys: number, limit: n
       `ListObjectsV2 ${show(query)} answered ${res.status}: ${res.text().slice(0, 160)}`,
     );
     const page = parseListPage(res.text());
-    for (const key of page.keys)
-      keys.push(key.startsWith(w.ns) ? key.slice(w.ns.length) : `(outside the prefix) ${key}`);
+    // A key outside the prefix asked for is the prefix clause's to judge: pages that hold one say
+    // nothing of how tokens page through this world's keys.
+    const outside = page.keys.find((key) => !key.startsWith(w.ns));
+    if (outside !== undefined)
+      ctx.blocked(`ListObjectsV2 ${show(query)} listed ${show(outside)}, outside its prefix`);
+    for (const key of page.keys) keys.push(key.slice(w.ns.length));
     if (!page.isTruncated) return keys;
     expectThat(page.nextToken !== undefined, 'a truncated V2 page has no NextContinuationToken');
     token = page.nextToken;
