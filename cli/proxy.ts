@@ -283,7 +283,9 @@ function scheduleReports(
       // One reporter at a time, so that one that cannot write leaves the others theirs; the proxy goes on.
       for (const spec of files) {
         await reportDocument(doc, [createReporter(spec, { stream: out })]).catch((err) =>
-          out.write(`edgecheck proxy: ${spec}: ${err instanceof InputError ? err.what : errorMessage(err)}\n`),
+          out.write(
+            `edgecheck proxy: ${spec}: ${err instanceof InputError ? err.what : errorMessage(err)}\n`,
+          ),
         );
       }
     });
