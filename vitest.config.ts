@@ -18,12 +18,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Three at a time on two cores: much of a test's time is spent waiting on servers, the clock and
-    // child processes, which a third file fills (npm test: 250 s with two, 212 s with three, on two
-    // cores). As many kept as run: vitest 3.2 ends an idle fork beyond minWorkers mid-run, and its
-    // pool then rejects with "Terminating worker thread" after every test has passed.
-    maxWorkers: 3,
-    minWorkers: 3,
+    // Two at a time even on two cores: much of a test's time is spent waiting on servers and child
+    // processes, and vitest would otherwise run one file at a time there (cores - 1).
+    maxWorkers: 2,
+    minWorkers: 1,
     // The slow files start first (test/README.md lists them), so none is left running alone at the end.
     sequence: { sequencer: SlowestFirstSequencer },
     // A worker keeps the modules it loaded from one file to the next: importing the AWS SDK and

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Starts the files test/README.md lists as slowest, in its order, before all the others. The
+ * Starts the files test/README.md lists as slowest, in its order, before all the others. Two
  * workers share the files as they come free, so a long file started last keeps one worker busy
  * alone at the end: a fresh clone has no timings of its own, and vitest would start files by their
  * size, which says nothing of what they cost. The README's table is the one list: what each slow
