@@ -112,8 +112,8 @@ export function urlEncodeKey(s: string): string {
   return encodeURIComponent(s).replace(/%2F/g, '/');
 }
 
-export function listObjects(call: S3Call): void {
-  const bucket = call.store.bucket(call.bucket);
+/** SPEC behaviour 6: a search parameter the listing does not support is refused with 501. */
+function refuseUnsupportedParams(call: S3Call): void {
   for (const name of call.query.keys()) {
     if (
       !LIST_PARAMS.has(name) &&
@@ -131,6 +131,11 @@ export function listObjects(call: S3Call): void {
       throw notImplemented(`The ListObjects parameter '${name}'`);
     }
   }
+}
+
+export function listObjects(call: S3Call): void {
+  const bucket = call.store.bucket(call.bucket);
+  refuseUnsupportedParams(call);
   const q = call.query;
   const v2 = q.get('list-type') === '2';
   if (q.has('list-type') && !v2) throw invalidArgument('list-type must be 2.');
@@ -168,32 +173,7 @@ export function listObjects(call: S3Call): void {
   const sorted = [...bucket.objects.entries()].sort(
     f.has('s3-list-path-order') ? (a, b) => byPathSegments(a[0], b[0]) : (a, b) => compare(a[0], b[0]),
   );
-  const pageOpts = {
-    compare,
-    // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
-    prefix:
-      prefix && (f.has('s3-list-prefix-ignored') || (!v2 && f.has('s3-list-v1-prefix-ignored')))
-        ? ''
-        : prefix,
-    delimiter: delimiter && f.has('s3-list-delimiter-ignored') ? '' : delimiter,
-    after,
-    afterInclusive,
-    // Under a fault, a common prefix the token's page ended on is listed again when start-after
-    // sorts inside it (the token's position is then not where the page resumes).
-    given: cursor && !f.has('s3-list-cursor-prefix-repeated') ? cursor.after : undefined,
-    // Under a fault, max-keys 0 is read as not given: accepted, and a full page listed.
-    max:
-      (maxKeys !== 1000 && f.has('s3-list-max-keys-ignored')) ||
-      (maxKeys === 0 && f.has('s3-list-max-keys-zero-unlimited'))
-        ? 1000
-        : maxKeys,
-    cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
-    oneOverMax: () => f.has('s3-list-max-keys-off-by-one'),
-    emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
-    // Asked only of a start-after or marker the client gave, not of a cursor's position.
-    prefixesBeforeAfter: cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
-    nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
-  };
+  const pageOpts = pageOptions(f, { v2, compare, prefix, delimiter, after, afterInclusive, cursor, maxKeys });
   const page = paginate(sorted, pageOpts);
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
   const listedAt = new Date();
@@ -234,25 +214,9 @@ export function listObjects(call: S3Call): void {
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
     IsTruncated: page.truncated,
   };
+  const entries = { Contents: contents, CommonPrefixes: common };
   const doc = v2
-    ? {
-        ...shared,
-        KeyCount: keyCount,
-        ...(token !== null && !f.has('s3-list-continuation-not-echoed')
-          ? {
-              // Under a fault, the key the token continues after instead of the token as sent.
-              ContinuationToken: cursor && f.has('s3-list-continuation-echo-decoded') ? cursor.after : token,
-            }
-          : {}),
-        ...(page.truncated && page.last !== undefined
-          ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
-          : {}),
-        ...(q.has('start-after')
-          ? { StartAfter: echo(q.get('start-after') ?? '', 's3-list-start-after-echo-unencoded') }
-          : {}),
-        Contents: contents,
-        CommonPrefixes: common,
-      }
+    ? { ...shared, KeyCount: keyCount, ...v2Cursors(call, page, token, cursor, echo), ...entries }
     : {
         ...shared,
         Marker: echo(q.get('marker') ?? '', 's3-list-marker-echo-unencoded'),
@@ -260,10 +224,77 @@ export function listObjects(call: S3Call): void {
         ...(page.last !== undefined && (page.truncated || f.has('s3-list-next-marker-always'))
           ? { NextMarker: echo(page.last, 's3-list-next-marker-unencoded') }
           : {}),
-        Contents: contents,
-        CommonPrefixes: common,
+        ...entries,
       };
   sendResult(call.res, 'ListBucketResult', doc, {}, call.ctx);
+}
+
+/** How a page is cut from the sorted keys, with the faults that cut it otherwise. */
+function pageOptions(
+  f: S3Call['ctx']['faults'],
+  o: {
+    v2: boolean;
+    compare: (a: string, b: string) => number;
+    prefix: string;
+    delimiter: string;
+    after: string;
+    afterInclusive: boolean;
+    cursor: { after: string } | undefined;
+    maxKeys: number;
+  },
+) {
+  return {
+    compare: o.compare,
+    // Under a fault, the ListObjects (V1) path forgets the prefix that ListObjectsV2 honours.
+    prefix:
+      o.prefix && (f.has('s3-list-prefix-ignored') || (!o.v2 && f.has('s3-list-v1-prefix-ignored')))
+        ? ''
+        : o.prefix,
+    delimiter: o.delimiter && f.has('s3-list-delimiter-ignored') ? '' : o.delimiter,
+    after: o.after,
+    afterInclusive: o.afterInclusive,
+    // Under a fault, a common prefix the token's page ended on is listed again when start-after
+    // sorts inside it (the token's position is then not where the page resumes).
+    given: o.cursor && !f.has('s3-list-cursor-prefix-repeated') ? o.cursor.after : undefined,
+    // Under a fault, max-keys 0 is read as not given: accepted, and a full page listed.
+    max:
+      (o.maxKeys !== 1000 && f.has('s3-list-max-keys-ignored')) ||
+      (o.maxKeys === 0 && f.has('s3-list-max-keys-zero-unlimited'))
+        ? 1000
+        : o.maxKeys,
+    cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
+    oneOverMax: () => f.has('s3-list-max-keys-off-by-one'),
+    emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
+    // Asked only of a start-after or marker the client gave, not of a cursor's position.
+    prefixesBeforeAfter: o.cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
+    nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
+  };
+}
+
+/** ListObjectsV2's own elements around a page: the token echoed, the next one, StartAfter echoed. */
+function v2Cursors(
+  call: S3Call,
+  page: { truncated: boolean; last?: string },
+  token: string | null,
+  cursor: { after: string } | undefined,
+  echo: (s: string, fault: string) => string,
+): Record<string, unknown> {
+  const f = call.ctx.faults;
+  const q = call.query;
+  return {
+    ...(token !== null && !f.has('s3-list-continuation-not-echoed')
+      ? {
+          // Under a fault, the key the token continues after instead of the token as sent.
+          ContinuationToken: cursor && f.has('s3-list-continuation-echo-decoded') ? cursor.after : token,
+        }
+      : {}),
+    ...(page.truncated && page.last !== undefined
+      ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
+      : {}),
+    ...(q.has('start-after')
+      ? { StartAfter: echo(q.get('start-after') ?? '', 's3-list-start-after-echo-unencoded') }
+      : {}),
+  };
 }
 
 /** ListBuckets: URL parameters or the equivalent cf-* headers (SPEC behaviour 13). */
