@@ -61,6 +61,8 @@ async function removeOne(ctx: SweepContext, l: Leftover): Promise<string> {
     const s3 = ctx.target.s3!;
     await destroyBucket(ctx.agent, s3, l.id, {
       signal: ctx.signal,
+      // A stop cuts a request already sent, as it cut the SDK's: the sweep's own requests are all teardown.
+      abort: ctx.signal,
       timeoutMs: ctx.timeoutMs,
       traffic: ctx.traffic,
       door: 's3',
