@@ -68,7 +68,7 @@ export function evaluateCheck(check: CheckDef, res: StepResponse): void {
       if (!m) continue;
       // Where the value sought is missing (here or deeper in a subset), what the answer held instead.
       const at = m.at || pointer;
-      const there = getPointer(body, at) === ABSENT ? whatIsThereJson(body, at) : undefined;
+      const there = whatIsThereJson(body, at);
       failWith('json', { ...m, message: there ? `${m.message}: ${there}` : m.message }, ['json', pointer]);
     }
   }

@@ -5,11 +5,19 @@ export function getPointer(value: unknown, pointer: string): unknown {
   if (pointer === '' || pointer === '/') return pointer === '' ? value : getStep(value, '');
   if (!pointer.startsWith('/')) return ABSENT;
   let cur = value;
-  for (const raw of pointer.slice(1).split('/')) {
-    cur = getStep(cur, raw.replace(/~1/g, '/').replace(/~0/g, '~'));
+  for (const key of tokens(pointer)) {
+    cur = getStep(cur, key);
     if (cur === ABSENT) return ABSENT;
   }
   return cur;
+}
+
+/** A pointer's raw segments (as written) and its keys (~1 and ~0 unescaped). */
+function segments(pointer: string): string[] {
+  return pointer.slice(1).split('/');
+}
+function tokens(pointer: string): string[] {
+  return segments(pointer).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function getStep(cur: unknown, key: string): unknown {
@@ -28,13 +36,11 @@ function getStep(cur: unknown, key: string): unknown {
  */
 export function whatIsThereJson(value: unknown, pointer: string): string | undefined {
   if (!pointer.startsWith('/')) return undefined;
-  const keys = pointer
-    .slice(1)
-    .split('/')
-    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const raw = segments(pointer);
+  const keys = tokens(pointer);
   let cur = value;
   for (let i = 0; i < keys.length; i++) {
-    const at = i === 0 ? 'the body' : `/${pointer.slice(1).split('/').slice(0, i).join('/')}`;
+    const at = i === 0 ? 'the body' : `/${raw.slice(0, i).join('/')}`;
     const next = getStep(cur, keys[i]);
     if (next !== ABSENT) {
       cur = next;
