@@ -1,5 +1,5 @@
 import type { ObservedView } from '../model/property.ts';
-import { type CollectedBody, mayBeJson, parseJson } from '../transports/response.ts';
+import { type CollectedBody, parseJson } from '../transports/response.ts';
 import { VerdictError } from '../util/errors.ts';
 import type { ObservedExchange } from './exchange.ts';
 
@@ -63,8 +63,7 @@ class View implements ObservedView {
   json(): any {
     if (this.parsed) return this.parsed.value;
     const text = this.text();
-    // An XML or empty answer is refused before JSON.parse, whose SyntaxError costs its stack.
-    const parsed = mayBeJson(text) ? parseJson(text) : undefined;
+    const parsed = parseJson(text);
     if (!parsed) throw new Unreadable('the answer is not JSON');
     this.parsed = parsed;
     return parsed.value;

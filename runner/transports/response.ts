@@ -178,12 +178,16 @@ export function emptyBody(): CollectedBody {
 }
 
 /** Whether text can be JSON at all, by its first character past white space (RFC 8259's value forms). */
-export function mayBeJson(text: string): boolean {
+function mayBeJson(text: string): boolean {
   return /^[\s\uFEFF]*[[{"\d\-tfn]/.test(text);
 }
 
-/** The value of JSON text, or undefined when it is not JSON. */
+/**
+ * The value of JSON text, or undefined when it is not JSON. XML, an empty body or an HTML page is
+ * refused before JSON.parse, whose SyntaxError would cost its stack on every such answer judged.
+ */
 export function parseJson(text: string): { value: unknown } | undefined {
+  if (!mayBeJson(text)) return undefined;
   try {
     return { value: JSON.parse(text) };
   } catch {
@@ -234,8 +238,7 @@ export class StepResponse {
             : `body of ${this.body.size} bytes is over the ${CAP} edgecheck reads as JSON`,
         );
       const text = this.text();
-      // An XML or empty answer is refused before JSON.parse, whose SyntaxError costs its stack.
-      const parsed = mayBeJson(text) ? parseJson(text) : undefined;
+      const parsed = parseJson(text);
       if (!parsed) {
         const ct = this.headers['content-type'] ?? 'no content-type';
         throw new TargetError(`body is not JSON (${ct}): ${JSON.stringify(text.slice(0, 80))}`);
