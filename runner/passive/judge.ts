@@ -12,9 +12,6 @@ import { redactDeep, redactText } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { Unreadable, viewOf } from './view.ts';
 
-/** Throttled (429), bad gateway (502), unavailable (503), gateway timeout (504): trouble, not an answer, as a run treats them. */
-const BUSY_STATUSES: ReadonlySet<number> = UNAVAILABLE;
-
 /** What a check contradicted by an exchange says, with that exchange as evidence. */
 interface Failure {
   message: string;
@@ -114,7 +111,7 @@ export class PassiveJudge {
   readonly counts = new Map<string, ClauseCounts>();
   observed = 0;
   /**
-   * Answers that say the service is busy or down (BUSY_STATUSES), by door and status: from the
+   * Answers that say the service is busy or down (UNAVAILABLE: 429, 502, 503, 504, as a run treats them), by door and status: from the
    * target or from anything in front of it (a load balancer's text/plain page), they answer
    * nothing the request asked, so nothing is judged on them.
    */
@@ -154,7 +151,7 @@ export class PassiveJudge {
   observe(ex: ObservedExchange): void {
     this.observed += 1;
     const status = ex.response.status;
-    if (BUSY_STATUSES.has(status)) {
+    if (UNAVAILABLE.has(status)) {
       const byStatus = this.busy[ex.door];
       byStatus[status] = (byStatus[status] ?? 0) + 1;
       return;
