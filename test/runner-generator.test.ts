@@ -55,7 +55,7 @@ describe('generated payloads', () => {
     const sha = createHash('sha256').update(whole.subarray(1000, 150_000)).digest('hex');
     expect(generatedDigest('sha256', 42, 1000, 150_000)).toBe(sha);
     expect(generatedDigest('md5', 42, 0, SIZE)).toBe(createHash('md5').update(whole).digest('hex'));
-    // Both digests of a range are kept from one pass: each asked again is still its own algorithm's.
+    // Digests are kept by algorithm and range: each asked again is still its own algorithm's.
     expect(generatedDigest('sha256', 42, 0, SIZE)).toBe(createHash('sha256').update(whole).digest('hex'));
     expect(generatedDigest('md5', 42, 1000, 150_000)).toBe(
       createHash('md5').update(whole.subarray(1000, 150_000)).digest('hex'),

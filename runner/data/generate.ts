@@ -72,15 +72,15 @@ function* counted(
   }
 }
 
-/** Digests already taken, by seed and range: a generated range's bytes never change. */
-const digests = new Map<string, { md5: string; sha256: string }>();
+/** Digests already taken, by algorithm, seed and range: a generated range's bytes never change. */
+const digests = new Map<string, string>();
 /** A few hundred ranges: a run's multipart parts and their reads, and the next run's alike. */
 const DIGESTS_KEPT = 512;
 
 /**
- * Digest of a generated range without holding it. Both digests are taken in one pass and kept:
- * signing a part asks for its SHA-256 and checking it for its MD5, and a run repeated with the same
- * seed (the fault-sensitivity tests run hundreds) asks for the same ranges again.
+ * Digest of a generated range without holding it, kept: a run repeated with the same seed (the
+ * fault-sensitivity tests run hundreds) asks for the same ranges again. Only the algorithm asked
+ * for is taken: most ranges are asked for one.
  */
 export function generatedDigest(
   algorithm: 'md5' | 'sha256',
@@ -88,19 +88,15 @@ export function generatedDigest(
   start: number,
   end: number,
 ): string {
-  const key = `${seed}:${start}:${end}`;
+  const key = `${algorithm}:${seed}:${start}:${end}`;
   let kept = digests.get(key);
-  if (!kept) {
-    const md5 = createHash('md5');
-    const sha256 = createHash('sha256');
-    for (const c of generateChunks(seed, start, end)) {
-      md5.update(c);
-      sha256.update(c);
-    }
-    kept = { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+  if (kept === undefined) {
+    const h = createHash(algorithm);
+    for (const c of generateChunks(seed, start, end)) h.update(c);
+    kept = h.digest('hex');
     // The oldest goes first: a Map iterates in insertion order.
     if (digests.size >= DIGESTS_KEPT) digests.delete(digests.keys().next().value as string);
     digests.set(key, kept);
   }
-  return kept[algorithm];
+  return kept;
 }
