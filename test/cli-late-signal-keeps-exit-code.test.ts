@@ -7,6 +7,11 @@ import { Outstanding } from '../runner/api.ts';
 describe('a signal after the run', () => {
   // The worker runs other files after this one: only the listeners these tests added are removed.
   const theirs = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  // Only the listeners these tests added hear the signal: process.emit would also call those other
+  // files left in this worker, which may act on it for real.
+  const signalOurs = (signal: 'SIGINT' | 'SIGTERM') => {
+    for (const l of process.listeners(signal)) if (!theirs[signal].includes(l)) l(signal);
+  };
   afterEach(() => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       for (const l of process.listeners(signal)) if (!theirs[signal].includes(l)) process.off(signal, l);
@@ -20,7 +25,7 @@ describe('a signal after the run', () => {
     const interrupts = new Interrupts(new Outstanding());
     interrupts.release(code);
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
-    process.emit(signal, signal);
+    signalOurs(signal);
     expect(exit).toHaveBeenCalledWith(code);
     expect(interrupts.interrupted).toBe(false);
   });
@@ -37,7 +42,7 @@ describe('a signal after the run', () => {
     const interrupts = new Interrupts(new Outstanding());
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    process.emit('SIGINT', 'SIGINT');
+    signalOurs('SIGINT');
     expect(interrupts.signal.aborted).toBe(true);
     expect(exit).not.toHaveBeenCalled();
     expect(write.mock.calls.join('')).toMatch(/starting no new request/);
