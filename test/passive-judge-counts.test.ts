@@ -18,7 +18,6 @@ function body(text: string) {
   return c.done();
 }
 
-/** An S3 GET of a missing key answered 404 with an Error document of `contentType`. */
 /** The results document of what `judge` saw, as `edgecheck judge` writes it. */
 function judged(judge: PassiveJudge) {
   return passiveResults({
@@ -31,6 +30,7 @@ function judged(judge: PassiveJudge) {
   });
 }
 
+/** An S3 GET of a missing key answered 404 with an Error document of `contentType`. */
 function missingKey(key: string, contentType: string, startedAt: string): ObservedExchange {
   return {
     door: 's3',
