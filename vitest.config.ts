@@ -30,8 +30,6 @@ export default defineConfig({
     poolOptions: { forks: { isolate: false } },
     // What a test stubs is put back after it, so no later file in the worker sees it.
     setupFiles: ['test/helpers/restore-after-each.ts'],
-    unstubEnvs: true,
-    unstubGlobals: true,
     restoreMocks: true,
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
