@@ -26,7 +26,7 @@ export class SlowestFirstSequencer extends BaseSequencer {
  * The file names of the README's table rows (`| \`name.test.ts\` | ...`), top to bottom. A row
  * naming no file here is an error: a renamed file would otherwise drop out of the schedule unseen.
  */
-export function slowestFirst(readme: string): string[] {
+function slowestFirst(readme: string): string[] {
   const rows = readFileSync(readme, 'utf8').matchAll(/^\| `([\w.-]+\.test\.ts)` \|/gm);
   const names = [...rows].map((m) => m[1]);
   const missing = names.filter((n) => !existsSync(path.join(path.dirname(readme), n)));
