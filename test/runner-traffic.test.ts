@@ -191,7 +191,7 @@ describe.concurrent('traffic: long pauses are told, once per pause', () => {
   });
 });
 
-describe.concurrent('traffic: a run tells its reporters of each pause', () => {
+describe('traffic: a run tells its reporters of each pause', () => {
   it('emits a pacing event with the window when --rate-limit holds requests back', async () => {
     const events: RunEvent[] = [];
     // The case sends 18 requests one after another: half go in the first window and the rest wait
