@@ -40,6 +40,11 @@ const send =
     api(method, path, body);
 const at = (asOf: string, run: Probe['run']): Probe => ({ asOf, run });
 const now = (run: Probe['run']): Probe => at(NOW, run);
+/** A record created, then read back by its id. */
+const createThenGet: Probe['run'] = async (api) => {
+  const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
+  return api('GET', `${Z}/dns_records/${r.body.result.id}`);
+};
 
 const badA = { type: 'A', name: 'bad', content: 'not-an-ip' };
 const srvText = { type: 'SRV', name: '_sip._tcp.bad', data: '1 2 3 t.example.com' };
@@ -230,18 +235,12 @@ const PROBES: Record<string, Probe> = {
   'zone-errors-null': now(get(Z)),
   'page-offset-default-per-page': now(get(`${Z}/dns_records?page=2&per_page=1`)),
   'page-offset-overlap': now(get(`${Z}/dns_records?page=2&per_page=1`)),
-  'dns-get-drops-type': now(async (api) => {
-    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
-    return api('GET', `${Z}/dns_records/${r.body.result.id}`);
-  }),
+  'dns-get-drops-type': now(createThenGet),
   'dns-get-id-is-zone-id': now(async (api) => {
     const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
     return (await api('GET', `${Z}/dns_records/${r.body.result.id}`)).body.result.id === r.body.result.id;
   }),
-  'dns-get-result-null': now(async (api) => {
-    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
-    return api('GET', `${Z}/dns_records/${r.body.result.id}`);
-  }),
+  'dns-get-result-null': now(createThenGet),
   'dns-create-comment-null': now(
     send('POST', `${Z}/dns_records`, { type: 'A', name: 'c', content: '192.0.2.5', comment: 'kept' }),
   ),
