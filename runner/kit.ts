@@ -12,7 +12,7 @@ export { default as fc } from 'fast-check';
 export { XMLParser } from 'fast-xml-parser';
 // Bodies from the runner's seekable generator (any range of a seed's bytes, reproducibly), and
 // the JSON Schemas of schemas/ by file name.
-export { generateBuffer, generatedDigest } from './data/generate.ts';
+export { generateBuffer, generateChunks, generatedDigest } from './data/generate.ts';
 // What a property is, what it is given, and what it talks to.
 export type { BindingCall, HttpRequest } from './model/case.ts';
 export type {
