@@ -195,12 +195,15 @@ export function listObjects(call: S3Call): void {
   const prefixesUnencoded = (p: string) => !v2 && encode(p) !== p && f.has('s3-list-v1-prefixes-unencoded');
   const common = page.prefixes.map((p) => ({ Prefix: prefixesUnencoded(p) ? p : encode(p) }));
   // Under a fault, a truncated page counts every entry from its start to the listing's end.
-  const rest = () => paginate(sorted, { ...pageOpts, max: Number.MAX_SAFE_INTEGER });
+  const rest = () => {
+    const all = paginate(sorted, { ...pageOpts, max: Number.MAX_SAFE_INTEGER });
+    return all.items.length + all.prefixes.length;
+  };
   const keyCount =
     page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
       ? page.items.length
       : page.truncated && f.has('s3-list-keycount-whole-listing')
-        ? rest().items.length + rest().prefixes.length
+        ? rest()
         : page.items.length + page.prefixes.length;
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
