@@ -118,21 +118,13 @@ export function getBucketLocation(call: S3Call): void {
   sendResult(call.res, 'LocationConstraint', { '#text': region }, {}, call.ctx);
 }
 
-const STAND_IN_OPERATIONS: Record<string, string> = {
-  acl: 'GetBucketAcl',
-  versioning: 'GetBucketVersioning',
-  lifecycle: 'GetBucketLifecycleConfiguration',
-  replication: 'GetBucketReplication',
-  tagging: 'GetBucketTagging',
-  'object-lock': 'GetObjectLockConfiguration',
-};
-
 /** SPEC behaviour 4: read-only stand-ins answering as for a plain, empty bucket. */
 export function standIn(call: S3Call, subresource: string): void {
   const bucket = call.store.bucket(call.bucket);
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
-  const answers: Record<string, [root: string, content: Record<string, unknown>]> = {
+  const answers: Record<string, [operation: string, root: string, content: Record<string, unknown>]> = {
     acl: [
+      'GetBucketAcl',
       'AccessControlPolicy',
       {
         Owner: owner,
@@ -150,29 +142,34 @@ export function standIn(call: S3Call, subresource: string): void {
     ],
     // Under a fault, a fresh bucket reports versioning it never had.
     versioning: [
+      'GetBucketVersioning',
       'VersioningConfiguration',
       subresource === 'versioning' && call.ctx.faults.has('s3-standin-versioning-enabled')
         ? { Status: 'Enabled' }
         : {},
     ],
-    lifecycle: ['LifecycleConfiguration', (bucket.lifecycle as Record<string, unknown>) ?? {}],
-    replication: ['ReplicationConfiguration', {}],
-    tagging: ['Tagging', { TagSet: '' }],
-    'object-lock': ['ObjectLockConfiguration', {}],
+    lifecycle: [
+      'GetBucketLifecycleConfiguration',
+      'LifecycleConfiguration',
+      (bucket.lifecycle as Record<string, unknown>) ?? {},
+    ],
+    replication: ['GetBucketReplication', 'ReplicationConfiguration', {}],
+    tagging: ['GetBucketTagging', 'Tagging', { TagSet: '' }],
+    'object-lock': ['GetObjectLockConfiguration', 'ObjectLockConfiguration', {}],
   };
   // Under a fault, ?versioning is taken for ?versions: a fresh bucket's (empty) ListObjectVersions answers.
   if (subresource === 'versioning' && call.ctx.faults.has('s3-standin-versioning-as-list-versions'))
     answers.versioning = [
+      'GetBucketVersioning',
       'ListVersionsResult',
       { Name: bucket.name, Prefix: '', MaxKeys: 1000, IsTruncated: false },
     ];
   const answer = answers[subresource];
   if (!answer) throw notImplemented(`GET ?${subresource}`);
   // Under a control fault, the root is named for the operation, as moto names it: SPEC names no document.
-  const root = call.ctx.faults.has('s3-standin-operation-roots')
-    ? `${STAND_IN_OPERATIONS[subresource]}Response`
-    : answer[0];
-  sendResult(call.res, root, answer[1], {}, call.ctx);
+  const [operation, documentRoot, content] = answer;
+  const root = call.ctx.faults.has('s3-standin-operation-roots') ? `${operation}Response` : documentRoot;
+  sendResult(call.res, root, content, {}, call.ctx);
 }
 
 /** SPEC behaviour 5: bucket encryption, whose only value is AES256. */
