@@ -55,7 +55,8 @@ function spillDir(): { dir: string; remove: () => void } | undefined {
 
 /**
  * The server's young generation: V8 grows it to 32 MiB of new space for a thread this busy, but a
- * request's garbage dies with its answer, and 8 MiB (semi-spaces of 4) holds what is in flight.
+ * request's garbage dies with its answer, and 4 MiB semi-spaces hold what is in flight (V8 counts the
+ * young generation as three of them: 12 MiB).
  */
 const YOUNG_GENERATION_MB = 12;
 
