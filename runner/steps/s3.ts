@@ -1,7 +1,8 @@
 import type { StepDef } from '../model/case.ts';
 import { resolve } from '../template/resolve.ts';
 import { userAgent } from '../transports/management.ts';
-import { commandFor, sendS3Command } from '../transports/s3-sdk.ts';
+import { isS3Command } from '../transports/s3-commands.ts';
+import { sendS3Command } from '../transports/s3-sdk.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
 import { isNotFound, type StepKind } from './kind.ts';
@@ -21,7 +22,7 @@ export const s3Step: StepKind<S3Step> = {
   load: (raw, common) => ({ ...common, kind: 's3', s3: raw.s3!, input: raw.input }),
   sent: (step) => step.input,
   lint: (step) =>
-    commandFor(step.s3)
+    isS3Command(step.s3)
       ? undefined
       : `unknown S3 command '${step.s3}': use an @aws-sdk/client-s3 command name without 'Command'`,
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
