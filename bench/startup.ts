@@ -28,7 +28,7 @@ export function build(): Promise<void> {
 
 /**
  * How long the command takes to start, and what CPU it spends, as a user runs it: from the
- * sources through tsx (a checkout), or from the build (`built`, as the installed package does).
+ * sources (a checkout, from their transform kept by bin/source-build.mjs), or from the build (`built`, as the installed package does).
  * The first one-clause run has a cache of compiled suites of its own (cold); the rest share one.
  */
 export async function measureStartup(built: boolean, rounds = 5): Promise<Startup> {

@@ -11,8 +11,8 @@ export interface SuitesTime extends MeasuredRun {
 
 /**
  * A quick-profile run against the embedded reference, as a user starts it: from the build
- * (`built`, as the installed package runs) or from the sources through tsx (`npm start` in a
- * checkout, with tsx's loader threads); median of `rounds`.
+ * (`built`, as the installed package runs) or from the sources (`npm start` in a checkout, from
+ * their transform kept by bin/source-build.mjs); median of `rounds`.
  */
 async function measureRun(suites: string[], rounds: number, built = true): Promise<SuitesTime> {
   const args = ['run', '--profile', 'quick', '--reporter', 'json=RESULTS'];

@@ -8,13 +8,18 @@ const KIT = /^edgecheck(?:\/|$)/;
 // The `exports` condition under which the package's entries are its TypeScript sources.
 const SOURCE = 'edgecheck-source';
 let fromSource = false;
+/** A checkout's own build (bin/source-build.mjs) names the files of the package's entries. */
+let entries = {};
 
 /** bin/edgecheck.mjs says whether it runs the sources or the build (dist/). */
 export function initialize(data) {
   fromSource = Boolean(data?.fromSource);
+  entries = data?.entries ?? {};
 }
 
 export async function resolve(specifier, context, nextResolve) {
+  if (Object.hasOwn(entries, specifier))
+    return { url: entries[specifier], format: 'module', shortCircuit: true };
   // `edgecheck/kit` means this installation's kit, wherever the importing suite lives: resolved as a
   // self-reference from this package, so the package's `exports` still decide what is public; the
   // sources' kit when the sources run, else the build's.

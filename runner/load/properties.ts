@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PropertyDef } from '../model/property.ts';
 import { errorMessage, InputError } from '../util/errors.ts';
-import { BUILT, displayPath, ROOT, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
+import { BUILT, CODE_ROOT, displayPath, ROOT, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
 
 export interface LoadedProperty {
   def: PropertyDef;
@@ -38,8 +38,16 @@ function ensureSuiteHooks(): void {
   const global = globalThis as Record<symbol, unknown>;
   if (!BUILT || global[SUITE_HOOKS]) return;
   global[SUITE_HOOKS] = true;
+  // A checkout's own build (bin/source-build.mjs) is no package's dist/: its entries are named.
+  const entries =
+    CODE_ROOT === path.join(ROOT, 'dist')
+      ? undefined
+      : {
+          edgecheck: pathToFileURL(path.join(CODE_ROOT, 'runner', 'api.js')).href,
+          'edgecheck/kit': pathToFileURL(path.join(CODE_ROOT, 'runner', 'kit.js')).href,
+        };
   module.register(pathToFileURL(path.join(ROOT, 'bin', 'suite-hooks.mjs')).href, {
-    data: { fromSource: false },
+    data: { fromSource: false, entries },
   });
 }
 

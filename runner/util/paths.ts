@@ -1,22 +1,36 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Whether this is the build (dist/, what the published package runs) rather than the sources
- * (a checkout, the tests). The build mirrors the sources one folder down: dist/runner/util/paths.js.
+ * Whether this is a build rather than the sources (the tests). A build mirrors the sources: the
+ * package's in dist/ (dist/runner/util/paths.js), or a checkout's own, made by bin/source-build.mjs
+ * under node_modules/.cache/edgecheck.
  */
 export const BUILT = import.meta.url.endsWith('.js');
 
+/** The top of the sources or of the build: runner/util/paths.* is two folders down. */
+export const CODE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
 /** The project root: suites/, schemas/ and fixtures/ are found from here, whatever the cwd. */
-export const ROOT = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  ...(BUILT ? ['..', '..', '..'] : ['..', '..']),
-);
+export const ROOT = BUILT ? packageAbove(CODE_ROOT) : CODE_ROOT;
 export const SCHEMAS_DIR = path.join(ROOT, 'schemas');
 export const SUITES_DIR = path.join(ROOT, 'suites');
 export const FIXTURES_DIR = path.join(ROOT, 'fixtures');
-/** The code of the project's suites (their properties): the YAML's folder, or its build in dist/. */
-export const SUITES_CODE_DIR = BUILT ? path.join(ROOT, 'dist', 'suites') : SUITES_DIR;
+/** The code of the project's suites (their properties): the YAML's folder, or its build. */
+export const SUITES_CODE_DIR = BUILT ? path.join(CODE_ROOT, 'suites') : SUITES_DIR;
+
+/** The nearest folder above `dir` whose package.json is edgecheck's: where a build's package is. */
+function packageAbove(dir: string): string {
+  for (let at = path.dirname(dir); ; at = path.dirname(at)) {
+    try {
+      if (JSON.parse(readFileSync(path.join(at, 'package.json'), 'utf8')).name === 'edgecheck') return at;
+    } catch {
+      // No package.json here, or not JSON: look further up.
+    }
+    if (path.dirname(at) === at) return path.dirname(dir);
+  }
+}
 
 /** Paths in messages are relative to the cwd when inside it, so they are clickable. */
 export function displayPath(file: string): string {
