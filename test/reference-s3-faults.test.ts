@@ -165,6 +165,9 @@ const SCENARIOS: Record<string, Scenario> = {
         snap(await s3.send({ method: 'GET', path: obj('cfg'), query: { [sub]: '' } }), ['content-type']),
       );
     }
+    // DeleteBucketEncryption on a bucket nothing configured, and the bucket after it.
+    log.push(snap(await s3.send({ method: 'DELETE', path: obj('cfg'), query: { encryption: '' } })));
+    log.push(snap(await s3.send({ method: 'HEAD', path: obj('cfg') })));
     const sse = (alg: string) =>
       `<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>${alg}</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>`;
     log.push(

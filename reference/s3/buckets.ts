@@ -218,6 +218,7 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
   }
   bucket.encryption = 'AES256';
   bucket.encryptionDefaultOff = undefined;
+  if (call.ctx.faults.has('s3-encryption-delete-unset-404')) bucket.encryptionPut = true;
   sendEmpty(call.res, 200);
 }
 
@@ -228,6 +229,21 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
 export function deleteBucketEncryption(call: S3Call): void {
   const bucket = call.store.bucket(call.bucket);
   const f = call.ctx.faults;
+  // Under a fault, an empty bucket is removed as by DeleteBucket, with the same 204.
+  if (bucket.objects.size === 0 && f.has('s3-encryption-delete-deletes-bucket')) {
+    for (const u of [...bucket.uploads.values()]) call.store.dropUpload(bucket, u);
+    call.store.buckets.delete(bucket.name);
+    return sendEmpty(call.res, 204);
+  }
+  // Under a fault, a bucket no PutBucketEncryption has configured has nothing to delete.
+  if (!bucket.encryptionPut && f.has('s3-encryption-delete-unset-404')) {
+    throw new S3Error(
+      404,
+      'ServerSideEncryptionConfigurationNotFoundError',
+      'The server side encryption configuration was not found.',
+      { BucketName: bucket.name },
+    );
+  }
   // Under a fault, the configuration is removed (Amazon S3's behaviour before 2023); under another,
   // it is still reported but no longer applied to writes.
   if (f.has('s3-encryption-delete-removes-configuration')) bucket.encryption = undefined;

@@ -1382,6 +1382,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.encryption.delete-resets-default'],
   ],
   [
+    's3-encryption-delete-deletes-bucket',
+    'DeleteBucketEncryption on an empty bucket is carried out as DeleteBucket: it answers 204 and the bucket is gone',
+    ['s3.encryption.delete', 's3.encryption.delete-resets-default'],
+  ],
+  [
+    's3-encryption-delete-unset-404',
+    'DeleteBucketEncryption on a bucket no PutBucketEncryption configured answers 404 ServerSideEncryptionConfigurationNotFoundError; after one, it deletes it',
+    ['s3.encryption.delete'],
+  ],
+  [
     's3-encryption-delete-stops-default',
     'After DeleteBucketEncryption, GetBucketEncryption still reports AES256 but writes are no longer encrypted',
     ['s3.encryption.delete-resets-default'],

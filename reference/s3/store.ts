@@ -78,6 +78,8 @@ export interface BucketRecord {
   encryption?: string;
   /** Under a fault: DeleteBucketEncryption left the configuration but stopped applying it to writes. */
   encryptionDefaultOff?: boolean;
+  /** Under a fault: PutBucketEncryption has set a configuration, which DeleteBucketEncryption then finds. */
+  encryptionPut?: boolean;
 }
 
 /** Buckets, objects and uploads; bodies live in the blob store (memory or the data directory). */
