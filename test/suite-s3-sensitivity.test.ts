@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runAgainstEmbedded } from '../cli/embedded.ts';
 import { FAULTS, type FaultDef } from '../reference/faults.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import type { RunResults } from '../runner/model/results.ts';
@@ -86,14 +85,14 @@ const inThread = (faultNames: string[], cases?: string[], traceFaults = false) =
   tracedRunInThread({ suites: ['s3'], seed: SEED, cases, faults: faultNames }, traceFaults);
 
 /**
- * A run with the fault on. A narrowed run's reference runs in this thread, where it starts in
- * milliseconds and its code is already compiled; a reference on a worker thread (the embedded
- * reference) starts cold, which cost more than the second core gave back while other test files
- * run beside this one. The whole suite runs as `edgecheck run` runs it.
+ * A run with the fault on, narrowed to `cases` or of the whole suite. Its reference runs in this
+ * thread, where it starts in milliseconds and its code is already compiled; a reference on a worker
+ * thread (the embedded reference of `edgecheck run`, whose wiring other tests prove) starts cold,
+ * about a second and a half of CPU more a run, which the second core does not give back while other
+ * test files run beside this one.
  */
 async function withFault(fault: FaultDef, cases?: string[]): Promise<RunResults> {
-  if (cases) return (await inThread([fault.name], cases)).results;
-  return runAgainstEmbedded({ suites: ['s3'], seed: SEED, reference: { faults: [fault.name] } });
+  return (await inThread([fault.name], cases)).results;
 }
 
 /** What the fault-free run shows. */
