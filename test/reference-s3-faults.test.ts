@@ -272,6 +272,7 @@ const SCENARIOS: Record<string, Scenario> = {
     await put(s3, 'put', 'image', png);
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('put', 'image') }), ['content-type']));
     log.push(snap(await put(s3, 'put', 'posted', 'again', { 'if-none-match': '*' })));
+    log.push(snap(await put(s3, 'put', 'posted', 'again', { 'if-match': '"nope"' })));
     log.push(
       snap(
         await s3.send({

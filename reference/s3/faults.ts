@@ -169,6 +169,17 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-put-if-match-ignored',
+    'PutObject honours If-None-Match but ignores If-Match and writes, as Amazon S3 did before it took If-Match on writes',
+    [
+      's3.put.conditional-412',
+      's3.cond.etag-list',
+      's3.cond.weak-etag',
+      's3.cond.wildcard',
+      's3.error.precondition-failed',
+    ],
+  ],
+  [
     's3-create-bucket-if-missing-ignored',
     'cf-create-bucket-if-missing is ignored',
     ['s3.put.create-bucket-if-missing'],

@@ -40,9 +40,12 @@ export function writeConditions(call: S3Call): Conditions {
 }
 
 /** Conditional writes against an existing object (SPEC behaviour 8). */
-export function checkWriteConditions(call: S3Call, bucket: BucketRecord): void {
+export function checkWriteConditions(call: S3Call, bucket: BucketRecord, putObject = false): void {
   const conditions = writeConditions(call);
   if (!anyCondition(conditions) || call.ctx.faults.has('s3-put-conditions-ignored')) return;
+  // Under a fault, PutObject drops If-Match, as Amazon S3 did before it took If-Match on writes.
+  if (putObject && conditions.ifMatch !== undefined && call.ctx.faults.has('s3-put-if-match-ignored'))
+    conditions.ifMatch = undefined;
   checkWrite(conditions, bucket.objects.get(call.key), call.key, call.ctx.faults);
 }
 
@@ -70,11 +73,11 @@ export async function putObject(call: S3Call): Promise<void> {
   const sse = writeEncryption(call, bucket);
   // Asked for, or the bucket's default: each has faults of its own.
   const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
-  checkWriteConditions(call, bucket);
+  checkWriteConditions(call, bucket, true);
   const { blob, digest } = await storeBody(call);
   try {
     // The object may have appeared while the body streamed in.
-    checkWriteConditions(call, bucket);
+    checkWriteConditions(call, bucket, true);
   } catch (err) {
     call.store.blobs.release(blob);
     throw err;
