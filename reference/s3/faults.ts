@@ -169,6 +169,11 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-put-post-204',
+    "Control: PutObject by POST stores the object and answers 204 No Content, as Amazon S3's POST upload does by default",
+    [],
+  ],
+  [
     's3-put-if-match-ignored',
     'PutObject honours If-None-Match but ignores If-Match and writes, as Amazon S3 did before it took If-Match on writes',
     [

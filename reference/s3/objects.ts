@@ -117,7 +117,8 @@ export async function putObject(call: S3Call): Promise<void> {
     for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
   if (sse && !(asked && call.ctx.faults.has('s3-sse-header-not-echoed')))
     headers['x-amz-server-side-encryption'] = sse;
-  sendEmpty(call.res, 200, headers);
+  // A control: SPEC names no status for PutObject by POST, and 204 is Amazon S3's POST upload's default.
+  sendEmpty(call.res, call.method === 'POST' && call.ctx.faults.has('s3-put-post-204') ? 204 : 200, headers);
 }
 
 export async function getObject(call: S3Call): Promise<void> {
