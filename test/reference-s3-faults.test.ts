@@ -193,6 +193,13 @@ const SCENARIOS: Record<string, Scenario> = {
       snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: lifecycle })),
     );
     log.push(snap(await s3.send({ method: 'GET', path: obj('cfg'), query: { lifecycle: '' } })));
+    // The same document declared as Python's ElementTree writes it, not as the AWS SDKs do.
+    const otherDeclaration = lifecycle.replace(/^<\?xml[^>]*\?>/, "<?xml version='1.0' encoding='utf-8'?>");
+    log.push(
+      snap(
+        await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: otherDeclaration }),
+      ),
+    );
     log.push(
       snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: '<Lifecycle' })),
     );

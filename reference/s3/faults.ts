@@ -717,6 +717,11 @@ const CATALOG: [string, string, string[]][] = [
       's3.copy.upload-part-copy-range',
     ],
   ],
+  [
+    's3-xml-declaration-sdk-form-only',
+    'Only the XML declaration the AWS SDKs write (<?xml version="1.0" encoding="UTF-8"?>) is accepted; a request document declared otherwise (single quotes, utf-8 in lower case, no encoding) is rejected as MalformedXML',
+    ['s3.xml.declaration-accepted'],
+  ],
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
   ['s3-xml-text-content-type', 'XML answers carry Content-Type text/xml', ['s3.xml.content-type']],
   [
