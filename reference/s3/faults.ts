@@ -141,6 +141,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.checksum.put-algorithms'],
   ],
   [
+    's3-checksum-sha1-not-implemented',
+    'PutObject refuses x-amz-checksum-sha1 as NotImplemented, taking SHA-256 alone of the checksums SPEC names',
+    ['s3.put.checksum-sha1', 's3.checksum.put-algorithms'],
+  ],
+  [
+    's3-checksum-sha256-hex',
+    'PutObject reads x-amz-checksum-sha256 as hex, as x-amz-content-sha256 is written, and refuses the base64 digest as InvalidDigest',
+    ['s3.put.checksum-sha256', 's3.checksum.put-algorithms'],
+  ],
+  [
     's3-put-sha1-mismatch-stored',
     'PutObject whose x-amz-checksum-sha1 does not match the body stores the object, then answers 400 BadDigest',
     ['s3.put.checksum-mismatch'],

@@ -64,6 +64,21 @@ export async function putObject(call: S3Call): Promise<void> {
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }
+  // Under a fault, SHA-1, in a header or announced as a trailer, is refused: only SHA-256 is implemented.
+  if (
+    (call.req.headers['x-amz-checksum-sha1'] !== undefined ||
+      /x-amz-checksum-sha1/i.test(headerValue(call.req, 'x-amz-trailer') ?? '')) &&
+    call.ctx.faults.has('s3-checksum-sha1-not-implemented')
+  )
+    throw notImplemented('x-amz-checksum-sha1');
+  // Under a fault, x-amz-checksum-sha256 is read as hex, as x-amz-content-sha256 is: a base64 digest is refused.
+  const sha256 = headerValue(call.req, 'x-amz-checksum-sha256');
+  if (
+    sha256 !== undefined &&
+    !/^[0-9a-f]{64}$/i.test(sha256) &&
+    call.ctx.faults.has('s3-checksum-sha256-hex')
+  )
+    throw new S3Error(400, 'InvalidDigest', 'The x-amz-checksum-sha256 you specified is not a hex SHA-256.');
   // Under a fault, PutObject refuses the header whatever it names, as R2 documents for PutObject.
   if (
     call.req.headers['x-amz-server-side-encryption'] !== undefined &&
