@@ -232,6 +232,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.put.create-multipart-conditional-412', 's3.error.precondition-failed'],
   ],
   [
+    's3-cond-create-multipart-if-match-ignored',
+    'CreateMultipartUpload honours If-None-Match but ignores If-Match and creates the upload, as Amazon S3 did before it took If-Match on writes (PutObject honours both)',
+    ['s3.put.create-multipart-conditional-412', 's3.error.precondition-failed'],
+  ],
+  [
     's3-cond-wildcard-ignored',
     'The wildcard * never matches',
     [

@@ -40,11 +40,15 @@ export function writeConditions(call: S3Call): Conditions {
 }
 
 /** Conditional writes against an existing object (SPEC behaviour 8). */
-export function checkWriteConditions(call: S3Call, bucket: BucketRecord, putObject = false): void {
+export function checkWriteConditions(call: S3Call, bucket: BucketRecord, ifMatchDroppedUnder?: string): void {
   const conditions = writeConditions(call);
   if (!anyCondition(conditions) || call.ctx.faults.has('s3-put-conditions-ignored')) return;
-  // Under a fault, PutObject drops If-Match, as Amazon S3 did before it took If-Match on writes.
-  if (putObject && conditions.ifMatch !== undefined && call.ctx.faults.has('s3-put-if-match-ignored'))
+  // Under the operation's fault, it drops If-Match, as Amazon S3 did before it took If-Match on writes.
+  if (
+    ifMatchDroppedUnder !== undefined &&
+    conditions.ifMatch !== undefined &&
+    call.ctx.faults.has(ifMatchDroppedUnder)
+  )
     conditions.ifMatch = undefined;
   checkWrite(conditions, bucket.objects.get(call.key), call.key, call.ctx.faults);
 }
@@ -88,11 +92,11 @@ export async function putObject(call: S3Call): Promise<void> {
   const sse = writeEncryption(call, bucket);
   // Asked for, or the bucket's default: each has faults of its own.
   const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
-  checkWriteConditions(call, bucket, true);
+  checkWriteConditions(call, bucket, 's3-put-if-match-ignored');
   const { blob, digest } = await storeBody(call);
   try {
     // The object may have appeared while the body streamed in.
-    checkWriteConditions(call, bucket, true);
+    checkWriteConditions(call, bucket, 's3-put-if-match-ignored');
   } catch (err) {
     call.store.blobs.release(blob);
     throw err;
