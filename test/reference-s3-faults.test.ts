@@ -193,6 +193,13 @@ const SCENARIOS: Record<string, Scenario> = {
       snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: lifecycle })),
     );
     log.push(snap(await s3.send({ method: 'GET', path: obj('cfg'), query: { lifecycle: '' } })));
+    // The same document declared as Python's ElementTree writes it, not as the AWS SDKs do.
+    const otherDeclaration = lifecycle.replace(/^<\?xml[^>]*\?>/, "<?xml version='1.0' encoding='utf-8'?>");
+    log.push(
+      snap(
+        await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: otherDeclaration }),
+      ),
+    );
     log.push(
       snap(await s3.send({ method: 'PUT', path: obj('cfg'), query: { lifecycle: '' }, body: '<Lifecycle' })),
     );
@@ -272,6 +279,7 @@ const SCENARIOS: Record<string, Scenario> = {
     await put(s3, 'put', 'image', png);
     log.push(snap(await s3.send({ method: 'HEAD', path: obj('put', 'image') }), ['content-type']));
     log.push(snap(await put(s3, 'put', 'posted', 'again', { 'if-none-match': '*' })));
+    log.push(snap(await put(s3, 'put', 'posted', 'again', { 'if-match': '"nope"' })));
     log.push(
       snap(
         await s3.send({

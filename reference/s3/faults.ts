@@ -141,6 +141,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.checksum.put-algorithms'],
   ],
   [
+    's3-checksum-sha1-not-implemented',
+    'PutObject refuses x-amz-checksum-sha1 as NotImplemented, taking SHA-256 alone of the checksums SPEC names',
+    ['s3.put.checksum-sha1', 's3.checksum.put-algorithms'],
+  ],
+  [
+    's3-checksum-sha256-hex',
+    'PutObject reads x-amz-checksum-sha256 as hex, as x-amz-content-sha256 is written, and refuses the base64 digest as InvalidDigest',
+    ['s3.put.checksum-sha256', 's3.checksum.put-algorithms'],
+  ],
+  [
     's3-put-sha1-mismatch-stored',
     'PutObject whose x-amz-checksum-sha1 does not match the body stores the object, then answers 400 BadDigest',
     ['s3.put.checksum-mismatch'],
@@ -165,6 +175,22 @@ const CATALOG: [string, string, string[]][] = [
       's3.cond.weak-etag',
       's3.cond.wildcard',
       's3.mpu.conditional-complete-aborts',
+      's3.error.precondition-failed',
+    ],
+  ],
+  [
+    's3-put-post-204',
+    "Control: PutObject by POST stores the object and answers 204 No Content, as Amazon S3's POST upload does by default",
+    [],
+  ],
+  [
+    's3-put-if-match-ignored',
+    'PutObject honours If-None-Match but ignores If-Match and writes, as Amazon S3 did before it took If-Match on writes',
+    [
+      's3.put.conditional-412',
+      's3.cond.etag-list',
+      's3.cond.weak-etag',
+      's3.cond.wildcard',
       's3.error.precondition-failed',
     ],
   ],
@@ -203,6 +229,11 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-cond-create-multipart-ignored',
     'CreateMultipartUpload ignores a failing If-Match / If-None-Match and creates the upload (PutObject honours them)',
+    ['s3.put.create-multipart-conditional-412', 's3.error.precondition-failed'],
+  ],
+  [
+    's3-cond-create-multipart-if-match-ignored',
+    'CreateMultipartUpload honours If-None-Match but ignores If-Match and creates the upload, as Amazon S3 did before it took If-Match on writes (PutObject honours both)',
     ['s3.put.create-multipart-conditional-412', 's3.error.precondition-failed'],
   ],
   [
@@ -700,6 +731,11 @@ const CATALOG: [string, string, string[]][] = [
       's3.checksum.multipart-composite',
       's3.copy.upload-part-copy-range',
     ],
+  ],
+  [
+    's3-xml-declaration-sdk-form-only',
+    'Only the XML declaration the AWS SDKs write (<?xml version="1.0" encoding="UTF-8"?>) is accepted; a request document declared otherwise (single quotes, utf-8 in lower case, no encoding) is rejected as MalformedXML',
+    ['s3.xml.declaration-accepted'],
   ],
   ['s3-error-xmlns', 'Error documents carry xmlns on the top-level Error element', ['s3.xml.error-no-xmlns']],
   ['s3-xml-text-content-type', 'XML answers carry Content-Type text/xml', ['s3.xml.content-type']],

@@ -45,7 +45,7 @@ export function createMultipartUpload(call: S3Call): void {
   const sse = writeEncryption(call, bucket);
   // SPEC behaviour 8: conditional headers also apply to CreateMultipartUpload.
   try {
-    checkWriteConditions(call, bucket);
+    checkWriteConditions(call, bucket, 's3-cond-create-multipart-if-match-ignored');
   } catch (err) {
     // Under a fault, a failing condition is ignored here (PutObject still honours it).
     const failed = err instanceof S3Error && err.status === 412;

@@ -40,9 +40,16 @@ export function writeConditions(call: S3Call): Conditions {
 }
 
 /** Conditional writes against an existing object (SPEC behaviour 8). */
-export function checkWriteConditions(call: S3Call, bucket: BucketRecord): void {
+export function checkWriteConditions(call: S3Call, bucket: BucketRecord, ifMatchDroppedUnder?: string): void {
   const conditions = writeConditions(call);
   if (!anyCondition(conditions) || call.ctx.faults.has('s3-put-conditions-ignored')) return;
+  // Under the operation's fault, it drops If-Match, as Amazon S3 did before it took If-Match on writes.
+  if (
+    ifMatchDroppedUnder !== undefined &&
+    conditions.ifMatch !== undefined &&
+    call.ctx.faults.has(ifMatchDroppedUnder)
+  )
+    conditions.ifMatch = undefined;
   checkWrite(conditions, bucket.objects.get(call.key), call.key, call.ctx.faults);
 }
 
@@ -61,6 +68,21 @@ export async function putObject(call: S3Call): Promise<void> {
   ) {
     throw notImplemented('x-amz-checksum-sha256 and x-amz-checksum-sha1');
   }
+  // Under a fault, SHA-1, in a header or announced as a trailer, is refused: only SHA-256 is implemented.
+  if (
+    (call.req.headers['x-amz-checksum-sha1'] !== undefined ||
+      /x-amz-checksum-sha1/i.test(headerValue(call.req, 'x-amz-trailer') ?? '')) &&
+    call.ctx.faults.has('s3-checksum-sha1-not-implemented')
+  )
+    throw notImplemented('x-amz-checksum-sha1');
+  // Under a fault, x-amz-checksum-sha256 is read as hex, as x-amz-content-sha256 is: a base64 digest is refused.
+  const sha256 = headerValue(call.req, 'x-amz-checksum-sha256');
+  if (
+    sha256 !== undefined &&
+    !/^[0-9a-f]{64}$/i.test(sha256) &&
+    call.ctx.faults.has('s3-checksum-sha256-hex')
+  )
+    throw new S3Error(400, 'InvalidDigest', 'The x-amz-checksum-sha256 you specified is not a hex SHA-256.');
   // Under a fault, PutObject refuses the header whatever it names, as R2 documents for PutObject.
   if (
     call.req.headers['x-amz-server-side-encryption'] !== undefined &&
@@ -70,11 +92,11 @@ export async function putObject(call: S3Call): Promise<void> {
   const sse = writeEncryption(call, bucket);
   // Asked for, or the bucket's default: each has faults of its own.
   const asked = call.req.headers['x-amz-server-side-encryption'] !== undefined;
-  checkWriteConditions(call, bucket);
+  checkWriteConditions(call, bucket, 's3-put-if-match-ignored');
   const { blob, digest } = await storeBody(call);
   try {
     // The object may have appeared while the body streamed in.
-    checkWriteConditions(call, bucket);
+    checkWriteConditions(call, bucket, 's3-put-if-match-ignored');
   } catch (err) {
     call.store.blobs.release(blob);
     throw err;
@@ -114,7 +136,8 @@ export async function putObject(call: S3Call): Promise<void> {
     for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
   if (sse && !(asked && call.ctx.faults.has('s3-sse-header-not-echoed')))
     headers['x-amz-server-side-encryption'] = sse;
-  sendEmpty(call.res, 200, headers);
+  // A control: SPEC names no status for PutObject by POST, and 204 is Amazon S3's POST upload's default.
+  sendEmpty(call.res, call.method === 'POST' && call.ctx.faults.has('s3-put-post-204') ? 204 : 200, headers);
 }
 
 export async function getObject(call: S3Call): Promise<void> {
