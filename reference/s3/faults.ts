@@ -625,6 +625,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.allowed-headers-case'],
   ],
   [
+    's3-cors-allow-headers-as-spelled',
+    'A preflight matches AllowedHeader case-insensitively but lists in Access-Control-Allow-Headers only the requested headers spelled as the rule spells them, so the origin is granted and a differently cased header is not',
+    ['s3.cors.allowed-headers-case'],
+  ],
+  [
     's3-cors-wildcard-unmatched',
     'AllowedOrigin * matches no origin',
     ['s3.cors.wildcard', 's3.cors.preflight-public'],
