@@ -660,6 +660,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.preflight-public'],
   ],
   [
+    's3-preflight-public-any-origin',
+    "The public entry point grants every preflight (Access-Control-Allow-Origin *), whatever origins the bucket's CORS rules list",
+    ['s3.cors.preflight-public'],
+  ],
+  [
     's3-cors-expose-headers-always',
     'Access-Control-Expose-Headers is rendered (empty) without ExposeHeader',
     ['s3.cors.expose-headers'],
