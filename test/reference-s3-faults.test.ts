@@ -491,6 +491,10 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await done('stray', stray.uploadId, [[1, stray.etags[0].replace(/"$/, '')]])));
     const zero = await multipart(s3, 'mpu', 'zero', [0]);
     log.push(zero.etags);
+    // The 0-length part is kept.
+    log.push(
+      snap(await s3.send({ method: 'GET', path: obj('mpu', 'zero'), query: { uploadId: zero.uploadId } })),
+    );
     await put(s3, 'mpu', 'exists', 'x');
     const cond = await multipart(s3, 'mpu', 'exists', [1]);
     log.push(snap(await done('exists', cond.uploadId, [[1, cond.etags[0]]], { 'if-none-match': '*' })));

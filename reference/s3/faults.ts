@@ -372,6 +372,11 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-list-uploads-empty', 'ListMultipartUploads lists no uploads', ['s3.mpu.list-uploads']],
   ['s3-zero-length-part-rejected', 'UploadPart rejects a 0-length part', ['s3.mpu.zero-length-part']],
   [
+    's3-zero-length-part-dropped',
+    'UploadPart answers 200 to a 0-length part but does not keep it, so CompleteMultipartUpload cannot find it',
+    ['s3.mpu.zero-length-part'],
+  ],
+  [
     's3-multipart-unequal-parts',
     'CompleteMultipartUpload accepts non-last parts of unequal size',
     ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
