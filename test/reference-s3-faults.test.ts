@@ -489,6 +489,15 @@ const SCENARIOS: Record<string, Scenario> = {
     // A part ETag with a stray leading quote.
     const stray = await multipart(s3, 'mpu', 'stray', [1]);
     log.push(snap(await done('stray', stray.uploadId, [[1, stray.etags[0].replace(/"$/, '')]])));
+    // One part numbered 2: the ETag's suffix counts parts, not part numbers.
+    const second = await multipart(s3, 'mpu', 'second', []);
+    const part2 = await s3.send({
+      method: 'PUT',
+      path: obj('mpu', 'second'),
+      query: { partNumber: '2', uploadId: second.uploadId },
+      body: 'two',
+    });
+    log.push(snap(await done('second', second.uploadId, [[2, String(part2.headers.etag ?? '')]])));
     const zero = await multipart(s3, 'mpu', 'zero', [0]);
     log.push(zero.etags);
     // The 0-length part is kept.

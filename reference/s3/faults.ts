@@ -418,6 +418,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-multipart-etag-no-suffix', 'Multipart ETags lack the -N suffix', ['s3.mpu.etag-format']],
   [
+    's3-multipart-etag-suffix-last-number',
+    'The -N suffix of a multipart ETag is the highest part number instead of the number of parts',
+    ['s3.mpu.etag-format'],
+  ],
+  [
     's3-multipart-etag-parts-unsorted',
     'The multipart ETag hashes the part MD5s in the order Complete lists them, not in part-number order',
     ['s3.mpu.etag-format'],

@@ -275,7 +275,11 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     : parts;
   const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
   const digest = createHash('md5').update(md5s).digest('hex');
-  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${parts.length}`;
+  // Under a fault, the suffix counts up to the highest part number instead of counting the parts.
+  const count = call.ctx.faults.has('s3-multipart-etag-suffix-last-number')
+    ? parts[parts.length - 1].partNumber
+    : parts.length;
+  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${count}`;
   const etag = call.ctx.faults.has('s3-multipart-etags-unquoted') ? tag : `"${tag}"`;
   const checksums = objectChecksum(call, u, parts);
   const record: ObjectRecord = {
