@@ -650,6 +650,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.wildcard', 's3.cors.presigned', 's3.cors.expose-headers'],
   ],
   [
+    's3-cors-presigned-bare',
+    'A presigned request with Origin is served without CORS headers, which are added only to requests signed in the Authorization header',
+    ['s3.cors.presigned'],
+  ],
+  [
     's3-preflight-s3-forbidden',
     'Preflight requests to the S3 interface answer 403',
     [
