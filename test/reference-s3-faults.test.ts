@@ -475,6 +475,8 @@ const SCENARIOS: Record<string, Scenario> = {
     );
     // An upload with no part yet is in progress too.
     await s3.send({ method: 'POST', path: obj('mpu', 'no parts'), query: { uploads: '' } });
+    // A key beyond ASCII, encoded as its UTF-8 bytes.
+    await s3.send({ method: 'POST', path: obj('mpu', 'café'), query: { uploads: '' } });
     log.push(
       snap(
         await s3.send({ method: 'GET', path: obj('mpu'), query: { uploads: '', 'encoding-type': 'url' } }),

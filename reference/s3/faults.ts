@@ -433,6 +433,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.mpu.list-uploads-encoding'],
   ],
   [
+    's3-list-uploads-encoding-latin1',
+    "ListMultipartUploads escapes Key under encoding-type as JavaScript's escape() does, so é is %E9 instead of the UTF-8 %C3%A9",
+    ['s3.mpu.list-uploads-encoding'],
+  ],
+  [
     's3-complete-condition-keeps-upload',
     'A complete request whose condition fails leaves the upload open',
     ['s3.mpu.conditional-complete-aborts', 's3.error.no-such-upload'],
