@@ -387,6 +387,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
   ],
   [
+    's3-multipart-size-check-off-by-one',
+    'CompleteMultipartUpload compares the sizes of every part but the last two, so a second-to-last part of another size passes',
+    ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
+  ],
+  [
     's3-part-size-checked-at-upload',
     'UploadPart rejects parts under 5 MiB at upload time',
     [
