@@ -702,7 +702,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-cors-unlisted-origin-granted',
     'A preflight is granted by a rule whose method and headers match, whatever origin it lists: an origin no rule lists gets Access-Control-Allow-Origin',
-    ['s3.cors.preflight-s3'],
+    ['s3.cors.preflight-s3', 's3.cors.preflight-public'],
   ],
   [
     's3-cors-no-match-403',
