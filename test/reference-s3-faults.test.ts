@@ -483,6 +483,8 @@ const SCENARIOS: Record<string, Scenario> = {
     );
     // An upload with no part yet is in progress too.
     await s3.send({ method: 'POST', path: obj('mpu', 'no parts'), query: { uploads: '' } });
+    // A key beyond ASCII, encoded as its UTF-8 bytes.
+    await s3.send({ method: 'POST', path: obj('mpu', 'café'), query: { uploads: '' } });
     log.push(
       snap(
         await s3.send({ method: 'GET', path: obj('mpu'), query: { uploads: '', 'encoding-type': 'url' } }),
@@ -497,8 +499,21 @@ const SCENARIOS: Record<string, Scenario> = {
     // A part ETag with a stray leading quote.
     const stray = await multipart(s3, 'mpu', 'stray', [1]);
     log.push(snap(await done('stray', stray.uploadId, [[1, stray.etags[0].replace(/"$/, '')]])));
+    // One part numbered 2: the ETag's suffix counts parts, not part numbers.
+    const second = await multipart(s3, 'mpu', 'second', []);
+    const part2 = await s3.send({
+      method: 'PUT',
+      path: obj('mpu', 'second'),
+      query: { partNumber: '2', uploadId: second.uploadId },
+      body: 'two',
+    });
+    log.push(snap(await done('second', second.uploadId, [[2, String(part2.headers.etag ?? '')]])));
     const zero = await multipart(s3, 'mpu', 'zero', [0]);
     log.push(zero.etags);
+    // The 0-length part is kept.
+    log.push(
+      snap(await s3.send({ method: 'GET', path: obj('mpu', 'zero'), query: { uploadId: zero.uploadId } })),
+    );
     await put(s3, 'mpu', 'exists', 'x');
     const cond = await multipart(s3, 'mpu', 'exists', [1]);
     log.push(snap(await done('exists', cond.uploadId, [[1, cond.etags[0]]], { 'if-none-match': '*' })));

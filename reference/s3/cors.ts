@@ -213,6 +213,21 @@ function exposeHeaders(rule: CorsRule, ctx: ReferenceContext): Record<string, st
   return ctx.faults.has('s3-cors-expose-headers-always') ? { 'access-control-expose-headers': '' } : {};
 }
 
+/** The requested headers a granted preflight allows: all of them, since the rule matched each. */
+function allowHeaders(
+  rule: CorsRule,
+  requested: string[],
+  asSent: string[],
+  ctx: ReferenceContext,
+): Record<string, string> {
+  // Under a fault, only the headers spelled as an AllowedHeader spells them are echoed.
+  const listed =
+    requested.length > 0 && ctx.faults.has('s3-cors-allow-headers-as-spelled')
+      ? asSent.filter((h) => rule.allowedHeaders.some((a) => a === '*' || a === h))
+      : requested;
+  return listed.length > 0 ? { 'access-control-allow-headers': listed.join(', ') } : {};
+}
+
 function allowOrigin(rule: CorsRule, origin: string): string {
   return rule.allowedOrigins.includes('*') ? '*' : origin;
 }
@@ -235,10 +250,11 @@ export function preflight(
       'BadRequest',
       'Insufficient information. Access-Control-Request-Method header needed.',
     );
-  const requested = String(req.headers['access-control-request-headers'] ?? '')
+  const asSent = String(req.headers['access-control-request-headers'] ?? '')
     .split(',')
-    .map((h) => h.trim().toLowerCase())
+    .map((h) => h.trim())
     .filter(Boolean);
+  const requested = asSent.map((h) => h.toLowerCase());
   let rule = matchCors(bucket, origin, method, requested, ctx);
   // A preflight granted by origin alone, whatever method the rule lists: asked only when no rule matched.
   if (!rule && ctx.faults.has('s3-cors-preflight-any-method')) {
@@ -263,7 +279,7 @@ export function preflight(
     ...vary,
     'access-control-allow-origin': allowOrigin(rule, origin),
     'access-control-allow-methods': rule.allowedMethods.join(', '),
-    ...(requested.length > 0 ? { 'access-control-allow-headers': requested.join(', ') } : {}),
+    ...allowHeaders(rule, requested, asSent, ctx),
     ...(rule.maxAgeSeconds !== undefined ? { 'access-control-max-age': String(rule.maxAgeSeconds) } : {}),
     ...exposeHeaders(rule, ctx),
   });

@@ -403,6 +403,11 @@ const CATALOG: [string, string, string[]][] = [
   ['s3-list-uploads-empty', 'ListMultipartUploads lists no uploads', ['s3.mpu.list-uploads']],
   ['s3-zero-length-part-rejected', 'UploadPart rejects a 0-length part', ['s3.mpu.zero-length-part']],
   [
+    's3-zero-length-part-dropped',
+    'UploadPart answers 200 to a 0-length part but does not keep it, so CompleteMultipartUpload cannot find it',
+    ['s3.mpu.zero-length-part'],
+  ],
+  [
     's3-multipart-unequal-parts',
     'CompleteMultipartUpload accepts non-last parts of unequal size',
     ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
@@ -410,6 +415,11 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-multipart-larger-part-accepted',
     'CompleteMultipartUpload refuses a non-last part smaller than the first, but accepts one larger',
+    ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
+  ],
+  [
+    's3-multipart-size-check-off-by-one',
+    'CompleteMultipartUpload compares the sizes of every part but the last two, so a second-to-last part of another size passes',
     ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size', 's3.mpu.size-checked-at-complete'],
   ],
   [
@@ -444,6 +454,11 @@ const CATALOG: [string, string, string[]][] = [
   ],
   ['s3-multipart-etag-no-suffix', 'Multipart ETags lack the -N suffix', ['s3.mpu.etag-format']],
   [
+    's3-multipart-etag-suffix-last-number',
+    'The -N suffix of a multipart ETag is the highest part number instead of the number of parts',
+    ['s3.mpu.etag-format'],
+  ],
+  [
     's3-multipart-etag-parts-unsorted',
     'The multipart ETag hashes the part MD5s in the order Complete lists them, not in part-number order',
     ['s3.mpu.etag-format'],
@@ -451,6 +466,11 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-uploads-encoding-ignored',
     'ListMultipartUploads ignores encoding-type',
+    ['s3.mpu.list-uploads-encoding'],
+  ],
+  [
+    's3-list-uploads-encoding-latin1',
+    "ListMultipartUploads escapes Key under encoding-type as JavaScript's escape() does, so é is %E9 instead of the UTF-8 %C3%A9",
     ['s3.mpu.list-uploads-encoding'],
   ],
   [
@@ -656,6 +676,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.allowed-headers-case'],
   ],
   [
+    's3-cors-allow-headers-as-spelled',
+    'A preflight matches AllowedHeader case-insensitively but lists in Access-Control-Allow-Headers only the requested headers spelled as the rule spells them, so the origin is granted and a differently cased header is not',
+    ['s3.cors.allowed-headers-case'],
+  ],
+  [
     's3-cors-wildcard-unmatched',
     'AllowedOrigin * matches no origin',
     ['s3.cors.wildcard', 's3.cors.preflight-public'],
@@ -664,6 +689,11 @@ const CATALOG: [string, string, string[]][] = [
     's3-cors-actual-headers-missing',
     'Actual (non-preflight) requests with Origin get no CORS headers',
     ['s3.cors.wildcard', 's3.cors.presigned', 's3.cors.expose-headers'],
+  ],
+  [
+    's3-cors-presigned-bare',
+    'A presigned request with Origin is served without CORS headers, which are added only to requests signed in the Authorization header',
+    ['s3.cors.presigned'],
   ],
   [
     's3-preflight-s3-forbidden',
@@ -686,6 +716,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.cors.preflight-public'],
   ],
   [
+    's3-preflight-public-any-origin',
+    "The public entry point grants every preflight (Access-Control-Allow-Origin *), whatever origins the bucket's CORS rules list",
+    ['s3.cors.preflight-public'],
+  ],
+  [
     's3-cors-expose-headers-always',
     'Access-Control-Expose-Headers is rendered (empty) without ExposeHeader',
     ['s3.cors.expose-headers'],
@@ -698,7 +733,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-cors-unlisted-origin-granted',
     'A preflight is granted by a rule whose method and headers match, whatever origin it lists: an origin no rule lists gets Access-Control-Allow-Origin',
-    ['s3.cors.preflight-s3'],
+    ['s3.cors.preflight-s3', 's3.cors.preflight-public'],
   ],
   [
     's3-cors-no-match-403',

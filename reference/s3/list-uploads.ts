@@ -5,6 +5,19 @@ import { urlEncodeKey } from './listing.ts';
 import { boundedInt } from './multipart.ts';
 import { sendResult } from './respond.ts';
 
+/** Under a fault, keys are escaped as JavaScript's escape() does: é is %E9, not its UTF-8 bytes. */
+function latin1Escape(ctx: S3Call['ctx']): ((s: string) => string) | undefined {
+  if (!ctx.faults.has('s3-list-uploads-encoding-latin1')) return undefined;
+  return (s) =>
+    [...s]
+      .map((c) => {
+        const code = c.codePointAt(0) ?? 0;
+        if (/[A-Za-z0-9@*_+\-./]/.test(c)) return c;
+        return code < 256 ? `%${code.toString(16).toUpperCase().padStart(2, '0')}` : urlEncodeKey(c);
+      })
+      .join('');
+}
+
 /** ListMultipartUploads; with `encoding-type=url` the keys are URL-encoded (SPEC behaviour 11). */
 export function listMultipartUploads(call: S3Call): void {
   const bucket = call.store.bucket(call.bucket);
@@ -14,7 +27,7 @@ export function listMultipartUploads(call: S3Call): void {
     throw invalidArgument('Invalid Encoding Method specified in Request');
   const encode =
     encodingType === 'url' && !call.ctx.faults.has('s3-list-uploads-encoding-ignored')
-      ? urlEncodeKey
+      ? (latin1Escape(call.ctx) ?? urlEncodeKey)
       : (s: string) => s;
   // Under a fault, keys are URL-encoded whether encoding-type was given or not.
   const keyOf = (k: string) =>

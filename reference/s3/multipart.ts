@@ -111,7 +111,9 @@ export async function uploadPart(call: S3Call): Promise<void> {
   const etag = f.has('s3-multipart-etags-unquoted')
     ? digest.md5.toString('hex')
     : `"${digest.md5.toString('hex')}"`;
-  putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date(), checksums: digest.checksums });
+  // Under a fault, a 0-length part is answered as accepted but never kept.
+  if (digest.size === 0 && f.has('s3-zero-length-part-dropped')) call.store.blobs.release(blob);
+  else putPart(call, u, { partNumber: n, blob, etag, lastModified: new Date(), checksums: digest.checksums });
   const headers: Record<string, string> = {
     etag,
     ...encryptionHeader(call, u.sse, 's3-sse-upload-part-header-missing'),
@@ -273,7 +275,11 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
     : parts;
   const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
   const digest = createHash('md5').update(md5s).digest('hex');
-  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${parts.length}`;
+  // Under a fault, the suffix counts up to the highest part number instead of counting the parts.
+  const count = call.ctx.faults.has('s3-multipart-etag-suffix-last-number')
+    ? parts[parts.length - 1].partNumber
+    : parts.length;
+  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${count}`;
   const etag = call.ctx.faults.has('s3-multipart-etags-unquoted') ? tag : `"${tag}"`;
   const checksums = objectChecksum(call, u, parts);
   const record: ObjectRecord = {
@@ -339,7 +345,12 @@ const hasStoredHeaders = (u: UploadRecord) =>
   u.contentType !== undefined || Object.keys(u.headers).length > 0 || Object.keys(u.metadata).length > 0;
 
 function checkPartSizes(call: S3Call, parts: PartRecord[]): void {
-  const nonTrailing = parts.slice(0, -1);
+  // Under a fault, the last two parts are left out of the comparison, one too many.
+  const offByOne =
+    parts.length > 2 &&
+    parts[parts.length - 2].blob.size !== parts[0].blob.size &&
+    call.ctx.faults.has('s3-multipart-size-check-off-by-one');
+  const nonTrailing = parts.slice(0, offByOne ? -2 : -1);
   if (nonTrailing.some((p) => p.blob.size < MIN_PART_SIZE)) {
     throw new S3Error(
       400,

@@ -40,6 +40,14 @@ async function handle(
         throw new S3Error(400, 'BadRequest', 'An OPTIONS request needs an Origin header.');
       }
       if (ctx.faults.has('s3-preflight-public-no-cors')) return void res.writeHead(200).end();
+      // Under a fault, a public bucket grants every preflight, whatever its CORS rules say.
+      if (ctx.faults.has('s3-preflight-public-any-origin'))
+        return void res
+          .writeHead(200, {
+            'access-control-allow-origin': '*',
+            'access-control-allow-methods': String(req.headers['access-control-request-method'] ?? 'GET'),
+          })
+          .end();
       return preflight(req, res, store.bucket(bucket), ctx);
     }
     if (method !== 'GET' && method !== 'HEAD') {

@@ -188,7 +188,7 @@ const properties: PropertyDef[] = [
             body: completeXml(order.map((i) => ({ number: parts[i].number, etag: parts[i].etag! }))),
           });
           expectThat(
-            res.status === 200,
+            res.status >= 200 && res.status < 300,
             `Complete with parts in order ${order.map((i) => i + 1)}: status ${res.status}: ${res.text().slice(0, 160)}`,
           );
           // The whole object: past what the runner keeps (8 MiB), its size and MD5 are those of every
@@ -243,7 +243,7 @@ const properties: PropertyDef[] = [
             body: completeXml(entries),
           });
           expectThat(
-            res.status === 200,
+            res.status >= 200 && res.status < 300,
             `Complete with ETags ${styles.join(', ')}: status ${res.status}: ${res.text().slice(0, 160)}`,
           );
           const head = await ctx.http({ method: 'HEAD', bucket, key });
@@ -287,10 +287,11 @@ const properties: PropertyDef[] = [
             res.status >= 400 && res.status < 500,
             `parts of ${sizes.join(', ')} bytes: Complete answered ${res.status}`,
           );
+          // Not created: any refusal of the read shows it (that it is 404 is no clause of this one).
           const head = await ctx.http({ method: 'HEAD', bucket, key });
           expectThat(
-            head.status === 404,
-            `parts of ${sizes.join(', ')} bytes: the object exists after a refused Complete`,
+            head.status >= 400 && head.status < 500,
+            `parts of ${sizes.join(', ')} bytes: HEAD of the object after a refused Complete answered ${head.status}`,
           );
         }),
         { seed: ctx.fc.seed, numRuns: runs(ctx) },
