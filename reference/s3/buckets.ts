@@ -233,7 +233,7 @@ export function deleteBucketEncryption(call: S3Call): void {
   if (bucket.objects.size === 0 && f.has('s3-encryption-delete-deletes-bucket')) {
     for (const u of [...bucket.uploads.values()]) call.store.dropUpload(bucket, u);
     call.store.buckets.delete(bucket.name);
-    return sendEmpty(call.res, 204);
+    return void sendEmpty(call.res, 204);
   }
   // Under a fault, a bucket no PutBucketEncryption has configured has nothing to delete.
   if (!bucket.encryptionPut && f.has('s3-encryption-delete-unset-404')) {
