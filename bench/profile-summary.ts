@@ -40,6 +40,8 @@ export function moduleOf(url: string, functionName: string): string {
   } catch {
     return url;
   }
+  // A checkout's own build (bin/source-build.mjs) holds the project's files under the cache.
+  file = file.replace(/[\\/]node_modules[\\/]\.cache[\\/]edgecheck[\\/]build-[0-9a-f]+(?=[\\/])/, '');
   const nm = file.lastIndexOf(`${path.sep}node_modules${path.sep}`);
   if (nm >= 0) {
     const parts = file.slice(nm + 14).split(path.sep);
