@@ -4,7 +4,16 @@
 // second of CPU at each start, which every CLI process paid. Each file is transformed alone with
 // esbuild, as tsx itself does, so the code that runs is the code tsx would run.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,29 +21,25 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** What the build holds: the folders tsconfig.build.json compiles for the package. */
 const FOLDERS = ['runner', 'reporters', 'reference', 'cli', 'suites'];
+/**
+ * The files code loads: modules, and what they read beside themselves (the bindings probe). The
+ * suites' YAML is read from the checkout, so an edit to it needs no new build.
+ */
+const CODE = /\.(ts|mjs|js|json)$/;
 /** The package's own entries, which its suites import by name: the build's files instead. */
 const ENTRIES = { edgecheck: 'runner/api.js', 'edgecheck/kit': 'runner/kit.js' };
-/** Builds kept side by side (checkouts of other branches, edits), the newest first. */
+/** Builds kept side by side (checkouts of other branches, edits), the most recently used first. */
 const KEEP = 4;
 
-/** Every file below `dir`, dot-folders and node_modules aside, relative to ROOT, sorted. */
-function filesBelow(dir) {
-  let names;
-  try {
-    names = readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => !/(^|[\\/])(node_modules|\.[^\\/]*)([\\/]|$)/.test(n))
+/** Every code file below `dir`, dot-folders and node_modules aside, relative to ROOT, sorted. */
+function codeBelow(dir) {
+  return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter(
+      (n) => CODE.test(n) && !n.endsWith('.d.ts') && !/(^|[\\/])(node_modules|\.[^\\/]*)([\\/]|$)/.test(n),
+    )
     .map((n) => path.join(dir, n))
     .filter((f) => statSync(path.join(ROOT, f)).isFile())
     .sort();
-}
-
-function cacheRoot() {
-  if (process.env.EDGECHECK_CACHE === '0') return undefined;
-  return process.env.EDGECHECK_CACHE_DIR ?? path.join(ROOT, 'node_modules', '.cache', 'edgecheck');
 }
 
 /** Relative import specifiers of .ts files name the .js the build holds; the package's entries, its files. */
@@ -57,50 +62,66 @@ function rewriteImports(code, file) {
 
 /**
  * The folder of the build of the sources as they are now, made if missing; undefined when it cannot
- * be (no cache folder, a read-only one, no esbuild): the caller then runs the sources through tsx.
+ * be (caching off, a read-only folder, no esbuild, a file gone while read): the caller then runs
+ * the sources through tsx.
  */
 export async function sourceBuild() {
-  const cache = cacheRoot();
-  if (!cache) return undefined;
-  const require = createRequire(import.meta.url);
-  let esbuildVersion;
+  if (process.env.EDGECHECK_CACHE === '0') return undefined;
+  // Beside the packages the build imports, which Node finds from where a module is: not in
+  // EDGECHECK_CACHE_DIR, which may be anywhere (the compiled suites go there).
+  const cache = path.join(ROOT, 'node_modules', '.cache', 'edgecheck');
+  let dir;
+  let contents;
   try {
-    esbuildVersion = JSON.parse(readFileSync(require.resolve('esbuild/package.json'), 'utf8')).version;
+    ({ dir, contents } = keyed(cache));
   } catch {
     return undefined;
   }
-  const files = FOLDERS.flatMap(filesBelow);
-  const hash = createHash('sha256');
-  hash.update(`edgecheck source build 1\0${process.version}\0${esbuildVersion}\0`);
-  hash.update(readFileSync(fileURLToPath(import.meta.url)));
-  hash.update(readFileSync(path.join(ROOT, 'tsconfig.json')));
-  const contents = new Map();
-  for (const f of files) {
-    const text = readFileSync(path.join(ROOT, f));
-    contents.set(f, text);
-    hash.update(`\0${f}\0`);
-    hash.update(text);
-  }
-  const dir = path.join(cache, `build-${hash.digest('hex').slice(0, 24)}`);
   try {
     statSync(path.join(dir, 'package.json'));
+    // Used now: the last of the builds to be pruned.
+    const now = new Date();
+    utimesSync(dir, now, now);
     return dir;
   } catch {
     // Not built yet.
   }
   try {
     await build(dir, contents);
-    prune(cache);
-    return dir;
   } catch {
     return undefined;
   }
+  try {
+    prune(cache);
+  } catch {
+    // Another process pruned at the same moment: this build is made all the same.
+  }
+  return dir;
+}
+
+/** Where the build of the sources as they are now goes, and their content. */
+function keyed(cache) {
+  const require = createRequire(import.meta.url);
+  const esbuildVersion = JSON.parse(readFileSync(require.resolve('esbuild/package.json'), 'utf8')).version;
+  const hash = createHash('sha256');
+  // The checkout is in the key: the build records it as its project root (runner/util/paths.ts).
+  hash.update(`edgecheck source build 2\0${ROOT}\0${process.version}\0${esbuildVersion}\0`);
+  hash.update(readFileSync(fileURLToPath(import.meta.url)));
+  hash.update(readFileSync(path.join(ROOT, 'tsconfig.json')));
+  const contents = new Map();
+  for (const f of FOLDERS.flatMap(codeBelow)) {
+    const text = readFileSync(path.join(ROOT, f));
+    contents.set(f, text);
+    hash.update(`\0${f}\0`);
+    hash.update(text);
+  }
+  return { dir: path.join(cache, `build-${hash.digest('hex').slice(0, 24)}`), contents };
 }
 
 async function build(dir, contents) {
   const { transform } = await import('esbuild');
-  const tsconfig = readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '');
-  const { compilerOptions } = JSON.parse(tsconfig);
+  // esbuild reads tsconfig's own syntax, comments included.
+  const tsconfigRaw = readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8');
   // Written aside and renamed, so that a run beside this one never sees half a build.
   const partial = `${dir}.${process.pid}.partial`;
   rmSync(partial, { recursive: true, force: true });
@@ -108,14 +129,14 @@ async function build(dir, contents) {
     [...contents].map(async ([file, text]) => {
       let out = file;
       let body = text;
-      if (file.endsWith('.ts') && !file.endsWith('.d.ts')) {
+      if (file.endsWith('.ts')) {
         out = `${file.slice(0, -3)}.js`;
         const { code } = await transform(text.toString('utf8'), {
           loader: 'ts',
           format: 'esm',
           target: 'node20',
           sourcefile: path.join(ROOT, file),
-          tsconfigRaw: { compilerOptions },
+          tsconfigRaw,
         });
         body = rewriteImports(code, file);
       }
@@ -123,8 +144,11 @@ async function build(dir, contents) {
       writeFileSync(path.join(partial, out), body);
     }),
   );
-  // ES modules, and a package with no name: the project root is still the checkout's (runner/util/paths).
-  writeFileSync(path.join(partial, 'package.json'), '{ "type": "module" }\n');
+  // ES modules, and the checkout they were built from, where suites/, schemas/ and fixtures/ are.
+  writeFileSync(
+    path.join(partial, 'package.json'),
+    `${JSON.stringify({ type: 'module', edgecheckRoot: ROOT })}\n`,
+  );
   try {
     renameSync(partial, dir);
   } catch {

@@ -8,7 +8,7 @@ const KIT = /^edgecheck(?:\/|$)/;
 // The `exports` condition under which the package's entries are its TypeScript sources.
 const SOURCE = 'edgecheck-source';
 let fromSource = false;
-/** A checkout's own build (bin/source-build.mjs) names the files of the package's entries. */
+/** The build that runs (dist/, or a checkout's own from bin/source-build.mjs) names the files of its entries. */
 let entries = {};
 
 /** bin/edgecheck.mjs says whether it runs the sources or the build (dist/). */

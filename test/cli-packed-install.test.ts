@@ -7,7 +7,6 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../runner/model/results.ts';
-import { cleanEnv, PROJECT_ROOT } from './helpers/cli.ts';
+import { cleanEnv, copyCheckout } from './helpers/cli.ts';
 
 /*
  * edgecheck as a user gets it: `npm pack` (whose prepack builds dist/), the tarball installed into
@@ -54,12 +53,7 @@ beforeAll(async () => {
   scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'edgecheck-packed-')));
   // The checkout as it is, packed from a copy: the build goes to the copy's dist/, not the checkout's.
   const source = path.join(scratch, 'source');
-  const skip = new Set(['node_modules', '.git', 'dist', 'out', '.edgecheck', 'coverage']);
-  cpSync(PROJECT_ROOT, source, {
-    recursive: true,
-    filter: (from) => !skip.has(path.relative(PROJECT_ROOT, from).split(path.sep)[0]),
-  });
-  symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(source, 'node_modules'), 'dir');
+  copyCheckout(source);
   const pack = path.join(scratch, 'pack');
   mkdirSync(pack);
   const { stdout } = await sh(source, 'npm', ['pack', '--json', '--pack-destination', pack], 120_000);

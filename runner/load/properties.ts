@@ -38,14 +38,11 @@ function ensureSuiteHooks(): void {
   const global = globalThis as Record<symbol, unknown>;
   if (!BUILT || global[SUITE_HOOKS]) return;
   global[SUITE_HOOKS] = true;
-  // A checkout's own build (bin/source-build.mjs) is no package's dist/: its entries are named.
-  const entries =
-    CODE_ROOT === path.join(ROOT, 'dist')
-      ? undefined
-      : {
-          edgecheck: pathToFileURL(path.join(CODE_ROOT, 'runner', 'api.js')).href,
-          'edgecheck/kit': pathToFileURL(path.join(CODE_ROOT, 'runner', 'kit.js')).href,
-        };
+  // The entries of the build that runs: the package's dist/, or a checkout's (bin/source-build.mjs).
+  const entries = {
+    edgecheck: pathToFileURL(path.join(CODE_ROOT, 'runner', 'api.js')).href,
+    'edgecheck/kit': pathToFileURL(path.join(CODE_ROOT, 'runner', 'kit.js')).href,
+  };
   module.register(pathToFileURL(path.join(ROOT, 'bin', 'suite-hooks.mjs')).href, {
     data: { fromSource: false, entries },
   });

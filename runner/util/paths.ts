@@ -13,23 +13,25 @@ export const BUILT = import.meta.url.endsWith('.js');
 export const CODE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The project root: suites/, schemas/ and fixtures/ are found from here, whatever the cwd. */
-export const ROOT = BUILT ? packageAbove(CODE_ROOT) : CODE_ROOT;
+export const ROOT = BUILT ? rootOfBuild(CODE_ROOT) : CODE_ROOT;
 export const SCHEMAS_DIR = path.join(ROOT, 'schemas');
 export const SUITES_DIR = path.join(ROOT, 'suites');
 export const FIXTURES_DIR = path.join(ROOT, 'fixtures');
 /** The code of the project's suites (their properties): the YAML's folder, or its build. */
 export const SUITES_CODE_DIR = BUILT ? path.join(CODE_ROOT, 'suites') : SUITES_DIR;
 
-/** The nearest folder above `dir` whose package.json is edgecheck's: where a build's package is. */
-function packageAbove(dir: string): string {
-  for (let at = path.dirname(dir); ; at = path.dirname(at)) {
-    try {
-      if (JSON.parse(readFileSync(path.join(at, 'package.json'), 'utf8')).name === 'edgecheck') return at;
-    } catch {
-      // No package.json here, or not JSON: look further up.
-    }
-    if (path.dirname(at) === at) return path.dirname(dir);
+/**
+ * A checkout's build names the checkout it was made from in its package.json; the package's build
+ * is dist/, one folder down.
+ */
+function rootOfBuild(build: string): string {
+  try {
+    const root = JSON.parse(readFileSync(path.join(build, 'package.json'), 'utf8')).edgecheckRoot;
+    if (typeof root === 'string') return root;
+  } catch {
+    // dist/ has no package.json of its own.
   }
+  return path.dirname(build);
 }
 
 /** Paths in messages are relative to the cwd when inside it, so they are clickable. */

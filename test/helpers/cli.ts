@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -81,3 +82,21 @@ export async function runMain(args: string[]): Promise<CliOutcome> {
 
 /** A stack trace line, as Node prints them. */
 export const STACK_LINE = /^\s+at (?:.+ \()?(?:file:\/\/|node:|\/).*:\d+:\d+\)?$/m;
+
+/**
+ * A copy of the checkout at `dest`, without what a checkout makes (builds, reports, git), for tests
+ * that edit or pack the project itself. Its node_modules links each package of the checkout's rather
+ * than copying it, and has a cache folder of its own (node_modules/.cache).
+ */
+export function copyCheckout(dest: string): void {
+  const skip = new Set(['node_modules', '.git', 'dist', 'out', '.edgecheck', 'coverage']);
+  cpSync(PROJECT_ROOT, dest, {
+    recursive: true,
+    filter: (from) => !skip.has(path.relative(PROJECT_ROOT, from).split(path.sep)[0]),
+  });
+  const modules = path.join(PROJECT_ROOT, 'node_modules');
+  mkdirSync(path.join(dest, 'node_modules'));
+  for (const name of readdirSync(modules)) {
+    if (name !== '.cache') symlinkSync(path.join(modules, name), path.join(dest, 'node_modules', name));
+  }
+}
