@@ -218,7 +218,7 @@ export async function putBucketEncryption(call: S3Call): Promise<void> {
   }
   bucket.encryption = 'AES256';
   bucket.encryptionDefaultOff = undefined;
-  if (call.ctx.faults.has('s3-encryption-delete-unset-404')) bucket.encryptionPut = true;
+  bucket.encryptionPut = true;
   sendEmpty(call.res, 200);
 }
 

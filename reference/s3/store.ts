@@ -78,7 +78,7 @@ export interface BucketRecord {
   encryption?: string;
   /** Under a fault: DeleteBucketEncryption left the configuration but stopped applying it to writes. */
   encryptionDefaultOff?: boolean;
-  /** Under a fault: PutBucketEncryption has set a configuration, which DeleteBucketEncryption then finds. */
+  /** PutBucketEncryption has set a configuration (a fault's DeleteBucketEncryption finds none otherwise). */
   encryptionPut?: boolean;
 }
 
