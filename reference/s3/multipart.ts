@@ -276,9 +276,11 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
   const digest = createHash('md5').update(md5s).digest('hex');
   // Under a fault, the suffix counts up to the highest part number instead of counting the parts.
-  const count = call.ctx.faults.has('s3-multipart-etag-suffix-last-number')
-    ? parts[parts.length - 1].partNumber
-    : parts.length;
+  const last = parts[parts.length - 1].partNumber;
+  const count =
+    last !== parts.length && call.ctx.faults.has('s3-multipart-etag-suffix-last-number')
+      ? last
+      : parts.length;
   const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${count}`;
   const etag = call.ctx.faults.has('s3-multipart-etags-unquoted') ? tag : `"${tag}"`;
   const checksums = objectChecksum(call, u, parts);
