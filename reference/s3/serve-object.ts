@@ -144,12 +144,14 @@ export async function serveObject(
     const status = ctx.faults.has('s3-range-status-200') ? 200 : 206;
     return send(res, status, headers, head ? undefined : () => blobs.read(obj.blob, start, end));
   }
-  // Under a fault, a Range header that was ignored (no valid byte range) still gets a Content-Range.
-  const ignoredRange = partNumber == null && header(req, 'range') !== undefined;
-  if (obj.blob.size > 0 && ignoredRange && ctx.faults.has('s3-content-range-on-ignored-range')) {
-    headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;
-  }
-  if (obj.blob.size > 0 && ctx.faults.has('s3-content-range-on-full')) {
+  // Under a fault, a whole answer gets a Content-Range; under another, only when it ignored a Range
+  // header (no valid byte range).
+  const ignoredRange = () => partNumber == null && header(req, 'range') !== undefined;
+  if (
+    obj.blob.size > 0 &&
+    ((ignoredRange() && ctx.faults.has('s3-content-range-on-ignored-range')) ||
+      ctx.faults.has('s3-content-range-on-full'))
+  ) {
     headers['content-range'] = `bytes 0-${obj.blob.size - 1}/${obj.blob.size}`;
   }
   if (
