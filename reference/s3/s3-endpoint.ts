@@ -108,12 +108,10 @@ async function handle(
       );
     }
     // Under a fault, CORS is applied to requests signed in the Authorization header only.
-    const presigned =
-      call.query.has('X-Amz-Signature') &&
-      req.headers.origin !== undefined &&
-      ctx.faults.has('s3-cors-presigned-bare');
-    const cors = presigned ? {} : corsHeaders(req, store.buckets.get(bucket), ctx);
-    for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
+    const cors = Object.entries(corsHeaders(req, store.buckets.get(bucket), ctx));
+    const bare =
+      cors.length > 0 && call.query.has('X-Amz-Signature') && ctx.faults.has('s3-cors-presigned-bare');
+    if (!bare) for (const [name, value] of cors) res.setHeader(name, value);
     await dispatch(call);
   } catch (err) {
     // Drain what the client is still sending, so that it reads the error instead of a reset.
