@@ -338,7 +338,7 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
   );
   const headers = signedHeaderValues(parts, signedNames);
   if (!signedNames.includes('x-amz-content-sha256')) headers['x-amz-content-sha256'] = payloadHash;
-  const keep = [
+  const drop = [
     'X-Amz-Algorithm',
     'X-Amz-Credential',
     'X-Amz-Date',
@@ -348,14 +348,14 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
   ];
   // Under a fault, the canonical query is built of the X-Amz-* parameters alone, as if nothing else were signed.
   const others = [...new Set(q.keys())].filter((k) => !/^x-amz-/i.test(k));
-  if (others.length && ctx.faults.has('s3-presign-extra-query-unsigned')) keep.push(...others);
+  if (others.length && ctx.faults.has('s3-presign-extra-query-unsigned')) drop.push(...others);
   for (const path of pathCandidates(parts.rawPath)) {
     const request = new HttpRequest({
       method: parts.method,
       protocol: 'http:',
       hostname: 'unused',
       path,
-      query: queryObject(q, keep),
+      query: queryObject(q, drop),
       headers,
     });
     const presigned = await signer(scope, ctx).presign(request, {
