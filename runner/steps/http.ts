@@ -2,7 +2,7 @@ import type { HttpRequest, StepDef } from '../model/case.ts';
 import { resolve } from '../template/resolve.ts';
 import { sendHttp } from '../transports/http.ts';
 import { userAgent } from '../transports/management.ts';
-import { buildS3Request } from '../transports/s3-raw.ts';
+import { buildS3Request, presigned, wrongSecret } from '../transports/s3-raw.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
 import { isNotFound, isReadMethod, type StepKind } from './kind.ts';
@@ -30,14 +30,13 @@ export const httpStep: StepKind<HttpStep> = {
     const mode =
       http.endpoint === 'public' || http.sign === 'none'
         ? 'none'
-        : http.sign === 'presign' || http.sign === 'presign-bad-signature'
+        : presigned(http.sign)
           ? 'presigned'
           : 'sigv4';
     const region = target.s3.region;
     return {
       response,
-      repro: () =>
-        curlFor(req, mode, region, http.sign === 'bad-signature' || http.sign === 'presign-bad-signature'),
+      repro: () => curlFor(req, mode, region, wrongSecret(http.sign)),
       ok: response.status < 400,
       sent: { kind: 'http', request: req },
     };

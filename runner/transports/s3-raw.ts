@@ -66,6 +66,13 @@ function cachedSigner(target: S3Target, wrong: boolean): SignatureV4 {
   return pair.right;
 }
 
+/** Whether a sign mode puts the signature in the query (a presigned URL). */
+export const presigned = (sign: HttpRequest['sign']) =>
+  sign === 'presign' || sign === 'presign-bad-signature';
+/** Whether a sign mode signs with a wrong secret (a signature the target must refuse). */
+export const wrongSecret = (sign: HttpRequest['sign']) =>
+  sign === 'bad-signature' || sign === 'presign-bad-signature';
+
 /** A resolved `http:` step as a request: addressed, then signed as the step says. */
 export async function buildS3Request(target: S3Target, http: HttpRequest): Promise<OutgoingRequest> {
   const publicEntry = http.endpoint === 'public';
@@ -79,17 +86,16 @@ export async function buildS3Request(target: S3Target, http: HttpRequest): Promi
   const sign = publicEntry ? 'none' : (http.sign ?? 'header');
   if (sign === 'none') return { method: http.method, url: url.toString(), headers, body };
 
-  const signer = cachedSigner(target, sign === 'bad-signature' || sign === 'presign-bad-signature');
+  const signer = cachedSigner(target, wrongSecret(sign));
   const unsigned = {
     method: http.method,
     url,
     headers,
     payloadHash: http.payload === 'signed' ? payloadHash(body) : 'UNSIGNED-PAYLOAD',
   };
-  const signed =
-    sign === 'presign' || sign === 'presign-bad-signature'
-      ? await presign(signer, unsigned, http.expires ?? 300)
-      : await signHeaders(signer, unsigned);
+  const signed = presigned(sign)
+    ? await presign(signer, unsigned, http.expires ?? 300)
+    : await signHeaders(signer, unsigned);
   const out = { ...signed.headers };
   delete out.host;
   return { method: http.method, url: signed.url.toString(), headers: out, body };
