@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Unreadable } from '../runner/passive/view.ts';
 import { parseJson } from '../runner/transports/response.ts';
 import { CheckFailure, TargetDown, TargetError } from '../runner/util/errors.ts';
@@ -31,9 +31,13 @@ describe('JSON text, told apart before parsing', () => {
     for (const t of ['{}', ' [1]', '\n"s"', '12', '-1', 'true', 'false', 'null']) {
       expect(parseJson(t)).toBeDefined();
     }
+    // Refused before JSON.parse, whose SyntaxError would carry a stack.
+    const parse = vi.spyOn(JSON, 'parse');
     for (const t of ['', '   ', '<?xml version="1.0"?><Error/>', '<html>', 'Service Unavailable']) {
       expect(parseJson(t)).toBeUndefined();
     }
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
     expect(parseJson('{"a":')).toBeUndefined();
   });
 });
