@@ -41,10 +41,14 @@ const send =
 const at = (asOf: string, run: Probe['run']): Probe => ({ asOf, run });
 const now = (run: Probe['run']): Probe => at(NOW, run);
 /** A record created, then read back by its id. */
-const createThenGet: Probe['run'] = async (api) => {
-  const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
-  return api('GET', `${Z}/dns_records/${r.body.result.id}`);
-};
+type Answer = Awaited<ReturnType<Api>>;
+/** Creates a record and reads it back: what `pick` takes of both answers, or the read itself. */
+const createThenGet =
+  (pick: (created: Answer, got: Answer) => unknown = (_, got) => got): Probe['run'] =>
+  async (api) => {
+    const created = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
+    return pick(created, await api('GET', `${Z}/dns_records/${created.body.result.id}`));
+  };
 
 const badA = { type: 'A', name: 'bad', content: 'not-an-ip' };
 const srvText = { type: 'SRV', name: '_sip._tcp.bad', data: '1 2 3 t.example.com' };
@@ -235,19 +239,15 @@ const PROBES: Record<string, Probe> = {
   'zone-errors-null': now(get(Z)),
   'page-offset-default-per-page': now(get(`${Z}/dns_records?page=2&per_page=1`)),
   'page-offset-overlap': now(get(`${Z}/dns_records?page=2&per_page=1`)),
-  'dns-get-drops-type': now(createThenGet),
-  'dns-get-id-is-zone-id': now(async (api) => {
-    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
-    return (await api('GET', `${Z}/dns_records/${r.body.result.id}`)).body.result.id === r.body.result.id;
-  }),
-  'dns-get-result-null': now(createThenGet),
+  'dns-get-drops-type': now(createThenGet()),
+  'dns-get-id-is-zone-id': now(
+    createThenGet((created, got) => got.body.result.id === created.body.result.id),
+  ),
+  'dns-get-result-null': now(createThenGet()),
   'dns-create-comment-null': now(
     send('POST', `${Z}/dns_records`, { type: 'A', name: 'c', content: '192.0.2.5', comment: 'kept' }),
   ),
-  'dns-get-created-on-epoch': now(async (api) => {
-    const r = await api('POST', `${Z}/dns_records`, { type: 'A', name: 'g', content: '192.0.2.4' });
-    return typeof (await api('GET', `${Z}/dns_records/${r.body.result.id}`)).body.result.created_on;
-  }),
+  'dns-get-created-on-epoch': now(createThenGet((_, got) => typeof got.body.result.created_on)),
   'put-merges-record': now(async (api) => {
     const r = await api('POST', `${Z}/dns_records`, {
       type: 'A',
