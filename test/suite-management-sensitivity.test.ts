@@ -90,11 +90,7 @@ const failing = (r: RunResults) =>
 const inThread = (asOf: string, faultNames: string[], cases?: string[], traceFaults = false) =>
   tracedRunInThread({ suites: AREAS, seed: SEED, cases, asOf, faults: faultNames }, traceFaults);
 
-/**
- * The whole suite with the fault on, its reference in this thread as for the narrowed runs: the
- * embedded reference of `edgecheck run` (a worker thread, whose wiring other tests prove) would start
- * cold for each run.
- */
+/** The whole suite with the fault on, its reference in this thread as for the narrowed runs. */
 const wholeSuite = async (asOf: string, fault: FaultDef) => (await inThread(asOf, [fault.name])).results;
 
 interface FaultFree extends FaultReach {

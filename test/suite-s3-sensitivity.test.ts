@@ -84,13 +84,7 @@ const clean = (f: FaultDef) => ({ fault: f.name, wrong: [] });
 const inThread = (faultNames: string[], cases?: string[], traceFaults = false) =>
   tracedRunInThread({ suites: ['s3'], seed: SEED, cases, faults: faultNames }, traceFaults);
 
-/**
- * A run with the fault on, narrowed to `cases` or of the whole suite. Its reference runs in this
- * thread, where it starts in milliseconds and its code is already compiled; a reference on a worker
- * thread (the embedded reference of `edgecheck run`, whose wiring other tests prove) starts cold,
- * about a second and a half of CPU more a run, which the second core does not give back while other
- * test files run beside this one.
- */
+/** A run with the fault on, narrowed to `cases` or of the whole suite, its reference in this thread. */
 async function withFault(fault: FaultDef, cases?: string[]): Promise<RunResults> {
   return (await inThread([fault.name], cases)).results;
 }
