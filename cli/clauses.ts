@@ -2,15 +2,16 @@ import { existsSync } from 'node:fs';
 import { readResultsDocument } from '../reporters/results-document.ts';
 import { listAreas, loadSuites } from '../runner/api.ts';
 import type { ClauseVerdict } from '../runner/model/verdict.ts';
+import { errorMessage } from '../runner/util/errors.ts';
 import { parse } from './args.ts';
 import { LAST_RUN } from './run.ts';
 
 export const CLAUSES_HELP = `Usage: edgecheck clauses [--json] [--results FILE] [--suite NAME]...
 
 Lists every clause: id, SPEC section, how many checks cite it, dates, feature, what Amazon S3
-does where SPEC departs from it, and its
-verdict in a run: the results document given with --results (--reporter json=FILE), else the
-last run in this folder (.edgecheck/last-run.json), if any. Clauses no check cites show
+does where SPEC departs from it, and its verdict in a run: the results document given with
+--results (--reporter json=FILE), else the last run in this folder (.edgecheck/last-run.json),
+if any; the last line says which, or why there are none. Clauses no check cites show
 'untested'; clauses no API call can observe show 'untestable' with the reason.
 `;
 
@@ -37,6 +38,8 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
   for (const p of loaded.properties) p.def.clauses.forEach(cite);
   const verdicts = new Map<string, ClauseVerdict>();
   let resultsFile: string | undefined;
+  /** Why no verdicts are shown, when none are. */
+  let noVerdicts: string | undefined;
   if (values.results) {
     resultsFile = values.results;
     for (const c of readResultsDocument(values.results).clauses) verdicts.set(c.id, c.verdict);
@@ -45,9 +48,12 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
     try {
       for (const c of readResultsDocument(LAST_RUN).clauses) verdicts.set(c.id, c.verdict);
       resultsFile = LAST_RUN;
-    } catch {
+    } catch (err) {
       verdicts.clear();
+      noVerdicts = `no verdicts: ${LAST_RUN} cannot be read (${errorMessage(err)}); give --results FILE`;
     }
+  } else {
+    noVerdicts = `no verdicts: no run wrote ${LAST_RUN} in this folder (or it ran with --no-last-run); give --results FILE`;
   }
   const rows = [...loaded.clauses.values()]
     .filter((c) => areas.includes(c.area))
@@ -94,5 +100,6 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
       `${departing ? `; ${departing} where SPEC departs from Amazon S3` : ''}\n`,
   );
   if (resultsFile) out.write(`verdicts from ${resultsFile}\n`);
+  else if (noVerdicts) out.write(`${noVerdicts}\n`);
   return 0;
 }

@@ -53,7 +53,7 @@ export async function main(argv: string[], out = process.stdout, err = process.s
       // Each command's module is imported when that command runs: the AWS SDK, undici, Ajv and the
       // reference load only with the commands that use them, so --help and --version start at once.
       case 'run':
-        return await (await import('./run.ts')).runCommand(rest, out);
+        return await (await import('./run.ts')).runCommand(rest, out, err);
       case 'lint':
         return await (await import('./lint.ts')).lintCommand(rest, out, err);
       case 'clauses':

@@ -119,9 +119,12 @@ Output
   --baseline FILE          known failures (YAML); exit 0 when the run matches it exactly
   --verbose                console: a line per case, and every clause rather than those
                            that did not pass
+  --no-last-run            do not write ${LAST_RUN} (see below)
   --suites-dir DIR         read suites from DIR instead of the project's suites/
 
-Every run also writes its results to ${LAST_RUN} (in the current folder) for 'edgecheck clauses'.
+A run against one target also writes its results to ${LAST_RUN} (in the current folder)
+for 'edgecheck clauses', and its last line of output says so (on stderr when a reporter writes
+its document to stdout); --no-last-run skips it.
 
 Interrupting: the first Ctrl-C (or SIGTERM) starts no new request, lets those in flight end
 and tears down what the run created; a second one stops at once and prints what is left.
@@ -191,6 +194,7 @@ export const OPTIONS = {
   reporter: { type: 'string', multiple: true },
   baseline: { type: 'string' },
   verbose: { type: 'boolean' },
+  'no-last-run': { type: 'boolean' },
   'suites-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -224,7 +228,11 @@ export function rateLimit(text: string | undefined, live: boolean): RateCap | un
   return cap === 'off' ? undefined : cap;
 }
 
-export async function runCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+export async function runCommand(
+  argv: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const { values: v } = parse('run', argv, OPTIONS);
   if (v.help) {
     out.write(RUN_HELP);
@@ -236,7 +244,8 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
   const specs = v.reporter?.length ? v.reporter : ['console'];
   for (const spec of specs) ensureWritable(spec);
   // Several targets get reporters of their own (several-targets.ts).
-  const reporters = several ? [] : singleRunReporters(specs, out, v.verbose);
+  const lastRun = several || v['no-last-run'] ? undefined : lastRunReporter();
+  const reporters = several ? [] : singleRunReporters(specs, out, v.verbose, lastRun?.reporter);
   const outstanding = new Outstanding();
   const interrupts = new Interrupts(outstanding);
   const settings = targetSettings(v);
@@ -274,6 +283,11 @@ export async function runCommand(argv: string[], out: NodeJS.WritableStream): Pr
       ? await runEdgecheck({ ...options, target: bindings ? withBindings(target, bindings) : target })
       : await runAgainstEmbedded({ ...options, reference: { faults: v.fault, bindings } });
     code = processExitCode(results, interrupts.interrupted);
+    // The last line: where the run wrote a file nobody asked for, on the stream no document takes.
+    if (lastRun?.written()) {
+      const note = specs.some(documentToStdout) ? err : out;
+      note.write(`last run written to ${LAST_RUN} (--no-last-run skips it)\n`);
+    }
     return code;
   } finally {
     await probe?.close();
@@ -342,13 +356,42 @@ function runTargets(
   return { several, target, miniflare };
 }
 
+/** A reporter that writes its document to stdout: a file reporter given no file. */
+const documentToStdout = (spec: string) => !spec.includes('=') && spec.trim() !== 'console';
+
 /**
- * A single target's reporters: those asked for, the last run's JSON (so `edgecheck clauses` can
- * show verdicts without flags) and the CI step summary, both best effort only.
+ * The last run's JSON, so that `edgecheck clauses` can show verdicts without flags: best effort
+ * only, and `written` once it is on disk, for the run to say where. None where it cannot be written.
  */
-function singleRunReporters(specs: string[], out: NodeJS.WritableStream, verbose?: boolean): Reporter[] {
+function lastRunReporter(): { reporter: Reporter; written: () => boolean } | undefined {
+  if (!writableDir(path.dirname(LAST_RUN))) return undefined;
+  const json = createReporter(`json=${LAST_RUN}`);
+  let written = false;
+  const reporter: Reporter = {
+    onEvent: (e) => json.onEvent(e),
+    close: () =>
+      json.close().then(
+        () => {
+          written = true;
+        },
+        () => undefined,
+      ),
+  };
+  return { reporter, written: () => written };
+}
+
+/**
+ * A single target's reporters: those asked for, the last run's JSON (absent with --no-last-run)
+ * and the CI step summary, both best effort only.
+ */
+function singleRunReporters(
+  specs: string[],
+  out: NodeJS.WritableStream,
+  verbose?: boolean,
+  lastRun?: Reporter,
+): Reporter[] {
   const reporters = specs.map((spec) => createReporter(spec, { stream: out, verbose }));
-  if (writableDir(path.dirname(LAST_RUN))) reporters.push(bestEffort(createReporter(`json=${LAST_RUN}`)));
+  if (lastRun) reporters.push(lastRun);
   const stepSummary = githubStepSummary(specs);
   if (stepSummary) reporters.push(bestEffort(new MarkdownReporter({ dest: stepSummary, append: true })));
   return reporters;
