@@ -86,7 +86,7 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
       dates,
       r.feature && `feature ${r.feature}`,
       r.source !== 'spec' && `from ${r.source}`,
-      r.amazon && `SPEC departs from Amazon S3 here; Amazon S3: ${r.amazon}`,
+      r.amazon && `SPEC departs from Amazon S3 here; Amazon S3: ${r.amazon.says}`,
       r.untestable,
     ]
       .filter(Boolean)

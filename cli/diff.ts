@@ -210,7 +210,7 @@ export async function diffCommand(argv: string[], out: NodeJS.WritableStream): P
 function amazonTags(): Map<string, string> {
   const clauses = loadClauses(listAreas());
   return new Map(
-    [...clauses.values()].flatMap((c) => (c.amazon === undefined ? [] : [[c.id, c.amazon] as const])),
+    [...clauses.values()].flatMap((c) => (c.amazon === undefined ? [] : [[c.id, c.amazon.says] as const])),
   );
 }
 

@@ -68,7 +68,7 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
 function assertionLines({ clause, assertions }: ClauseAssertions): string {
   const lines = [`${clause.id}  ${clause.title}`];
   if (clause.amazon !== undefined)
-    lines.push(`  SPEC departs from Amazon S3 here; Amazon S3: ${clause.amazon}`);
+    lines.push(`  SPEC departs from Amazon S3 here; Amazon S3: ${clause.amazon.says}`);
   if (clause.untestable) lines.push(`  untestable: ${clause.untestable}`);
   else if (!assertions.length) lines.push('  untested: no check cites it');
   for (const a of assertions) {

@@ -12,7 +12,7 @@ import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/v
 import { formatBytes } from '../runner/util/size.ts';
 import { checksByClause, clauseReason, groupBySection, type SectionGroup } from './clause-checks.ts';
 import { type Paint, paint, wantsColor, wantsLiveProgress } from './colors.ts';
-import { amazonNote, departsFromAmazon, departureSentence } from './departures.ts';
+import { amazonNote, answerGroups, departureSentence, departures } from './departures.ts';
 import { renderFailure } from './failure.ts';
 import { EventLog } from './partial.ts';
 import { oneLine, padEnd, printable } from './text.ts';
@@ -323,21 +323,20 @@ export class ConsoleReporter implements Reporter {
         lines.push(`  ${padEnd(label(group), width)}  ${this.counts(counts)}`);
       }
       const notPassing = results.clauses.filter((c) => NOT_PASSING.includes(c.verdict));
-      // Those where SPEC departs from Amazon S3 come apart: there a target may do as Amazon S3 does.
-      const shared = notPassing.filter((c) => !departsFromAmazon(c));
-      const departing = notPassing.filter(departsFromAmazon);
+      // Failures where SPEC departs from Amazon S3 come apart, by the target's answer (departures():
+      // the clauses every report lists there; a blocked one is no departure).
+      const departing = departures(results.clauses);
+      const apart = new Set(departing.all);
       if (notPassing.length) {
         lines.push('', this.p.bold(`Clauses that did not pass (${notPassing.length})`));
-        for (const clause of shared) lines.push(...row(clause));
+        for (const clause of notPassing) if (!apart.has(clause)) lines.push(...row(clause));
       }
-      if (departing.length) {
-        lines.push(
-          '',
-          this.p.bold(
-            `Of them, where SPEC departs from Amazon S3 (${departing.length}): the target may be doing as Amazon S3 does`,
-          ),
-        );
-        for (const clause of departing) lines.push(...row(clause));
+      if (departing.all.length) {
+        lines.push('', this.p.bold(`Of them, where SPEC departs from Amazon S3 (${departing.all.length})`));
+        for (const group of answerGroups(departing)) {
+          lines.push(`  ${this.p.bold(`${group.heading} (${group.clauses.length})`)}`);
+          for (const clause of group.clauses) lines.push(...row(clause));
+        }
       }
     }
     const failures = results.cases.flatMap((c) =>

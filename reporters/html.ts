@@ -4,7 +4,7 @@ import { CLAUSE_VERDICTS, type ClauseVerdict } from '../runner/model/verdict.ts'
 import { checksByClause, clauseReason } from './clause-checks.ts';
 import { paint } from './colors.ts';
 import { closingLine } from './console.ts';
-import { amazonNote, departsFromAmazon, departureSentence, splitFailures } from './departures.ts';
+import { amazonNote, answerGroups, departsFromAmazon, departureSentence, departures } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { exchangeLines, expectedActual, sourceExcerpt } from './failure.ts';
 import { coverageBar, esc, groupBySpec, htmlPage, tallyOf, verdictBadge } from './html-page.ts';
@@ -150,7 +150,7 @@ function header(results: RunResults, complete: boolean, total?: number): string 
   }
   out.push('</table>');
   if (complete) out.push(`<p><b>${esc(closingLine(results.summary.clauses))}</b></p>`);
-  if (complete) out.push(...departures(results));
+  if (complete) out.push(...departuresSection(results));
   const b = results.baseline;
   if (b) {
     const list = (ids: string[]) => esc(ids.length ? ids.join(', ') : 'none');
@@ -167,22 +167,24 @@ function header(results: RunResults, complete: boolean, total?: number): string 
 }
 
 /**
- * The failing and erroring clauses where SPEC departs from Amazon S3, apart, each with what Amazon
- * S3 does and a link to the clause: there the target may be doing as Amazon S3 does.
+ * The failing and erroring clauses where SPEC departs from Amazon S3, apart and by the target's
+ * answer (departures(), as every report counts them), each with what Amazon S3 does and a link to
+ * the clause.
  */
-function departures(results: RunResults): string[] {
+function departuresSection(results: RunResults): string[] {
   const sentence = departureSentence(results);
-  const { departing } = splitFailures(results.clauses);
-  if (!sentence || !departing.length) return [];
-  const items = departing.map(
-    (c) =>
-      `<li>${verdictBadge(c.verdict)} <a href="#c-${esc(c.id)}"><code>${esc(c.id)}</code></a> ` +
-      `<span class="muted">${esc(amazonNote(c) ?? '')}</span></li>`,
-  );
+  const departing = departures(results.clauses);
+  if (!sentence || !departing.all.length) return [];
+  const item = (c: ClauseResult) =>
+    `<li>${verdictBadge(c.verdict)} <a href="#c-${esc(c.id)}"><code>${esc(c.id)}</code></a> ` +
+    `<span class="muted">${esc(amazonNote(c) ?? '')}</span></li>`;
   return [
-    `<h3>Where SPEC departs from Amazon S3 (${departing.length})</h3>`,
+    `<h3>Where SPEC departs from Amazon S3 (${departing.all.length})</h3>`,
     `<p>${esc(sentence)}.</p>`,
-    `<ul class="departures">${items.join('\n')}</ul>`,
+    ...answerGroups(departing).flatMap((g) => [
+      `<h4>${esc(g.heading)} (${g.clauses.length})</h4>`,
+      `<ul class="departures">${g.clauses.map(item).join('\n')}</ul>`,
+    ]),
   ];
 }
 

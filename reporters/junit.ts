@@ -1,6 +1,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import type { CaseResult, CheckResult, ClauseResult, RunResults } from '../runner/model/results.ts';
 import { checksByClause, clauseDurationMs, clauseReason, topSection } from './clause-checks.ts';
+import { amazonAnswer, amazonNote, isFailure } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { renderFailure } from './failure.ts';
 import { xmlAttr, xmlSafe } from './xml-text.ts';
@@ -120,15 +121,18 @@ function testcase(
     '@_name': xmlAttr(`${clause.id}: ${clause.title}`),
     '@_time': seconds(clauseDurationMs(checks, cases)),
   };
-  // What Amazon S3 does where SPEC departs from it, as a property CI pages group by (first, as pytest writes them).
-  if (clause.amazon !== undefined)
-    node.properties = { property: { '@_name': 'amazon', '@_value': xmlAttr(clause.amazon) } };
+  // What Amazon S3 does where SPEC departs from it, as a property CI pages group by (first, as
+  // pytest writes them); for a failure, also what the target's answer was (as every report splits it).
+  const departing = clause.amazon !== undefined && isFailure(clause);
+  if (clause.amazon !== undefined) {
+    const amazon = { '@_name': 'amazon', '@_value': xmlAttr(clause.amazon) };
+    node.properties = {
+      property: departing ? [amazon, { '@_name': 'amazonAnswer', '@_value': amazonAnswer(clause) }] : amazon,
+    };
+  }
   // A failure where SPEC departs from Amazon S3 says so first: the target may do as Amazon S3 does.
   const why = clauseReason(clause, checks, cases, asOf) ?? '';
-  const amazon =
-    clause.amazon !== undefined && (clause.verdict === 'fail' || clause.verdict === 'error')
-      ? `where SPEC departs from Amazon S3 (Amazon S3: ${clause.amazon}): `
-      : '';
+  const amazon = departing ? `where SPEC departs from Amazon S3 (${amazonNote(clause)}): ` : '';
   const reason = xmlAttr(why && `${amazon}${why}`);
   const details = xmlSafe(checkDetails(clause, checks));
   switch (clause.verdict) {

@@ -1,6 +1,6 @@
 import type { ClauseResult, ReporterOptions, RunResults, Tally } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS } from '../runner/model/verdict.ts';
-import { departureSentence, splitFailures } from './departures.ts';
+import { answerGroups, departureSentence, departures } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { oneLine } from './text.ts';
 import { troubleLine } from './trouble.ts';
@@ -91,12 +91,21 @@ export function renderMarkdown(results: RunResults, complete = true): string {
     lines.push('> [!WARNING]', `> The run was interrupted${by}: checks that had not run are blocked.`, '');
   }
   lines.push(...totals(results, complete), '');
-  const departures = complete ? departureSentence(results) : undefined;
-  if (departures) lines.push(`${mdText(departures)}.`, '');
-  // Failures where SPEC departs from Amazon S3 apart: there a target may do as Amazon S3 does.
-  const { shared, departing } = splitFailures(results.clauses);
-  if (shared.length) lines.push(...failing(shared), '');
-  if (departing.length) lines.push(...failing(departing, true), '');
+  const sentence = complete ? departureSentence(results) : undefined;
+  if (sentence) lines.push(`${mdText(sentence)}.`, '');
+  // Failures where SPEC departs from Amazon S3 apart, by the target's answer (departures(), as
+  // every report counts them).
+  const split = departures(results.clauses);
+  if (split.shared.length) lines.push(...failing(split.shared), '');
+  if (split.all.length) {
+    lines.push(
+      `### Failing and erroring where SPEC departs from Amazon S3 (${split.all.length})`,
+      '',
+      'Here the target may be doing as Amazon S3 does; its answer says whether it does.',
+      '',
+    );
+    for (const group of answerGroups(split)) lines.push(...failing(group.clauses, group.heading), '');
+  }
   if (results.baseline) lines.push(...baseline(results.baseline), '');
   if (results.leftovers.length) {
     lines.push(
@@ -122,13 +131,15 @@ function totals(results: RunResults, complete: boolean): string[] {
   return rows;
 }
 
-/** The failing and erroring clauses; `departing`: those where SPEC departs from Amazon S3, with what it does. */
-function failing(bad: ClauseResult[], departing = false): string[] {
+/**
+ * The failing and erroring clauses; with `answer` (a heading), those where SPEC departs from Amazon
+ * S3 whose failing answer was that one, with what Amazon S3 does.
+ */
+function failing(bad: ClauseResult[], answer?: string): string[] {
+  const departing = answer !== undefined;
   const lines = departing
     ? [
-        `### Failing and erroring where SPEC departs from Amazon S3 (${bad.length})`,
-        '',
-        'Here the target may be doing as Amazon S3 does.',
+        `#### ${mdText(answer)} (${bad.length})`,
         '',
         '| | clause | title | first message | Amazon S3 |',
         '| --- | --- | --- | --- | --- |',

@@ -51,7 +51,7 @@ export function assertionTable(area: string, entries: readonly ClauseAssertions[
     const amazon =
       clause.amazon === undefined
         ? ''
-        : ` (SPEC departs from Amazon S3 here; Amazon S3: ${md(clause.amazon)})`;
+        : ` (SPEC departs from Amazon S3 here; Amazon S3: ${md(clause.amazon.says)})`;
     out.push(`- ${code(clause.id)}: ${md(clause.title)}${amazon}`);
     if (clause.untestable) out.push(`  - untestable: ${md(clause.untestable)}`);
     else if (!assertions.length) out.push('  - untested: no check cites it');

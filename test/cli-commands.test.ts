@@ -188,7 +188,11 @@ describe('clauses, where SPEC departs from Amazon S3', () => {
     const json = await runMain(['clauses', '--json', '--suites-dir', dir]);
     const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
     expect(rows.find((x) => x.id === 's3.lint.standin')).toMatchObject({
-      amazon: '404 NoSuchLifecycleConfiguration',
+      amazon: {
+        says: '404 NoSuchLifecycleConfiguration',
+        status: 404,
+        error: 'NoSuchLifecycleConfiguration',
+      },
     });
     expect(rows.find((x) => x.id === 's3.lint.range')).not.toHaveProperty('amazon');
     const text = (await runMain(['clauses', '--suites-dir', dir])).stdout;

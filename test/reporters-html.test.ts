@@ -266,18 +266,35 @@ describe('renderHtml', () => {
     expect(html).toMatch(/id="c-mgmt\.a" data-v="pass"[^>]* data-baseline="-"/);
   });
 
-  it('lists apart the failures where SPEC departs from Amazon S3, marks those clauses, and filters by it', () => {
+  it('lists apart the failures where SPEC departs from Amazon S3, by the target’s answer, marks those clauses, and filters by it', () => {
     const html = renderHtml(departureResults());
-    const apart = html.slice(html.indexOf('<h3>Where SPEC departs from Amazon S3 (3)</h3>'));
+    const apart = html.slice(html.indexOf('<h3>Where SPEC departs from Amazon S3 (4)</h3>'));
     expect(apart.length).toBeLessThan(html.length);
-    const list = apart.slice(0, apart.indexOf('</ul>'));
-    expect(list).toContain(
-      '2 of the 3 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3',
+    const section = apart.slice(
+      0,
+      apart.lastIndexOf('</ul>', apart.indexOf("Not compared with Amazon S3's answer") + 400),
     );
-    expect(list).toContain(
-      '<a href="#c-s3.standin.get-bucket-lifecycle"><code>s3.standin.get-bucket-lifecycle</code></a> <span class="muted">Amazon S3: 404 NoSuchLifecycleConfiguration</span>',
+    expect(section).toContain(
+      '3 of the 4 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3: 1 as Amazon S3 does, 1 neither as SPEC says nor as Amazon S3 does, 2 not compared with Amazon S3&#39;s answer',
     );
+    const group = (heading: string) => {
+      const at = apart.indexOf(`<h4>${heading}</h4>`);
+      expect(at, heading).toBeGreaterThan(0);
+      return apart.slice(at, apart.indexOf('</ul>', at));
+    };
+    expect(group('Doing as Amazon S3 does (1)')).toContain(
+      '<a href="#c-s3.standin.get-bucket-lifecycle"><code>s3.standin.get-bucket-lifecycle</code></a> <span class="muted">Amazon S3: 404 NoSuchLifecycleConfiguration; the target does the same</span>',
+    );
+    expect(group('Doing neither what SPEC says nor what Amazon S3 does (1)')).toContain(
+      'Amazon S3: 404 ReplicationConfigurationNotFoundError; the target does neither',
+    );
+    const undecided = group('Not compared with Amazon S3&#39;s answer (2)');
+    expect(undecided).toContain('s3.region.auto');
+    expect(undecided).toContain('s3.lock.create-enabled-not-implemented');
+    const list = apart.slice(0, apart.indexOf('</ul>', apart.indexOf('<h4>Not compared')));
     expect(list).not.toContain('s3.get.range-206');
+    // A blocked clause is no departure.
+    expect(list).not.toContain('abort-repeatable');
     expect(list).not.toContain('NoSuchTagSet');
     expect(html).toMatch(/id="c-s3\.region\.auto" [^>]*data-amazon="departs"/);
     expect(html).toMatch(/id="c-s3\.get\.range-206" [^>]*data-amazon="shared"/);

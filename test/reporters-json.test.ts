@@ -52,7 +52,7 @@ describe('json reporter', () => {
     expect(text.split('\n').length).toBeGreaterThan(50);
   });
 
-  it('carries amazon on the clauses where SPEC departs from Amazon S3, and their verdicts in summary.departures', async () => {
+  it('carries amazon and the answer’s match on the clauses where SPEC departs from Amazon S3, their verdicts in summary.departures and their answers in summary.departureAnswers', async () => {
     const stream = memoryStream();
     await feed(new JsonReporter({ stream }), departureResults());
     const doc = JSON.parse(stream.text());
@@ -63,13 +63,19 @@ describe('json reporter', () => {
     expect(doc.clauses.find((c: { id: string }) => c.id === 's3.get.range-206').amazon).toBeUndefined();
     expect(doc.summary.departures).toEqual({
       pass: 1,
-      fail: 2,
+      fail: 3,
       error: 1,
-      blocked: 0,
+      blocked: 1,
       skipped: 0,
       untested: 0,
     });
-    expect(doc.summary.clauses).toMatchObject({ pass: 2, fail: 3, error: 1 });
+    expect(doc.summary.clauses).toMatchObject({ pass: 2, fail: 4, error: 1, blocked: 1 });
+    const match = (id: string) => doc.clauses.find((c: { id: string }) => c.id === id).amazonMatch;
+    expect(match('s3.standin.get-bucket-lifecycle')).toBe(true);
+    expect(match('s3.standin.get-bucket-replication')).toBe(false);
+    expect(match('s3.region.auto')).toBeUndefined();
+    // The blocked departing clause is counted by verdict, never by answer.
+    expect(doc.summary.departureAnswers).toEqual({ asAmazon: 1, neither: 1, undecided: 2 });
   });
 
   it('writes to the stream when no path is given', async () => {

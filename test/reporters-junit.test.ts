@@ -59,13 +59,28 @@ describe('junit reporter', () => {
     const cases = parse(renderJunit(departureResults())).testsuite[0].testcase;
     const of = (id: string) => cases.find((t) => t.name.startsWith(`${id}: `))!;
     const lifecycle = of('s3.standin.get-bucket-lifecycle');
-    expect(lifecycle.properties?.property).toEqual({
-      name: 'amazon',
-      value: '404 NoSuchLifecycleConfiguration',
-    });
+    // A failure there also says what the target's answer was, as every report splits them.
+    expect(lifecycle.properties?.property).toEqual([
+      { name: 'amazon', value: '404 NoSuchLifecycleConfiguration' },
+      { name: 'amazonAnswer', value: 'asAmazon' },
+    ]);
     expect(lifecycle.failure?.message).toBe(
-      'where SPEC departs from Amazon S3 (Amazon S3: 404 NoSuchLifecycleConfiguration): status: expected 200, got 404',
+      'where SPEC departs from Amazon S3 (Amazon S3: 404 NoSuchLifecycleConfiguration; the target does the same): status: expected 200, got 404',
     );
+    const replication = of('s3.standin.get-bucket-replication');
+    expect(replication.properties?.property).toContainEqual({ name: 'amazonAnswer', value: 'neither' });
+    expect(replication.failure?.message).toMatch(
+      /; the target does neither\): status: expected 200, got 501$/,
+    );
+    expect(of('s3.region.auto').properties?.property).toContainEqual({
+      name: 'amazonAnswer',
+      value: 'undecided',
+    });
+    // A blocked clause is no departure: the property says what Amazon S3 does, nothing more.
+    expect(of('s3.mpu.abort-repeatable').properties?.property).toEqual({
+      name: 'amazon',
+      value: 'a repeated abort answers 404 NoSuchUpload',
+    });
     expect(of('s3.lock.create-enabled-not-implemented').error?.message).toMatch(
       /^where SPEC departs from Amazon S3 \(Amazon S3: creates the bucket with object lock enabled\): /,
     );

@@ -76,20 +76,31 @@ describe('markdown summary', () => {
     }
   });
 
-  it('puts the failures where SPEC departs from Amazon S3 in a table of their own, with what Amazon S3 does', () => {
+  it('puts the failures where SPEC departs from Amazon S3 in tables of their own, by the target’s answer, with what Amazon S3 does', () => {
     const md = renderMarkdown(departureResults());
     const lines = md.split('\n');
     const shared = lines.indexOf('### Failing and erroring clauses (1)');
-    const apart = lines.indexOf('### Failing and erroring where SPEC departs from Amazon S3 (3)');
+    const apart = lines.indexOf('### Failing and erroring where SPEC departs from Amazon S3 (4)');
     expect(shared).toBeGreaterThan(0);
     expect(apart).toBeGreaterThan(shared);
     expect(lines.slice(shared, apart).join('\n')).toContain('`s3.get.range-206`');
     expect(lines.slice(shared, apart).join('\n')).not.toContain('lifecycle');
-    expect(lines.slice(apart)).toContain(
+    const asAmazon = lines.indexOf('#### Doing as Amazon S3 does (1)');
+    const neither = lines.indexOf('#### Doing neither what SPEC says nor what Amazon S3 does (1)');
+    const undecided = lines.indexOf("#### Not compared with Amazon S3's answer (2)");
+    expect([apart, asAmazon, neither, undecided]).toEqual(
+      [...[apart, asAmazon, neither, undecided]].sort((a, b) => a - b),
+    );
+    expect(lines.slice(asAmazon, neither)).toContain(
       '| ❌ fail | `s3.standin.get-bucket-lifecycle` | Title of s3.standin.get-bucket-lifecycle | status: expected 200, got 404 | 404 NoSuchLifecycleConfiguration |',
     );
+    expect(lines.slice(neither, undecided).join('\n')).toContain('`s3.standin.get-bucket-replication`');
+    expect(lines.slice(undecided).join('\n')).toContain('`s3.region.auto`');
+    expect(lines.slice(undecided).join('\n')).toContain('`s3.lock.create-enabled-not-implemented`');
+    // A blocked clause is no departure, and this summary names only failures.
+    expect(md).not.toContain('abort-repeatable');
     expect(md).toContain(
-      '2 of the 3 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3: there the target may be doing as Amazon S3 does.',
+      "3 of the 4 failing and 1 of the 1 erroring clauses are where SPEC departs from Amazon S3: 1 as Amazon S3 does, 1 neither as SPEC says nor as Amazon S3 does, 2 not compared with Amazon S3's answer.",
     );
     expect(md).not.toContain('NoSuchTagSet');
   });

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,8 +26,12 @@ writeFileSync(
   ].join('\n'),
 );
 
+/** Suites written by a test, each in a folder of its own. */
+const PLANTED_DIR = mkdtempSync(path.join(tmpdir(), 'edgecheck-lint-planted-'));
+
 afterAll(() => {
   rmSync(SYNTAX_DIR, { recursive: true, force: true });
+  rmSync(PLANTED_DIR, { recursive: true, force: true });
 });
 
 const dir = (problem: string) =>
@@ -145,6 +149,50 @@ describe('amazon on a clause of source s3', () => {
       `${at}/s3/clauses.yaml:10:13: error: clause 's3.lint.amazon-own' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`,
     ]);
     expect(r.code).toBe(2);
+  });
+});
+
+describe("amazon's form", () => {
+  let planted_ = 0;
+  /** The source-s3 fixture with its last clause's source and amazon lines replaced by `amazon`. */
+  function planted(amazon: string): string {
+    const root = path.join(PLANTED_DIR, `amazon-${++planted_}`);
+    cpSync('test/fixtures/engine/lint/amazon-source-s3', root, { recursive: true });
+    const clauses = path.join(root, 's3/clauses.yaml');
+    const lines = readFileSync(clauses, 'utf8').split('\n');
+    writeFileSync(clauses, [...lines.slice(0, 8), `    amazon: ${amazon}`, ''].join('\n'));
+    return root;
+  }
+
+  it('is refused as words alone, at its line, saying how to write it', async () => {
+    const root = planted('"404 NoSuchTagSet"');
+    const r = await runMain(['lint', '--suites-dir', root]);
+    expect(problemLines(r.stderr)).toEqual([
+      `${root}/s3/clauses.yaml:9:13: error: write amazon as { says: "404 NoSuchTagSet" }, with status, error, headers or xml beside says where the words give Amazon S3's answer (see docs/case-format.md)`,
+    ]);
+    expect(r.code).toBe(2);
+  });
+
+  it('is refused with a matcher no check knows, or a key that is no matcher', async () => {
+    const root = planted('{ says: "404 NoSuchTagSet", status: { $is: 404 } }');
+    expect(problemLines((await runMain(['lint', '--suites-dir', root])).stderr)).toEqual([
+      expect.stringMatching(
+        /^.*\/s3\/clauses\.yaml:9:13: error: clause 's3\.lint\.amazon-own', Amazon S3's answer: unknown matcher '\$is'; known: /,
+      ),
+    ]);
+    const other = planted('{ says: "404 NoSuchTagSet", json: { /a: 1 } }');
+    expect(problemLines((await runMain(['lint', '--suites-dir', other])).stderr)).toEqual([
+      expect.stringMatching(/clauses\.yaml:9:\d+: error: .*unknown key 'json'/),
+    ]);
+  });
+
+  it('passes with says and the matchers of the answer', async () => {
+    const root = planted(
+      '{ says: "404 NoSuchTagSet", status: 404, error: NoSuchTagSet, headers: { x-a: { $absent: true } } }',
+    );
+    const r = await runMain(['lint', '--suites-dir', root]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
   });
 });
 

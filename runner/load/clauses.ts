@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isOperatorObject, OPERATORS } from '../match/value.ts';
 import type { Clause } from '../model/clause.ts';
 import { featureEnumError, isFeature, unknownFeature } from '../model/features.ts';
 import { describeErrors, schemas } from '../schema/registry.ts';
@@ -40,6 +41,8 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
     const sections = loadSections(area, root);
     const src = readYaml(path.join(root, area, 'clauses.yaml'), 'clauses');
     citeOwnClause(src.value);
+    const words = amazonInWords(src.value);
+    if (words) throw new InputError(src.where(['clauses', words.index, 'amazon']), words.problem);
     if (!validate(src.value)) {
       const e = validate.errors![0];
       const at = pointerToPath(e.instancePath);
@@ -58,7 +61,7 @@ export function loadClauses(areas: string[], root = SUITES_DIR): Map<string, Cla
       if (c.feature !== undefined && !isFeature(c.feature)) {
         throw new InputError(src.where(['clauses', i, 'feature']), unknownFeature(c.feature));
       }
-      const amazon = amazonProblem(area, c);
+      const amazon = amazonProblem(area, c) ?? amazonMatcherProblem(c);
       if (amazon) throw new InputError(src.where(['clauses', i, 'amazon']), amazon);
       const section = sectionTitle(c.section, sections, src, ['clauses', i, 'section']);
       const prior = out.get(c.id);
@@ -86,7 +89,7 @@ export const AMAZON_AREA = 's3';
  */
 function amazonProblem(
   area: string,
-  c: { id: string; amazon?: string; source?: string },
+  c: { id: string; amazon?: unknown; source?: string },
 ): string | undefined {
   if (c.amazon === undefined) return undefined;
   if (area !== AMAZON_AREA)
@@ -94,6 +97,45 @@ function amazonProblem(
   if (c.source === 's3')
     return `clause '${c.id}' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`;
   return undefined;
+}
+
+/**
+ * The first clause whose `amazon` is words alone, and how to write it: the words go in `says`,
+ * beside the matchers of Amazon S3's answer where the words give it (docs/case-format.md).
+ */
+function amazonInWords(doc: unknown): { index: number; problem: string } | undefined {
+  const clauses = (doc as { clauses?: unknown })?.clauses;
+  if (!Array.isArray(clauses)) return undefined;
+  const index = clauses.findIndex((c) => typeof (c as { amazon?: unknown })?.amazon === 'string');
+  if (index < 0) return undefined;
+  const words = (clauses[index] as { amazon: string }).amazon;
+  return {
+    index,
+    problem: `write amazon as { says: ${JSON.stringify(words)} }, with status, error, headers or xml beside says where the words give Amazon S3's answer (see docs/case-format.md)`,
+  };
+}
+
+/** Why the matchers of Amazon S3's answer cannot be used: an operator no check knows, or a bad regular expression. */
+function amazonMatcherProblem(c: Pick<Clause, 'id' | 'amazon'>): string | undefined {
+  const { says: _words, ...answer } = c.amazon ?? { says: '' };
+  let problem: string | undefined;
+  const walk = (v: unknown): void => {
+    if (problem || !v || typeof v !== 'object') return;
+    if (isOperatorObject(v)) {
+      const unknown = Object.keys(v).find((op) => !(OPERATORS as readonly string[]).includes(op));
+      if (unknown) problem = `unknown matcher '${unknown}'; known: ${OPERATORS.join(' ')}`;
+      else if ('$matches' in v) {
+        try {
+          new RegExp(String(v.$matches));
+        } catch {
+          problem = `invalid regular expression ${JSON.stringify(v.$matches)}`;
+        }
+      }
+    }
+    Object.values(v).forEach(walk);
+  };
+  walk(answer);
+  return problem && `clause '${c.id}', Amazon S3's answer: ${problem}`;
 }
 
 /** A passive check's `expect` is a case check whose clauses default to the clause it is written under. */

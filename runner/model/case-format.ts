@@ -21,7 +21,8 @@ type DefinitionName =
   | 'capture'
   | 'check'
   | 'precondition'
-  | 'body';
+  | 'body'
+  | 'amazon';
 
 /** A reference to another definition of the schema file, typed as that definition. */
 const ref = <T extends TSchema>(name: DefinitionName, _of: T, description?: string) =>
@@ -248,6 +249,33 @@ const matchers = {
     ),
   ),
 };
+
+/**
+ * What Amazon S3 does where SPEC departs from it (a clause's `amazon`, suites/s3/clauses.yaml): in
+ * words, and as the matchers of a check where the words say the answer. A failing check's recorded
+ * answer that meets them is Amazon S3's; one that does not is neither SPEC's nor Amazon S3's.
+ */
+export const AmazonFormat = Type.Object(
+  {
+    says: Type.String({
+      minLength: 1,
+      description: 'What Amazon S3 does instead, in a few words, as reports show it',
+    }),
+    status: matchers.status,
+    headers: matchers.headers,
+    error: Type.Optional(
+      json(
+        "The error code Amazon S3 answers (the Code element of the answer's XML, or an SDK step's error), or a matcher",
+      ),
+    ),
+    xml: matchers.xml,
+  },
+  {
+    ...closed,
+    description:
+      "A clause's amazon: what Amazon S3 does where SPEC departs from it, in words (says) and, where the words give the answer, as a check's matchers; a failing check whose recorded answer meets them does as Amazon S3 does, one that does not does neither (S3 clauses only, never on source s3)",
+  },
+);
 
 export const PreconditionFormat = Type.Object(matchers, {
   ...closed,
@@ -479,6 +507,7 @@ export const definitions: Record<DefinitionName, TSchema> = {
   check: CheckFormat,
   precondition: PreconditionFormat,
   body: BodyExpectFormat,
+  amazon: AmazonFormat,
 };
 
 /** schemas/case.schema.json: one case, or a list of cases under `cases`. */

@@ -5,6 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type {
+  AmazonFormat,
   ApiRequestFormat,
   BindingCallFormat,
   BodyExpectFormat,
@@ -26,6 +27,8 @@ export type WireRequest = Static<typeof WireRequestFormat>;
 export type BindingCall = Static<typeof BindingCallFormat>;
 export type CaptureSpec = Static<typeof CaptureFormat>;
 export type BodyExpect = Static<typeof BodyExpectFormat>;
+/** What Amazon S3 does where SPEC departs from it: a clause's `amazon`. */
+export type AmazonBehaviour = Static<typeof AmazonFormat>;
 
 export interface CaseDef
   extends Required<Omit<CaseFormatType, 'disruptive' | 'given' | 'fileGiven' | 'steps'>> {

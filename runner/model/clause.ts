@@ -1,4 +1,4 @@
-import type { CheckDef } from './case.ts';
+import type { AmazonBehaviour, CheckDef } from './case.ts';
 
 /** One testable statement of SPEC (see docs/case-format.md). Checked against schemas/clauses.schema.json on load. */
 export interface Clause {
@@ -16,10 +16,11 @@ export interface Clause {
   feature?: string;
   untestable?: string;
   /**
-   * Where SPEC departs from Amazon S3: what Amazon S3 does instead, in a few words. A target that
-   * fails such a clause may be doing as Amazon S3 does; reports show those failures apart.
+   * Where SPEC departs from Amazon S3: what Amazon S3 does instead, in a few words (`says`) and,
+   * where the words give its answer, as a check's matchers. A target failing such a clause may be
+   * doing as Amazon S3 does, which its answer shows against the matchers; reports show those apart.
    */
-  amazon?: string;
+  amazon?: AmazonBehaviour;
   /** How observed traffic judges it (runner/passive/); absent when it cannot. */
   passive?: PassiveCheck[];
   /** Where the clause is defined: file:line, for messages. */

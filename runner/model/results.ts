@@ -117,10 +117,17 @@ export interface ClauseResult {
   requests?: number;
   untestable?: string;
   /**
-   * Where SPEC departs from Amazon S3: what Amazon S3 does instead. A target failing this clause
-   * may be doing as Amazon S3 does, which reports show apart from the semantics both share.
+   * Where SPEC departs from Amazon S3: what Amazon S3 does instead, in words. A target failing this
+   * clause may be doing as Amazon S3 does, which reports show apart from the semantics both share.
    */
   amazon?: string;
+  /**
+   * A failing or erroring clause whose `amazon` gives Amazon S3's answer as matchers (the clause
+   * catalog's): true when every answer its failing and erroring checks recorded meets them (the
+   * target does as Amazon S3 does), false when one does not (it does neither what SPEC says nor
+   * what Amazon S3 does). Absent when nothing could be compared (runner/model/departures.ts).
+   */
+  amazonMatch?: boolean;
   since?: string;
   until?: string;
   feature?: string;
@@ -129,6 +136,17 @@ export interface ClauseResult {
 }
 
 export type Tally<V extends string> = Record<V, number>;
+
+/**
+ * The failing and erroring clauses where SPEC departs from Amazon S3 (blocked ones are no
+ * departure), by what the target's answer was: Amazon S3's, neither SPEC's nor Amazon S3's, or not
+ * compared (runner/model/departures.ts counts them, for the engine and every reporter).
+ */
+export interface DepartureCounts {
+  asAmazon: number;
+  neither: number;
+  undecided: number;
+}
 
 export interface BaselineDiff {
   file: string;
@@ -205,6 +223,8 @@ export interface RunResults {
      * `clauses`. Absent when the run holds none, and in documents of earlier versions.
      */
     departures?: Tally<ClauseVerdict>;
+    /** Of the failing and erroring clauses of `departures`, by answer; absent with `departures`. */
+    departureAnswers?: DepartureCounts;
   };
   clauses: ClauseResult[];
   cases: CaseResult[];

@@ -1,6 +1,8 @@
 import { type Clause, clauseApplies } from '../model/clause.ts';
+import { departureCounts } from '../model/departures.ts';
 import type { CaseResult, ClauseResult, RunResults, Tally } from '../model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS, type Verdict, worst } from '../model/verdict.ts';
+import { amazonMatchOf } from './amazon.ts';
 
 export function tally<V extends string>(values: V[], keys: readonly V[]): Tally<V> {
   const out = Object.fromEntries(keys.map((k) => [k, 0])) as Tally<V>;
@@ -49,7 +51,8 @@ export function clauseResults(
       checks: entry?.verdicts.length ?? 0,
       requests: entry?.requests ?? 0,
       untestable: cl.untestable,
-      amazon: cl.amazon,
+      amazon: cl.amazon?.says,
+      ...amazonMatchOf(cl, verdict, cases),
       since: cl.since,
       until: cl.until,
       feature: cl.feature,
@@ -79,6 +82,7 @@ export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResu
             departing.map((c) => c.verdict),
             CLAUSE_VERDICTS,
           ),
+          departureAnswers: departureCounts(clauses),
         }
       : {}),
   };

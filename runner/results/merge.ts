@@ -9,6 +9,7 @@ import type {
 } from '../model/results.ts';
 import { InputError } from '../util/errors.ts';
 import { clauseResults, summarize } from './aggregate.ts';
+import { joinAmazonMatch } from './amazon.ts';
 import { exitCodeOf } from './exit-code.ts';
 
 /** Documents that cannot be joined into one run; the message is one line. */
@@ -175,13 +176,30 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
   for (const d of docs) {
     for (const c of d.results.clauses) {
       if (!definitions.has(c.id)) {
-        const { verdict: _v, checks: _c, message: _m, ...definition } = c;
-        definitions.set(c.id, { ...definition, origin: c.id });
+        const { verdict: _v, checks: _c, message: _m, amazon, amazonMatch: _a, ...definition } = c;
+        // A document keeps what Amazon S3 does in words only.
+        definitions.set(c.id, {
+          ...definition,
+          ...(amazon === undefined ? {} : { amazon: { says: amazon } }),
+          origin: c.id,
+        });
       }
     }
   }
   const cases = caseOrder(docs);
-  const clauses = clauseResults([...definitions.values()], cases, first.asOf, first.target.features ?? []);
+  // A document keeps Amazon S3's answer only as each shard compared its own failing checks with it.
+  const clauses = clauseResults(
+    [...definitions.values()],
+    cases,
+    first.asOf,
+    first.target.features ?? [],
+  ).map((c) => {
+    if (c.verdict !== 'fail' && c.verdict !== 'error') return c;
+    const match = joinAmazonMatch(
+      docs.map((d) => d.results.clauses.find((k) => k.id === c.id && k.verdict === c.verdict)?.amazonMatch),
+    );
+    return match === undefined ? c : { ...c, amazonMatch: match };
+  });
   const baseline = mergeBaseline(docs, clauses);
   const leftovers = docs.flatMap((d) => d.results.leftovers);
   const interrupted = docs.some((d) => d.results.interrupted);

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { departureCounts } from '../../runner/model/departures.ts';
 import type {
   CaseResult,
   CheckResult,
@@ -117,6 +118,7 @@ export function runResults(
               [...VERDICTS, 'untested'],
               departing.map((c) => c.verdict),
             ),
+            departureAnswers: departureCounts(judged),
           }
         : {}),
     },
@@ -278,21 +280,32 @@ export { eventsOf };
 
 /**
  * An S3 run where some failures are where SPEC departs from Amazon S3 (clauses with `amazon`):
- * range-206 fails (shared semantics); the lifecycle stand-in and region auto fail, object lock
- * errors and the tagging stand-in passes, all four departing.
+ * range-206 fails (shared semantics); the lifecycle stand-in fails as Amazon S3 answers, the
+ * replication stand-in fails with an answer that is neither, region auto fails uncompared (a
+ * property), object lock errors uncompared, the abort is blocked (no departure) and the tagging
+ * stand-in passes, all six departing.
  */
 export function departureResults(): RunResults {
   const amazon = {
     's3.standin.get-bucket-lifecycle': '404 NoSuchLifecycleConfiguration',
+    's3.standin.get-bucket-replication': '404 ReplicationConfigurationNotFoundError',
     's3.region.auto': 'a signature for region auto is refused',
     's3.lock.create-enabled-not-implemented': 'creates the bucket with object lock enabled',
+    's3.mpu.abort-repeatable': 'a repeated abort answers 404 NoSuchUpload',
     's3.standin.get-bucket-tagging': '404 NoSuchTagSet',
+  };
+  /** What the engine made of each failing answer against Amazon S3's. */
+  const match: Record<string, boolean> = {
+    's3.standin.get-bucket-lifecycle': true,
+    's3.standin.get-bucket-replication': false,
   };
   const verdicts: [string, Verdict, string?][] = [
     ['s3.get.range-206', 'fail', 'status: expected 206, got 200'],
     ['s3.standin.get-bucket-lifecycle', 'fail', 'status: expected 200, got 404'],
+    ['s3.standin.get-bucket-replication', 'fail', 'status: expected 200, got 501'],
     ['s3.region.auto', 'fail', 'status: expected 200, got 400'],
     ['s3.lock.create-enabled-not-implemented', 'error', 'the target did not answer'],
+    ['s3.mpu.abort-repeatable', 'blocked', 'abort was refused (status 405 MethodNotAllowed)'],
     ['s3.standin.get-bucket-tagging', 'pass'],
     ['s3.get.range-inclusive', 'pass'],
   ];
@@ -311,6 +324,7 @@ export function departureResults(): RunResults {
     clause(id, {
       section: 'Object storage S3-compatible interface: behaviours / 4',
       ...(id in amazon ? { amazon: amazon[id as keyof typeof amazon] } : {}),
+      ...(id in match ? { amazonMatch: match[id] } : {}),
     }),
   );
   return runResults(clauses, cases);
