@@ -33,7 +33,7 @@ export function bucketOwner(bucket: string | undefined): string | undefined {
 
 /** The case a request names at the end of its User-Agent (runner/transports/management.ts userAgent). */
 export function caseOfUserAgent(userAgent: string | undefined): string | undefined {
-  const m = /(?:^|\s)edgecheck\/\S+ \(case ([^()\s]+)\)$/.exec(userAgent ?? '');
+  const m = /(?:^|\s)edgecheck\/\S+ \(case ([^()\s;]+)(?:; step [^()]*)?\)$/.exec(userAgent ?? '');
   return m ? `case ${m[1]}` : undefined;
 }
 

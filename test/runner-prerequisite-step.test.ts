@@ -31,12 +31,14 @@ afterAll(async () => {
 const kase = (id: string) => results.cases.find((c) => c.id === id)!;
 
 describe('a prerequisite step in the middle of a case', () => {
-  it('refused, blocks its own checks and those after it, with its reason, and fails none', () => {
+  it('refused, blocks its own checks and those of the steps that read it, with its reason, and fails none', () => {
     const c = kase('pre.refused');
-    expect(c.checks.map((k) => k.verdict)).toEqual(['pass', 'blocked', 'blocked']);
+    expect(c.checks.map((k) => k.verdict)).toEqual(['pass', 'blocked', 'blocked', 'pass']);
     expect(c.verdict).toBe('blocked');
     expect(c.checks[1].message).toContain('helper was refused (status 404)');
     expect(c.checks[1].message).toContain('which the fixture does not list');
+    expect(c.checks[2].message).toContain('which the fixture does not list');
+    expect(c.checks[2].message).toContain('this step uses its capture missing');
   });
 
   it('served, has its checks judged', () => {

@@ -7,8 +7,9 @@ import { fixtureDir, managementTarget } from './helpers/engine-target.ts';
 
 /*
  * Prerequisites belong to each check, not to its case: a step that did not pass blocks only the
- * steps that depend on it (every earlier write, unless `needs` names the steps; a read only
- * through its captures), and the others are judged on their own answers.
+ * steps that depend on it (the earlier writes that reach what they read, back to the last write
+ * that replaced it, unless `needs` names the steps; a read only through its captures), and the
+ * others are judged on their own answers.
  */
 
 let server: TestServer;
@@ -19,8 +20,9 @@ beforeAll(async () => {
   server = await startServer((req, res) => {
     const path = req.url.split('?')[0].replace('/client/v4', '');
     seen.push(`${req.method} ${path}`);
-    if (path === '/broken') return sendJson(res, 500, failure(7001, 'broken'));
-    if (path === '/refused') return sendJson(res, 400, failure(7002, 'refused'));
+    if (path === '/broken' || path === '/things/broken') return sendJson(res, 500, failure(7001, 'broken'));
+    if (path === '/refused' || path === '/things/refused')
+      return sendJson(res, 400, failure(7002, 'refused'));
     if (path === '/things' || path === '/nothing') return sendJson(res, 200, ok({}));
     sendJson(res, 404, failure(7000, 'no route'));
   });
@@ -44,15 +46,27 @@ describe('a step that did not pass', () => {
     expect(verdicts('dep.read-fails')).toEqual(['fail', 'pass', 'fail']);
   });
 
-  it('a failed write blocks the steps after it, saying which step', () => {
+  it('a failed write blocks the steps that read what it writes, saying which step and why', () => {
     expect(verdicts('dep.write-fails')).toEqual(['fail', 'blocked']);
-    expect(messages('dep.write-fails')[1]).toBe('step refused failed');
+    expect(messages('dep.write-fails')[1]).toBe(
+      'step refused failed: it writes api /things/refused, which this step reads',
+    );
+  });
+
+  it('a failed write blocks nothing that reads another resource', () => {
+    expect(verdicts('dep.write-elsewhere')).toEqual(['fail', 'pass']);
+  });
+
+  it('a read waits on the last write that replaced what it reads, not on a refused write before it', () => {
+    expect(verdicts('dep.superseded')).toEqual(['fail', 'pass', 'pass']);
   });
 
   it('a write answered as its checks expect but wrong in a detail blocks only the steps that name it in needs', () => {
     // 400 where 409 was expected is still a refusal; a success without the id expected is still a success.
     expect(verdicts('dep.write-detail')).toEqual(['fail', 'fail', 'pass', 'blocked']);
-    expect(messages('dep.write-detail')[3]).toBe('step created-otherwise failed');
+    expect(messages('dep.write-detail')[3]).toBe(
+      'step created-otherwise failed: this step names it in needs',
+    );
   });
 
   it('a write with another outcome than expected, or a server error, blocks the steps after it', () => {

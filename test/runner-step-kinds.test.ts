@@ -31,7 +31,7 @@ export const echoStep: StepKind<EchoStep> = {
   sent: (step) => step.echo,
   needs: () => undefined,
   captures: 'other',
-  changesState: () => false,
+  footprint: () => ({ reads: [], writes: [], replaces: [] }),
   requests: 0,
   perform: async () => ({ response: new StepResponse(200, {}, emptyBody()), ok: true }),
 };

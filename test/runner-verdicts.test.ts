@@ -94,7 +94,11 @@ describe('verdict fail', () => {
 
   it('a step that needs a failing step is blocked, not sent', () => {
     const k = checkOf(results, 'engine.fail', 'mgmt.verdict.after-fail');
-    expect(k).toMatchObject({ verdict: 'blocked', step: 'after', message: 'step get-zone failed' });
+    expect(k).toMatchObject({
+      verdict: 'blocked',
+      step: 'after',
+      message: 'step get-zone failed: this step names it in needs',
+    });
     expect(clauseOf(results, 'mgmt.verdict.after-fail').verdict).toBe('blocked');
     // GET /zones/z1 is sent by engine.pass, engine.fail's first step and engine.skip.reads (in both
     // runs); engine.fail's `after` step never is.

@@ -138,12 +138,19 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-checksum-headers-rejected',
     'PutObject with x-amz-checksum-sha256 or -sha1 is not implemented',
-    ['s3.put.checksum-sha256', 's3.put.checksum-sha1', 's3.checksum.put-algorithms'],
+    // A mismatched checksum is refused 501, not 400: another status than its clause names.
+    [
+      's3.put.checksum-sha256',
+      's3.put.checksum-sha1',
+      's3.checksum.put-algorithms',
+      's3.put.checksum-mismatch',
+    ],
   ],
   [
     's3-checksum-sha1-not-implemented',
     'PutObject refuses x-amz-checksum-sha1 as NotImplemented, taking SHA-256 alone of the checksums SPEC names',
-    ['s3.put.checksum-sha1', 's3.checksum.put-algorithms'],
+    // A mismatched SHA-1 is refused 501, not 400: another status than its clause names.
+    ['s3.put.checksum-sha1', 's3.checksum.put-algorithms', 's3.put.checksum-mismatch'],
   ],
   [
     's3-checksum-sha256-hex',
@@ -313,6 +320,8 @@ const CATALOG: [string, string, string[]][] = [
       's3.copy.onto-itself',
       's3.copy.upload-part-copy-range',
       's3.sse.copy',
+      // A missing source named with its slash is refused InvalidArgument, not NoSuchKey.
+      's3.copy.missing-source',
     ],
   ],
   [
@@ -828,6 +837,9 @@ const CATALOG: [string, string, string[]][] = [
       's3.copy.etag',
       's3.checksum.put-algorithms',
       's3.put.aws-chunked-not-streaming',
+      // Their refusals come 403, not the 400 their clauses name, whatever the valid twin got.
+      's3.lifecycle.rules-validated',
+      's3.lifecycle.status-malformed-xml',
     ],
   ],
   [

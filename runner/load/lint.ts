@@ -44,6 +44,8 @@ export function lintSuites(
     caseIds.set(c.id, c.origin);
     const defined = new Set<string>();
     const stepIds = new Set<string>();
+    // Ids of the given: a twin is a step of the case, not a prerequisite (whose refusal stops it).
+    let givenIds = new Set<string>();
     const visit = (step: StepDef, inTeardown: boolean) => {
       for (const id of step.needs ?? []) {
         if (inTeardown) error(step.origin, 'a teardown step runs whatever happened: it cannot have needs');
@@ -51,6 +53,14 @@ export function lintSuites(
           error(
             step.origin,
             `needs '${id}', which is no earlier step of case '${c.id}'; name a step above it`,
+          );
+      }
+      for (const id of step.twin ?? []) {
+        if (inTeardown) error(step.origin, 'a teardown step runs whatever happened: it has no valid twin');
+        else if (!stepIds.has(id) || givenIds.has(id))
+          error(
+            step.origin,
+            `twin '${id}', which is no earlier step of case '${c.id}'; name a step above it in steps (a given's refusal stops the case)`,
           );
       }
       if (step.id) {
@@ -96,6 +106,7 @@ export function lintSuites(
       for (const t of step.teardown ?? []) visit(t, true);
     };
     for (const s of c.given) visit(s, false);
+    givenIds = new Set(stepIds);
     for (const s of c.steps) visit(s, false);
   }
   for (const p of properties) {

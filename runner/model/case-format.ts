@@ -316,7 +316,15 @@ const StepFields = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        'Why the checks after this step need it (an endpoint SPEC does not list, the valid twin of a refusal): an answer of 400 or more, or an SDK error, makes its checks and those after it blocked, with this reason',
+        'Why the steps that depend on this one need it to succeed (an endpoint SPEC does not list, a set-up the case cannot do in its given, the valid twin of a refusal): an answer of 400 or more, or an SDK error, makes its own checks blocked, and those of the steps that use its captures or read what it writes, with this reason',
+    }),
+  ),
+  twin: Type.Optional(
+    Type.Array(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]*$' }), {
+      minItems: 1,
+      uniqueItems: true,
+      description:
+        "The ids of the earlier steps that are this step's valid twins: the same request without what makes it refused. When one of them was refused too, this step is still sent, and a check of it that would pass is blocked (a refusal of everything is no refusal for the clause's reason); a check that fails (what had to be refused was carried out, or refused with another code) fails all the same. Name them on a refusal and on the reads that show what it left",
     }),
   ),
   needs: Type.Optional(

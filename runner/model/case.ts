@@ -44,7 +44,7 @@ export interface CaseDef
 }
 
 interface StepCommon
-  extends Pick<StepFormatType, 'id' | 'title' | 'capture' | 'prerequisite' | 'needs' | 'pauseMs'> {
+  extends Pick<StepFormatType, 'id' | 'title' | 'capture' | 'prerequisite' | 'needs' | 'twin' | 'pauseMs'> {
   expect?: CheckDef[];
   /** Run in this order at the end of the case (the loader makes a single step a list of one). */
   teardown?: StepDef[];

@@ -26,3 +26,16 @@ export function outcomeDiffers(check: CheckDef, res: StepResponse, ok: boolean):
   }
   return !ok;
 }
+
+/**
+ * Whether a check expects the step to be refused: its status admits no success (2xx or 3xx), or
+ * its error matcher wants an error. A step whose checks expect a refusal leaves the state as it was.
+ */
+export function expectsRefusal(check: CheckDef): boolean {
+  if (check.status !== undefined) {
+    for (let s = 200; s < 400; s++) if (!match(check.status, s)) return false;
+    return true;
+  }
+  if (check.error !== undefined) return match(check.error, ABSENT) !== undefined;
+  return false;
+}

@@ -21,6 +21,7 @@ import {
 import type { StepResponse } from '../transports/response.ts';
 import { CheckFailure, errorMessage, TargetDown, TargetError, TargetLacks } from '../util/errors.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
+import { type CaseDependencies, caseDependencies, type Dependency, NAMED_IN_NEEDS } from './dependencies.ts';
 import { outcomeDiffers } from './outcome.ts';
 
 interface PlannedCheck {
@@ -293,9 +294,10 @@ class CaseRun {
   /**
    * Judges the step's checks on its answer. `failed` when one of them did not pass; `blocks` when
    * one of them says the step's outcome is not the one expected (see outcomeDiffers), or could not
-   * be judged: the state after it is then unknown to the steps that depend on it.
+   * be judged: the state after it is then unknown to the steps that depend on it. `guard` says why
+   * a check that holds is no pass (a valid twin was refused): it is blocked, while a failure stands.
    */
-  judge(step: StepDef, performed: Performed): { failed: boolean; blocks: boolean } {
+  judge(step: StepDef, performed: Performed, guard?: string): { failed: boolean; blocks: boolean } {
     const { response, repro, sent } = performed;
     // Built only for a failing or erroring check.
     const exchange = () => exchangeOf(sent, response);
@@ -321,7 +323,9 @@ class CaseRun {
           continue;
         }
         evaluateCheck(check, response);
-        this.record(p, 'pass');
+        // Its valid twin refused, the answer that holds may hold for any request: not a pass.
+        if (guard) this.record(p, 'blocked', { message: guard });
+        else this.record(p, 'pass');
       } catch (err) {
         failed = true;
         if (err instanceof CheckFailure) {
@@ -347,28 +351,30 @@ class CaseRun {
   }
 
   /**
-   * Runs the steps in order. A step that did not pass blocks the steps that depend on it (see
-   * `blocker`); the others are sent and judged on their own answers. A prerequisite of the case
-   * (a given step) that did not pass stops the case.
+   * Runs the steps in order. A step that did not pass blocks the steps that depend on it
+   * (dependencies.ts: its captures, or what it writes that they read); the others are sent and
+   * judged on their own answers. A step whose valid twin was refused is sent all the same, and its
+   * checks' passes are blocked (`twinRefused`). A prerequisite of the case (a given step) that did
+   * not pass stops the case.
    */
   async steps(sequence: { step: StepDef; given: boolean }[]): Promise<void> {
     const { c, ctx } = this;
-    // Steps that did not pass, in order, with what their dependents' checks are told.
+    const deps = caseDependencies(c);
+    // Steps that did not pass, with what their dependents' checks are told.
     const unpassed = new Map<StepDef, Unpassed>();
+    // Steps the target refused, whatever their checks said: a valid twin among them guards a pass.
+    const refusedSteps = new Map<StepDef, string>();
     for (let i = 0; i < sequence.length; i++) {
       const { step, given } = sequence[i];
       // The steps after this one: needed only when this one stops the case.
       const later = () => sequence.slice(i + 1).map((s) => s.step);
-      const label =
-        this.planned.get(step)?.[0]?.step ??
-        step.id ??
-        (given ? `given[${c.given.indexOf(step)}]` : `steps[${c.steps.indexOf(step)}]`);
+      const label = this.planned.get(step)?.[0]?.step ?? deps.label(step);
       if (ctx.signal.aborted) {
         this.settle([step, ...later()], 'blocked', 'the run was interrupted');
         this.hint = 'blocked';
         return;
       }
-      const blockedBy = blocker(step, unpassed);
+      const blockedBy = given ? undefined : blocker(deps.of(step), unpassed);
       if (blockedBy) {
         this.settle([step], 'blocked', blockedBy);
         this.hint = 'blocked';
@@ -378,7 +384,7 @@ class CaseRun {
       if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
       let performed: Performed;
       try {
-        performed = await performStep(step, this.scope, ctx, this.owner, this.ledger);
+        performed = await performStep(step, this.scope, ctx, { ...this.owner, step: label }, this.ledger);
       } catch (err) {
         const why = this.stepThrew(err, step, given, label, later());
         if (why === undefined) return;
@@ -389,17 +395,24 @@ class CaseRun {
       this.capture(step, response, label);
       // Last registered runs first: registered backwards, a step's teardown list runs as written.
       if (ok && step.teardown) for (const td of [...step.teardown].reverse()) this.addTeardown(td, label);
-      if (step.prerequisite && !ok && !response.unavailable) {
-        // Refused, it proves nothing of the clauses after it: they are blocked, not failed.
-        const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
-        this.settle([step, ...later()], 'blocked', `${label} was refused (${status}): ${step.prerequisite}`);
+      const refused = !ok && !response.unavailable ? refusalOf(response) : undefined;
+      if (refused) refusedSteps.set(step, `step ${label} was refused (${refused})`);
+      if (refused && step.prerequisite) {
+        // Refused, it proves nothing of the clauses that read it: they are blocked, not failed.
+        const why = `${label} was refused (${refused}): ${step.prerequisite}`;
+        this.settle([step], 'blocked', why);
         this.hint = 'blocked';
-        return;
+        if (given) return this.settle(later(), 'blocked', why);
+        unpassed.set(step, { why, outcome: true });
+        continue;
       }
-      const { failed, blocks } = this.judge(step, performed);
+      const { failed, blocks } = this.judge(
+        step,
+        performed,
+        twinRefused(deps.twins(step), unpassed, refusedSteps, deps),
+      );
       if (given && !ok && !failed) {
-        const status = `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
-        this.settle(later(), 'blocked', `prerequisite ${label} failed: ${status}`);
+        this.settle(later(), 'blocked', `prerequisite ${label} failed: ${refusalOf(response)}`);
         this.hint = 'blocked';
         return;
       }
@@ -407,29 +420,46 @@ class CaseRun {
         this.settle(later(), 'blocked', `prerequisite ${label} failed`);
         return;
       }
-      // Failed in its detail, with the outcome its checks expect, it leaves the state they say: only
-      // the steps that name it in `needs` wait on its passing.
+      // Failed in its detail, with the outcome its checks expect, it leaves the state they say: it
+      // blocks only the steps that name it in `needs`.
       if (failed) unpassed.set(step, { why: `step ${label} failed`, outcome: blocks });
     }
   }
 }
 
+/** A refused answer in words: `status 403 AccessDenied`. */
+function refusalOf(response: StepResponse): string {
+  return `status ${response.status}${response.error?.name ? ` ${response.error.name}` : ''}`;
+}
+
 /**
- * Why `step` cannot run, given the earlier steps that did not pass: the first of them it depends
- * on. It depends on those its `needs` names, or, without `needs`, on every one that may change
- * state and whose outcome was not the one its checks expect (outcome.ts): a write answered as
- * expected but wrong in a detail leaves the state its clause says. A read's failure blocks only
- * what uses its captures (those are missing values, blocked
- * when the step resolves them).
+ * Why a step cannot run, given the earlier steps that did not pass: the first of its dependencies
+ * that did not. A dependency named in `needs` blocks it whenever it did not pass; one found by
+ * captures or state only when its outcome was not the one its checks expect (outcome.ts): a write
+ * answered as expected but wrong in a detail leaves the state its clause says.
  */
-function blocker(step: StepDef, unpassed: Map<StepDef, Unpassed>): string | undefined {
-  for (const [earlier, { why, outcome }] of unpassed) {
-    const needed = step.needs
-      ? earlier.id !== undefined && step.needs.includes(earlier.id)
-      : outcome && stepKind(earlier).changesState(earlier);
-    if (needed) return why;
+function blocker(dependencies: Dependency[], unpassed: Map<StepDef, Unpassed>): string | undefined {
+  for (const { on, why } of dependencies) {
+    const u = unpassed.get(on);
+    if (u && (u.outcome || why === NAMED_IN_NEEDS)) return `${u.why}: ${why}`;
   }
   return undefined;
+}
+
+/**
+ * Why the step's checks cannot pass: one of its valid twins was refused (or could not run), so a
+ * refusal of this step may be a refusal of everything. Undefined when every twin was accepted.
+ */
+function twinRefused(
+  twins: StepDef[],
+  unpassed: Map<StepDef, Unpassed>,
+  refusedSteps: Map<StepDef, string>,
+  deps: CaseDependencies,
+): string | undefined {
+  const twin = twins.find((t) => unpassed.has(t) || refusedSteps.has(t));
+  if (!twin) return undefined;
+  const why = refusedSteps.get(twin) ?? unpassed.get(twin)?.why;
+  return `not judged: its valid twin ${deps.label(twin)} was not accepted (${why}), so what this step got cannot be told from a refusal of everything`;
 }
 
 /** A step that did not pass: what its dependents are told, and whether its outcome was not the one expected. */

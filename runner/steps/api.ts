@@ -4,7 +4,8 @@ import { sendHttp } from '../transports/http.ts';
 import { buildApiRequest, userAgent } from '../transports/management.ts';
 import { TargetError, TargetLacks } from '../util/errors.ts';
 import { type RunContext, sendOptions } from './context.ts';
-import { isNotFound, isReadMethod, type StepKind } from './kind.ts';
+import { apiFootprint } from './footprint.ts';
+import { isNotFound, type StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
 
 type ApiStep = Extract<StepDef, { kind: 'api' }>;
@@ -15,13 +16,13 @@ export const apiStep: StepKind<ApiStep> = {
   sent: (step) => step.api,
   needs: (target) => (target.management ? undefined : 'the target has no management API configured'),
   captures: 'json',
-  changesState: (step) => !isReadMethod(step.api.method),
+  footprint: (step) => apiFootprint(step.api.method, step.api.path),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target } = ctx;
     if (!target.management) throw new TargetLacks('the target has no management API configured');
     const api = resolve(step.api, scope) as ApiRequest;
-    const req = buildApiRequest(target.management, api, userAgent(owner.id));
+    const req = buildApiRequest(target.management, api, userAgent(owner.id, owner.step));
     const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
     return {
       response,

@@ -4,6 +4,7 @@ import { buildBindingRequest } from '../transports/bindings.ts';
 import { sendHttp } from '../transports/http.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
+import { unknownFootprint } from './footprint.ts';
 import type { StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
 
@@ -20,7 +21,8 @@ export const bindingStep: StepKind<BindingStep> = {
     return undefined;
   },
   captures: 'other',
-  changesState: (step) => !['get', 'head', 'list'].includes(step.binding.call),
+  // The probe's bucket is the target's: a call may reach any of it.
+  footprint: (step) => unknownFootprint(!['get', 'head', 'list'].includes(step.binding.call)),
   requests: 1,
   async perform(step, scope, ctx) {
     if (!ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');

@@ -4,6 +4,7 @@ import { bucketName, createBucket, removeBucketCommand } from '../transports/buc
 import { emptyBody, StepResponse } from '../transports/response.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions, teardownContext } from './context.ts';
+import { s3Bucket } from './footprint.ts';
 import type { StepKind } from './kind.ts';
 
 type BucketStep = Extract<StepDef, { kind: 'bucket' }>;
@@ -14,7 +15,7 @@ export const bucketStep: StepKind<BucketStep> = {
   sent: () => undefined,
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
   captures: 'other',
-  changesState: () => true,
+  footprint: (step) => ({ reads: [], writes: [s3Bucket(step.bucket)], replaces: [s3Bucket(step.bucket)] }),
   // Created, then listed, emptied, deleted and confirmed gone at teardown.
   requests: 5,
   async perform(step, scope, ctx, owner, ledger) {

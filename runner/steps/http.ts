@@ -5,10 +5,22 @@ import { userAgent } from '../transports/management.ts';
 import { buildS3Request, presigned, wrongSecret } from '../transports/s3-raw.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
-import { isNotFound, isReadMethod, type StepKind } from './kind.ts';
+import { type Footprint, s3Footprint } from './footprint.ts';
+import { isNotFound, type StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
 
 type HttpStep = Extract<StepDef, { kind: 'http' }>;
+
+/** What a raw request addresses: its bucket and key, or the bucket and key its `path` names. */
+function httpFootprint(http: HttpRequest): Footprint {
+  let { bucket, key } = http;
+  if (http.path !== undefined) {
+    const [first, ...rest] = http.path.split('?')[0].slice(1).split('/');
+    bucket = first || undefined;
+    key = rest.length ? rest.join('/') : undefined;
+  }
+  return s3Footprint(http.method, bucket, key, http.query, http.headers);
+}
 
 /** A raw S3 HTTP request: SigV4-signed, presigned, unsigned or deliberately mis-signed. */
 export const httpStep: StepKind<HttpStep> = {
@@ -16,7 +28,7 @@ export const httpStep: StepKind<HttpStep> = {
   sent: (step) => step.http,
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
   captures: 'other',
-  changesState: (step) => !isReadMethod(step.http.method),
+  footprint: (step) => httpFootprint(step.http),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target } = ctx;
@@ -25,7 +37,7 @@ export const httpStep: StepKind<HttpStep> = {
     if (http.endpoint === 'public' && !target.s3.publicUrl)
       throw new TargetLacks('the target has no public bucket URL');
     const req = await buildS3Request(target.s3, http);
-    req.headers['user-agent'] ??= userAgent(owner.id);
+    req.headers['user-agent'] ??= userAgent(owner.id, owner.step);
     const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
     const mode =
       http.endpoint === 'public' || http.sign === 'none'

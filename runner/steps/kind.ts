@@ -5,6 +5,7 @@ import type { Scope } from '../template/resolve.ts';
 import type { StepResponse } from '../transports/response.ts';
 import type { RunContext } from './context.ts';
 import type { SentRequest } from './failure-detail.ts';
+import type { Footprint } from './footprint.ts';
 import type { TeardownLedger } from './teardown.ts';
 
 /**
@@ -25,11 +26,11 @@ export interface StepKind<S extends StepDef> {
   /** Where a capture written as a bare pointer reads: the JSON body, the SDK output, or neither. */
   captures: 'json' | 'output' | 'other';
   /**
-   * Whether the step may change what the target holds: a later step depends on such a step's
-   * effect unless it says otherwise (`needs`), while a read's failure blocks only what uses its
-   * captures.
+   * What the step reads and writes on the target (footprint.ts): a later step depends on this one
+   * only where this one's writes reach what the later one touches, unless it says otherwise
+   * (`needs`); a read's failure blocks only what uses its captures.
    */
-  changesState(step: S): boolean;
+  footprint(step: S): Footprint;
   /** About how many requests it sends, its own teardown's included (the request budget). */
   requests: number;
   /** Resolves the step's placeholders and sends it. Throws MissingValue, TargetLacks or TargetError. */
@@ -61,6 +62,8 @@ export interface Performed {
 export interface StepOwner {
   id: string;
   slug: string;
+  /** The step's label in its case, named to the target beside the case (a server's logs show both). */
+  step?: string;
 }
 
 export interface Described {

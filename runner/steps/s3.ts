@@ -5,10 +5,52 @@ import { isS3Command } from '../transports/s3-commands.ts';
 import { sendS3Command } from '../transports/s3-sdk.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
+import { type Footprint, s3Footprint } from './footprint.ts';
 import { isNotFound, type StepKind } from './kind.ts';
 import { awsCliFor } from './repro.ts';
 
 type S3Step = Extract<StepDef, { kind: 's3' }>;
+
+/**
+ * An SDK command as the request it sends: its method, and the query that names a bucket's
+ * configuration (GetBucketCors, ?cors) or a part of an object (UploadPart, ?partNumber).
+ */
+function sdkFootprint(command: string, input: Record<string, unknown>): Footprint {
+  const bucket = typeof input.Bucket === 'string' ? input.Bucket : undefined;
+  const key = typeof input.Key === 'string' ? input.Key : undefined;
+  const copy = typeof input.CopySource === 'string' ? { 'x-amz-copy-source': input.CopySource } : undefined;
+  const [, verb, rest = ''] = /^([A-Z][a-z]+)(.*)$/.exec(command) ?? [];
+  const method =
+    verb === 'Get' || verb === 'List'
+      ? 'GET'
+      : verb === 'Head'
+        ? 'HEAD'
+        : verb === 'Delete' && command !== 'DeleteObjects'
+          ? 'DELETE'
+          : verb === 'Create' && rest === 'MultipartUpload'
+            ? 'POST'
+            : command === 'CompleteMultipartUpload' || command === 'DeleteObjects'
+              ? 'POST'
+              : 'PUT';
+  const bucketConfiguration = /^Bucket([A-Z]\w*?)(Configuration)?$/.exec(rest)?.[1];
+  const query: Record<string, string> = {};
+  if (bucketConfiguration)
+    query[SDK_CONFIGURATIONS[bucketConfiguration] ?? bucketConfiguration.toLowerCase()] = '';
+  if (command === 'GetObjectLockConfiguration') query['object-lock'] = '';
+  if (key && /MultipartUpload|Part/.test(command)) query.uploadId = '';
+  if (key && /^(Put|Get|Delete)Object(Tagging|Acl|Retention|LegalHold)$/.test(command)) query.tagging = '';
+  return s3Footprint(method, bucket, command === 'ListBuckets' ? undefined : key, query, copy);
+}
+
+/** SDK names of bucket configurations whose query is not the name in lower case. */
+const SDK_CONFIGURATIONS: Record<string, string> = {
+  Notification: 'notification',
+  OwnershipControls: 'ownershipControls',
+  PublicAccessBlock: 'publicAccessBlock',
+  RequestPayment: 'requestPayment',
+  IntelligentTiering: 'intelligent-tiering',
+  PolicyStatus: 'policyStatus',
+};
 
 /** The read that finds what an S3 removal removes: answering 404, it proves the thing gone. */
 const READ_BACK: Record<string, { command: string; keys: string[] }> = {
@@ -28,7 +70,7 @@ export const s3Step: StepKind<S3Step> = {
   needs: (target) => (target.s3 ? undefined : 'the target has no S3 endpoint configured'),
   captures: 'output',
   // Get, Head and List commands read; every other command may write.
-  changesState: (step) => !/^(Get|Head|List)[A-Z]/.test(step.s3),
+  footprint: (step) => sdkFootprint(step.s3, step.input ?? {}),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target } = ctx;
@@ -36,7 +78,7 @@ export const s3Step: StepKind<S3Step> = {
     const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
     const response = await sendS3Command(ctx.s3(), step.s3, input, {
       ...sendOptions(ctx, 's3'),
-      userAgent: userAgent(owner.id),
+      userAgent: userAgent(owner.id, owner.step),
     });
     return {
       response,

@@ -5,6 +5,7 @@ import type { StepResponse } from '../transports/response.ts';
 import { sendWire } from '../transports/wire.ts';
 import { TargetError, TargetLacks } from '../util/errors.ts';
 import { sendOptions } from './context.ts';
+import { unknownFootprint } from './footprint.ts';
 import { isReadMethod, type StepKind } from './kind.ts';
 
 type WireStep = Extract<StepDef, { kind: 'wire' }>;
@@ -16,7 +17,8 @@ export const wireStep: StepKind<WireStep> = {
   // Which endpoint it needs is in the request; perform says so when the target lacks it.
   needs: () => undefined,
   captures: 'other',
-  changesState: (step) => !isReadMethod(step.wire.method),
+  // Raw bytes may say anything: the step reaches whatever the target holds.
+  footprint: (step) => unknownFootprint(!isReadMethod(step.wire.method)),
   requests: 1,
   async perform(step, scope, ctx, owner) {
     const { target, signal } = ctx;
@@ -29,7 +31,7 @@ export const wireStep: StepKind<WireStep> = {
       for (const [k, v] of Object.entries(authHeaders(target.management, wire.auth ?? 'default')))
         headers.push([k, v]);
       if (!headers.some(([k]) => k.toLowerCase() === 'user-agent'))
-        headers.push(['user-agent', userAgent(owner.id)]);
+        headers.push(['user-agent', userAgent(owner.id, owner.step)]);
     } else {
       if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
       base = target.s3.endpoint;

@@ -49,11 +49,12 @@ export function managementUrl(target: ManagementTarget, path: string): URL {
 }
 
 /**
- * What management requests call themselves: the case (or property) in the User-Agent lets a
- * target's access log say which case sent a request; the reference's fault trace reads it too.
+ * What requests call themselves: the case (or property) and the step in the User-Agent let a
+ * target's access log say which step of which case sent a request; the reference's fault trace
+ * reads the case.
  */
-export function userAgent(caseId: string): string {
-  return `edgecheck/${VERSION} (case ${caseId})`;
+export function userAgent(caseId: string, step?: string): string {
+  return `edgecheck/${VERSION} (case ${caseId}${step ? `; step ${step}` : ''})`;
 }
 
 /** A resolved `api:` step as an HTTP request. */
