@@ -26,14 +26,17 @@ export function clauseDurationMs(
   return total;
 }
 
-/** Why a clause did not pass, in one line; undefined for a pass. */
+/**
+ * Why a clause did not pass, in one line; for a pass, which of its checks were not exercised
+ * (`2 of 3 checks exercised; not …`), else undefined.
+ */
 export function clauseReason(
   clause: ClauseResult,
   checks: readonly CheckResult[],
   cases: ReadonlyMap<string, CaseResult>,
   asOf: string,
 ): string | undefined {
-  if (clause.verdict === 'pass') return undefined;
+  if (clause.verdict === 'pass') return clause.unexercised?.length ? clause.message : undefined;
   if (clause.verdict === 'untested') {
     return clause.untestable ? `untestable: ${clause.untestable}` : 'no check cites this clause';
   }

@@ -338,6 +338,12 @@ export class ConsoleReporter implements Reporter {
           for (const clause of group.clauses) lines.push(...row(clause));
         }
       }
+      // A pass that rests on part of its checks says which were not exercised, and why.
+      const partial = results.clauses.filter((c) => c.verdict === 'pass' && c.unexercised?.length);
+      if (partial.length) {
+        lines.push('', this.p.bold(`Passing clauses with checks not exercised (${partial.length})`));
+        for (const clause of partial) lines.push(...row(clause));
+      }
     }
     const failures = results.cases.flatMap((c) =>
       c.checks.filter((k) => k.verdict === 'fail' || k.verdict === 'error'),

@@ -179,6 +179,8 @@ function failing(checks: CheckResult[]): string {
 function checkDetails(clause: ClauseResult, checks: CheckResult[]): string {
   const head = [`${clause.id} (${clause.section}), source: ${clause.source}, verdict: ${clause.verdict}`];
   if (clause.amazon !== undefined) head.push(`SPEC departs from Amazon S3 here; Amazon S3: ${clause.amazon}`);
+  // A pass resting on part of its checks: how many were exercised, and why the first other was not.
+  if (clause.unexercised?.length && clause.message) head.push(clause.message);
   if (!checks.length) return head.join('\n');
   return [...head, ...checks.map((c) => describe(c, false))].join('\n');
 }

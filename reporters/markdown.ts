@@ -106,6 +106,8 @@ export function renderMarkdown(results: RunResults, complete = true): string {
     );
     for (const group of answerGroups(split)) lines.push(...failing(group.clauses, group.heading), '');
   }
+  const partial = results.clauses.filter((k) => k.verdict === 'pass' && k.unexercised?.length);
+  if (partial.length) lines.push(...notExercised(partial), '');
   if (results.baseline) lines.push(...baseline(results.baseline), '');
   if (results.leftovers.length) {
     lines.push(
@@ -164,6 +166,27 @@ function failing(bad: ClauseResult[], answer?: string): string[] {
       `…and ${bad.length - MARKDOWN_ROW_LIMIT} more; the JSON, JUnit and HTML reports list every clause.`,
     );
   }
+  return lines;
+}
+
+/** Passing clauses that rest on part of their checks, with why the others were not exercised. */
+function notExercised(partial: ClauseResult[]): string[] {
+  const lines = [
+    `### Passing clauses with checks not exercised (${partial.length})`,
+    '',
+    '| clause | title | checks not exercised |',
+    '| --- | --- | --- |',
+  ];
+  for (const k of partial.slice(0, MARKDOWN_ROW_LIMIT)) {
+    lines.push(
+      `| ${code(k.id)} | ${mdText(cut(oneLine(k.title), TITLE_LIMIT))} | ${mdText(cut(oneLine(firstLine(k.message)), MESSAGE_LIMIT))} |`,
+    );
+  }
+  if (partial.length > MARKDOWN_ROW_LIMIT)
+    lines.push(
+      '',
+      `…and ${partial.length - MARKDOWN_ROW_LIMIT} more; the JSON and HTML reports list every clause.`,
+    );
   return lines;
 }
 

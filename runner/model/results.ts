@@ -133,6 +133,20 @@ export interface ClauseResult {
   feature?: string;
   /** First failing/erroring check's message, for summaries. */
   message?: string;
+  /**
+   * A passing clause some of whose checks could not be exercised (blocked: the target took
+   * another branch, refused a valid twin): how many of its checks were, and the ones that were not.
+   */
+  exercised?: number;
+  unexercised?: UnexercisedCheck[];
+}
+
+/** A check of a passing clause that was not exercised, and why. */
+export interface UnexercisedCheck {
+  caseId: string;
+  step: string;
+  title?: string;
+  message?: string;
 }
 
 export type Tally<V extends string> = Record<V, number>;

@@ -17,6 +17,18 @@ export function worst<V extends ClauseVerdict>(verdicts: Iterable<V>, none: V): 
   return out;
 }
 
+/**
+ * A clause's verdict from its checks': it fails when one fails, else errors when one errors, else
+ * passes when at least one was exercised and passed; it is blocked only when none of its checks
+ * could be judged. A blocked check (a branch the target did not take, a twin it refused) leaves
+ * the clause judged on the others, named beside it.
+ */
+export function clauseVerdict(verdicts: Iterable<Verdict>): ClauseVerdict {
+  const seen = new Set(verdicts);
+  for (const v of ['fail', 'error', 'pass', 'blocked'] as const) if (seen.has(v)) return v;
+  return 'skipped';
+}
+
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error', 'blocked', 'skipped'];
 
 /** The report order of clause verdicts: a clause no check cited is `untested`. */

@@ -1,7 +1,7 @@
 import { type Clause, clauseApplies } from '../model/clause.ts';
 import { departureCounts } from '../model/departures.ts';
-import type { CaseResult, ClauseResult, RunResults, Tally } from '../model/results.ts';
-import { CLAUSE_VERDICTS, type ClauseVerdict, VERDICTS, type Verdict, worst } from '../model/verdict.ts';
+import type { CaseResult, CheckResult, ClauseResult, RunResults, Tally } from '../model/results.ts';
+import { CLAUSE_VERDICTS, type ClauseVerdict, clauseVerdict, VERDICTS } from '../model/verdict.ts';
 import { amazonMatchOf } from './amazon.ts';
 
 export function tally<V extends string>(values: V[], keys: readonly V[]): Tally<V> {
@@ -11,8 +11,9 @@ export function tally<V extends string>(values: V[], keys: readonly V[]): Tally<
 }
 
 /**
- * A clause takes the worst verdict of the checks citing it; for a clause outside its date
- * window or lacking its feature, a check judged for another clause counts as skipped.
+ * A clause's verdict from the checks citing it (clauseVerdict: fail, else error, else pass when one
+ * was exercised, else blocked); for a clause outside its date window or lacking its feature, a
+ * check judged for another clause counts as skipped.
  */
 export function clauseResults(
   clauses: Clause[],
@@ -20,15 +21,15 @@ export function clauseResults(
   asOf: string,
   features: string[],
 ): ClauseResult[] {
-  const byClause = new Map<string, { verdicts: Verdict[]; message?: string; requests: number }>();
+  const byClause = new Map<string, { checks: CheckResult[]; message?: string; requests: number }>();
   for (const c of cases) {
     const cited = new Set<string>();
     for (const check of c.checks) {
       for (const id of check.clauses) {
-        const entry = byClause.get(id) ?? { verdicts: [], requests: 0 };
+        const entry = byClause.get(id) ?? { checks: [], requests: 0 };
         if (!cited.has(id)) entry.requests += c.requests ?? 0;
         cited.add(id);
-        entry.verdicts.push(check.verdict);
+        entry.checks.push(check);
         if (!entry.message && (check.verdict === 'fail' || check.verdict === 'error')) {
           entry.message = `${c.id} (${check.step}): ${check.message ?? check.verdict}`;
         }
@@ -40,7 +41,8 @@ export function clauseResults(
     const entry = byClause.get(cl.id);
     const outside = !clauseApplies(cl, asOf) || (cl.feature !== undefined && !features.includes(cl.feature));
     let verdict: ClauseVerdict = 'untested';
-    if (entry) verdict = outside ? 'skipped' : worst<ClauseVerdict>(entry.verdicts, 'skipped');
+    if (entry) verdict = outside ? 'skipped' : clauseVerdict(entry.checks.map((k) => k.verdict));
+    const blocked = verdict === 'pass' ? (entry?.checks ?? []).filter((k) => k.verdict === 'blocked') : [];
     return {
       id: cl.id,
       area: cl.area,
@@ -48,7 +50,7 @@ export function clauseResults(
       title: cl.title,
       source: cl.source,
       verdict,
-      checks: entry?.verdicts.length ?? 0,
+      checks: entry?.checks.length ?? 0,
       requests: entry?.requests ?? 0,
       untestable: cl.untestable,
       amazon: cl.amazon?.says,
@@ -56,9 +58,35 @@ export function clauseResults(
       since: cl.since,
       until: cl.until,
       feature: cl.feature,
-      message: verdict === 'fail' || verdict === 'error' ? entry?.message : undefined,
+      message:
+        verdict === 'fail' || verdict === 'error'
+          ? entry?.message
+          : blocked.length
+            ? notExercised(entry?.checks ?? [], blocked)
+            : undefined,
+      ...(blocked.length
+        ? {
+            exercised: (entry?.checks ?? []).filter((k) => k.verdict === 'pass').length,
+            unexercised: blocked.map((k) => ({
+              caseId: k.caseId,
+              step: k.step,
+              ...(k.title ? { title: k.title } : {}),
+              ...(k.message ? { message: k.message } : {}),
+            })),
+          }
+        : {}),
     };
   });
+}
+
+/** `2 of 3 checks exercised: <why the first other was not>`, for a passing clause's line. */
+function notExercised(checks: CheckResult[], blocked: CheckResult[]): string {
+  const judged = checks.filter((k) => k.verdict === 'pass').length;
+  const first = blocked[0];
+  const what = first.title
+    ? `${first.caseId} (${first.step}: ${first.title})`
+    : `${first.caseId} (${first.step})`;
+  return `${judged} of ${judged + blocked.length} checks exercised; not ${what}: ${first.message ?? 'blocked'}`;
 }
 
 export function summarize(clauses: ClauseResult[], cases: CaseResult[]): RunResults['summary'] {
