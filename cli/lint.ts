@@ -1,4 +1,4 @@
-import { type ClauseAssertions, clauseAssertions, listAreas, loadSuites } from '../runner/api.ts';
+import { type ClauseAssertions, caseWaits, clauseAssertions, listAreas, loadSuites } from '../runner/api.ts';
 import { passiveClauses } from '../runner/passive/index.ts';
 import { parse } from './args.ts';
 
@@ -14,6 +14,10 @@ clauses no check cites. One line per problem, as file:line:column: what to do.
   --assertions list every clause with the assertions citing it (case and step, file:line) and the
                statement each proves: its title, else its matchers in words; and why a clause
                no check cites is untested or untestable
+  --waits      list, for every step holding checks, what its checks wait on: the case's given,
+               the earlier steps whose captures they use or whose writes reach what they read
+               (a step that did not pass blocks them), and the valid twins whose refusal
+               blocks their passes
 Exit code: 0 when clean, 2 when there are errors.
 `;
 
@@ -24,6 +28,7 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
     'suites-dir': { type: 'string' },
     passive: { type: 'boolean' },
     assertions: { type: 'boolean' },
+    waits: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -56,6 +61,10 @@ export async function lintCommand(argv: string[], out: NodeJS.WritableStream, er
     for (const entry of clauseAssertions(loaded))
       if (areas.has(entry.clause.area)) out.write(assertionLines(entry));
   }
+  if (values.waits) {
+    const areas = new Set(values.suite?.length ? values.suite : all);
+    for (const c of loaded.cases) if (areas.has(c.area)) out.write(waitLines(c.id, caseWaits(c)));
+  }
   out.write(
     `edgecheck lint: ${loaded.clauses.size} clauses (${passive.length} judgeable from observed traffic), ` +
       `${loaded.cases.length} cases, ${loaded.properties.length} properties, ` +
@@ -79,6 +88,20 @@ function assertionLines({ clause, assertions }: ClauseAssertions): string {
           ? `${a.holder} (traffic)`
           : `${a.holder}/${a.step}`;
     lines.push(`  ${who}  ${a.origin}`, `    ${a.statement}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A case, then each step holding checks with what they wait on (nothing: judged whatever came before). */
+function waitLines(id: string, steps: ReturnType<typeof caseWaits>): string {
+  const lines = [id];
+  for (const s of steps) {
+    const n = `${s.checks} check${s.checks > 1 ? 's' : ''}`;
+    lines.push(`  ${s.step} (${n}, ${s.origin}) waits on: ${s.waits.join('; ') || 'nothing'}`);
+    if (s.twins.length)
+      lines.push(
+        `    its passes wait on its valid twin${s.twins.length > 1 ? 's' : ''}: ${s.twins.join(', ')}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

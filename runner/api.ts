@@ -265,6 +265,7 @@ export { pointerToPath, readYaml } from './load/yaml-source.ts';
 export { eventsOf } from './results/events.ts';
 export { processExitCode, severalTargetsExitCode } from './results/exit-code.ts';
 export { mergeResults } from './results/merge.ts';
+export { caseWaits, type StepWaits } from './run/dependencies.ts';
 export { describeErrors, schemas } from './schema/registry.ts';
 export { Outstanding } from './steps/teardown.ts';
 export { parseRateCap, type RateCap } from './transports/traffic.ts';
