@@ -98,7 +98,8 @@ export function copySource(source: unknown): Resource | undefined {
  * and headers. Reads are GET, HEAD and OPTIONS; a PUT or DELETE of a bucket, an object or a
  * configuration replaces it; a POST to a bucket (DeleteObjects, a browser upload) writes its
  * objects; a multipart request, tags or an ACL add to an object without replacing it. A request
- * with an Origin (a preflight, a cross-origin read) reads the bucket's CORS rules too.
+ * with an Origin (a preflight, a cross-origin read) reads the bucket's CORS rules too; an object
+ * request reads the bucket's lifecycle rules, and a write its default encryption.
  */
 export function s3Footprint(
   method: string,
@@ -129,6 +130,10 @@ export function s3Footprint(
   const reads = read || partial || conditional ? [at] : [];
   const source = copySource(header('x-amz-copy-source'));
   if (source) reads.push(source);
+  // An object's answers carry what the bucket's configurations give it: the default encryption
+  // a new object takes, the expiration a lifecycle rule sets.
+  if (key && !read) reads.push(s3Configuration(bucket, 'encryption'));
+  if (key) reads.push(s3Configuration(bucket, 'lifecycle'));
   if (m === 'OPTIONS' || header('origin') !== undefined) reads.push(s3Configuration(bucket, 'cors'));
   if (read) return { reads, writes: [], replaces: [] };
   return { reads, writes: [at], replaces: partial ? [] : [at] };
