@@ -120,15 +120,17 @@ describe.skipIf(!HAVE_PYTHON)('the independent judge (test/truth/truth.py)', () 
   it('decides every clause on the reference as holding: the probes ask nothing the spec does not', async () => {
     const ref = await probed.reference;
     expect(ref.size).toBeGreaterThan(100);
-    expect(
-      [...ref.values()].filter((p) => p.outcome !== 'holds').map((p) => `${p.clause}: ${shown(p)}`),
-    ).toEqual([]);
+    const wrong = [...ref.values()]
+      .filter((p) => p.outcome !== 'holds')
+      .map((p) => `${p.clause}: ${shown(p)}`);
+    expect(wrong, wrong.join('\n\n')).toEqual([]);
     expect(leftovers(ref)).toEqual([]);
   }, 240_000);
 
   it('shows every departure of baselines/s3rver.yaml, and holds wherever s3rver passes', async () => {
     const baseline = readForeignBaseline(path.join(ROOT, 'baselines', 's3rver.yaml'));
-    expect(disagreements(baseline, await probed.s3rver)).toEqual([]);
+    const found = disagreements(baseline, await probed.s3rver);
+    expect(found, found.join('\n\n')).toEqual([]);
     expect(leftovers(await probed.s3rver)).toEqual([]);
   }, 240_000);
 
@@ -136,7 +138,8 @@ describe.skipIf(!HAVE_PYTHON)('the independent judge (test/truth/truth.py)', () 
     'shows every departure of baselines/moto.yaml, and holds wherever moto passes',
     async () => {
       const baseline = readForeignBaseline(path.join(ROOT, 'baselines', 'moto.yaml'));
-      expect(disagreements(baseline, await probed.moto)).toEqual([]);
+      const found = disagreements(baseline, await probed.moto);
+      expect(found, found.join('\n\n')).toEqual([]);
       expect(leftovers(await probed.moto)).toEqual([]);
     },
     240_000,
