@@ -11,7 +11,10 @@ S3 endpoint and prints the requests and answers it decided on. edgecheck's basel
 
 Outcomes: `holds` (the target does what the clause says), `departs` (it does not, and the
 transcript shows where), `unjudgeable` (the probe's own answers cannot decide it: a valid twin or a
-step it needs was refused, or the target stayed unavailable: the transcript says which). Each
+step it needs was refused, or the target stayed unavailable: the transcript says which). As the
+suite judges: a refusal whose valid twin was refused too decides nothing, but one carried out, or
+refused otherwise than the clause says, departs; and a clause some of whose inputs were decided
+holds on them, naming the others. Each
 result also lists what the probe left on the target (`left`: a bucket HeadBucket still finds, with
 the AWS CLI command that removes it). Exit 0 once every named probe ran; 2 on bad input.
 """
@@ -78,7 +81,9 @@ def judge(ok: bool, reason: str) -> Outcome:
 
 
 class Tally:
-    """Inputs of one clause: any departure decides; an input whose valid twin was refused is left undecided."""
+    """Inputs of one clause: any departure decides; an input whose valid twin was refused, or whose
+    branch the target did not take, is left undecided, and the clause holds on the inputs that were
+    decided, when one was; it is unjudgeable only when none was."""
 
     def __init__(self) -> None:
         self.ok: list[str] = []
@@ -92,20 +97,26 @@ class Tally:
     def skip(self, why: str) -> None:
         self.undecided.append(why)
 
-    def refused_anyway(self, bad: "Answer", seen: str, twin: str, stored: bool = False) -> None:
-        """An input refused by the clause, whose valid twin the target refused too: its refusal proves
-        nothing (undecided), but its acceptance (or what it stored) is a departure whatever the twin got."""
+    def refused_anyway(
+        self, bad: "Answer", seen: str, twin: str, stored: bool = False, as_named: bool = True
+    ) -> None:
+        """An input refused by the clause, whose valid twin the target refused too: its refusal as the
+        clause names it (`as_named`) proves nothing (undecided), but its acceptance (or what it
+        stored), or a refusal with another status or code, is a departure whatever the twin got."""
         if accepted(bad) or stored:
             self.bad.append(f"{seen}: carried out, though the clause refuses it (its valid twin: {twin})")
+        elif not as_named:
+            self.bad.append(f"{seen}: refused otherwise than the clause says (its valid twin: {twin})")
         else:
             self.undecided.append(f"{seen}, but its valid twin was refused too ({twin})")
 
     def outcome(self) -> Outcome:
         if self.bad:
             return departs("; ".join(self.bad))
-        if self.undecided:
-            return unjudgeable("; ".join(self.undecided) + (f" (held: {'; '.join(self.ok)})" if self.ok else ""))
-        return holds("; ".join(self.ok))
+        if not self.ok:
+            return unjudgeable("; ".join(self.undecided))
+        left = f" (not decided: {'; '.join(self.undecided)})" if self.undecided else ""
+        return holds("; ".join(self.ok) + left)
 
 
 def accepted(a: "Answer") -> bool:
