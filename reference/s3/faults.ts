@@ -19,6 +19,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.region.get-bucket-location', 's3.region.head-bucket-header'],
   ],
   [
+    's3-location-empty',
+    'GetBucketLocation answers an empty LocationConstraint, as Amazon S3 answers for us-east-1',
+    ['s3.region.get-bucket-location'],
+  ],
+  [
+    's3-location-no-xmlns',
+    'GetBucketLocation answers <LocationConstraint>auto</LocationConstraint> without the S3 namespace, which the AWS SDK for JavaScript reads as no LocationConstraint',
+    ['s3.region.get-bucket-location-sdk'],
+  ],
+  [
     's3-location-constraint-any',
     'CreateBucket accepts any LocationConstraint',
     ['s3.region.create-location-constraint'],
@@ -816,7 +826,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.checksum-mismatch',
       's3.put.checksum-sha1',
       's3.put.checksum-sha256',
-      's3.region.get-bucket-location',
+      's3.region.get-bucket-location-sdk',
       's3.standin.get-bucket-acl',
       's3.standin.get-bucket-lifecycle',
       's3.standin.get-bucket-replication',
