@@ -630,6 +630,11 @@ const CATALOG: [string, string, string[]][] = [
     'A cursor is returned when the key count equals MaxKeys even if nothing follows',
     ['s3.list.no-cursor-at-max-keys'],
   ],
+  [
+    's3-list-v1-truncated-false-lies',
+    'A ListObjects (V1) page cut at max-keys says IsTruncated false and gives no NextMarker, so a client stops before the keys that follow',
+    ['s3.list.pagination'],
+  ],
   ['s3-list-continuation-not-echoed', 'ContinuationToken is not echoed', ['s3.list.continuation-echo']],
   [
     's3-list-bad-cursor-internal-error',
