@@ -628,12 +628,17 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-cursor-at-max-keys',
     'A cursor is returned when the key count equals MaxKeys even if nothing follows',
-    ['s3.list.no-cursor-at-max-keys'],
+    ['s3.list.no-cursor-at-max-keys', 's3.list.next-marker'],
   ],
   [
     's3-list-v1-truncated-false-lies',
     'A ListObjects (V1) page cut at max-keys says IsTruncated false and gives no NextMarker, so a client stops before the keys that follow',
     ['s3.list.pagination'],
+  ],
+  [
+    's3-list-v1-end-claims-truncated',
+    'A ListObjects (V1) page that lists the rest of the listing, fewer entries than max-keys, says IsTruncated true and gives NextMarker',
+    ['s3.list.next-marker'],
   ],
   ['s3-list-continuation-not-echoed', 'ContinuationToken is not echoed', ['s3.list.continuation-echo']],
   [

@@ -209,8 +209,14 @@ export function listObjects(call: S3Call): void {
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
   // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.
   const omitted = f.has('s3-list-echoes-omitted');
-  // Under a fault, a ListObjects (V1) page cut at max-keys says it is not truncated, and gives no NextMarker.
-  const truncated = page.truncated && !(!v2 && f.has('s3-list-v1-truncated-false-lies'));
+  // Under a fault, a ListObjects (V1) page cut at max-keys says it is not truncated, and gives no NextMarker;
+  // under another, a V1 page that lists the rest of the listing, fewer entries than max-keys, says it is.
+  const truncated = page.truncated
+    ? !(!v2 && f.has('s3-list-v1-truncated-false-lies'))
+    : !v2 &&
+      page.last !== undefined &&
+      page.items.length + page.prefixes.length < maxKeys &&
+      f.has('s3-list-v1-end-claims-truncated');
   const shared = {
     Name: call.bucket,
     ...(omitted ? {} : { Prefix: echo(prefix, 's3-list-prefix-echo-unencoded') }),
