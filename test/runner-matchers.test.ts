@@ -247,6 +247,13 @@ describe('XML paths', () => {
     expect(match({ $keys: { $length: 0 } }, 'Enabled')?.message).toMatch(/expected an object or element/);
     expect(match({ $keys: [] }, ABSENT)?.message).toMatch(/found nothing/);
   });
+  it("#text reads an element's text, with attributes or without, and is ABSENT where it has none", () => {
+    const text = (xml: string) => getXmlPath(parseXml(xml), '/LocationConstraint/#text');
+    expect(text('<LocationConstraint xmlns="x">auto</LocationConstraint>')).toBe('auto');
+    expect(text('<LocationConstraint>auto</LocationConstraint>')).toBe('auto');
+    expect(text('<LocationConstraint xmlns="x"/>')).toBe(ABSENT);
+    expect(text('<LocationConstraint></LocationConstraint>')).toBe(ABSENT);
+  });
   it('@attr reads an attribute', () => {
     expect(getXmlPath(doc, '/ListBucketResult/Owner/@id')).toBe('o1');
     expect(getXmlPath(doc, '/ListBucketResult/Owner/@nope')).toBe(ABSENT);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { headerValue, type S3Call } from './call.ts';
 import { invalidArgument, malformedXml, notImplemented, S3Error } from './errors.ts';
 import { readRequestXml } from './request-xml.ts';
-import { sendEmpty, sendResult } from './respond.ts';
+import { sendEmpty, sendResult, sendXml } from './respond.ts';
 import { asArray, text } from './xml.ts';
 
 /** SPEC behaviour 2: `auto` (with its aliases) or a location hint. */
@@ -114,7 +114,17 @@ export function deleteBucket(call: S3Call): void {
 
 export function getBucketLocation(call: S3Call): void {
   call.store.bucket(call.bucket);
-  const region = call.ctx.faults.has('s3-region-us-east-1') ? 'us-east-1' : 'auto';
+  // Under a fault, us-east-1; under another, an empty LocationConstraint, as Amazon S3 answers for us-east-1.
+  const region = call.ctx.faults.has('s3-region-us-east-1')
+    ? 'us-east-1'
+    : call.ctx.faults.has('s3-location-empty')
+      ? ''
+      : 'auto';
+  // Under a fault, LocationConstraint carries no S3 namespace: auto on the wire, which the AWS SDK does not read.
+  if (call.ctx.faults.has('s3-location-no-xmlns')) {
+    sendXml(call.res, 200, { LocationConstraint: { '#text': region } }, {}, call.ctx);
+    return;
+  }
   sendResult(call.res, 'LocationConstraint', { '#text': region }, {}, call.ctx);
 }
 

@@ -19,6 +19,16 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.region.get-bucket-location', 's3.region.head-bucket-header'],
   ],
   [
+    's3-location-empty',
+    'GetBucketLocation answers an empty LocationConstraint, as Amazon S3 answers for us-east-1',
+    ['s3.region.get-bucket-location'],
+  ],
+  [
+    's3-location-no-xmlns',
+    'GetBucketLocation answers <LocationConstraint>auto</LocationConstraint> without the S3 namespace, which the AWS SDK for JavaScript reads as no LocationConstraint',
+    ['s3.region.get-bucket-location-sdk'],
+  ],
+  [
     's3-location-constraint-any',
     'CreateBucket accepts any LocationConstraint',
     ['s3.region.create-location-constraint'],
@@ -627,7 +637,17 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-cursor-at-max-keys',
     'A cursor is returned when the key count equals MaxKeys even if nothing follows',
-    ['s3.list.no-cursor-at-max-keys'],
+    ['s3.list.no-cursor-at-max-keys', 's3.list.next-marker'],
+  ],
+  [
+    's3-list-v1-truncated-false-lies',
+    'A ListObjects (V1) page cut at max-keys says IsTruncated false and gives no NextMarker, so a client stops before the keys that follow',
+    ['s3.list.pagination'],
+  ],
+  [
+    's3-list-v1-end-claims-truncated',
+    'A ListObjects (V1) page that lists the rest of the listing, fewer entries than max-keys, says IsTruncated true and gives NextMarker',
+    ['s3.list.next-marker'],
   ],
   ['s3-list-continuation-not-echoed', 'ContinuationToken is not echoed', ['s3.list.continuation-echo']],
   [
@@ -825,7 +845,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.put.checksum-mismatch',
       's3.put.checksum-sha1',
       's3.put.checksum-sha256',
-      's3.region.get-bucket-location',
+      's3.region.get-bucket-location-sdk',
       's3.standin.get-bucket-acl',
       's3.standin.get-bucket-lifecycle',
       's3.standin.get-bucket-replication',

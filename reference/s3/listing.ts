@@ -209,13 +209,21 @@ export function listObjects(call: S3Call): void {
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
   // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.
   const omitted = f.has('s3-list-echoes-omitted');
+  // Under a fault, a ListObjects (V1) page cut at max-keys says it is not truncated, and gives no NextMarker;
+  // under another, a V1 page that lists the rest of the listing, fewer entries than max-keys, says it is.
+  const truncated = page.truncated
+    ? !(!v2 && f.has('s3-list-v1-truncated-false-lies'))
+    : !v2 &&
+      page.last !== undefined &&
+      page.items.length + page.prefixes.length < maxKeys &&
+      f.has('s3-list-v1-end-claims-truncated');
   const shared = {
     Name: call.bucket,
     ...(omitted ? {} : { Prefix: echo(prefix, 's3-list-prefix-echo-unencoded') }),
     ...(delimiter ? { Delimiter: echo(delimiter, 's3-list-delimiter-echo-unencoded') } : {}),
     ...(omitted ? {} : { MaxKeys: maxKeys }),
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
-    IsTruncated: page.truncated,
+    IsTruncated: truncated,
   };
   const entries = { Contents: contents, CommonPrefixes: common };
   const doc = v2
@@ -224,7 +232,7 @@ export function listObjects(call: S3Call): void {
         ...shared,
         Marker: echo(q.get('marker') ?? '', 's3-list-marker-echo-unencoded'),
         // SPEC behaviour 13: NextMarker only when the listing is truncated.
-        ...(page.last !== undefined && (page.truncated || f.has('s3-list-next-marker-always'))
+        ...(page.last !== undefined && (truncated || f.has('s3-list-next-marker-always'))
           ? { NextMarker: echo(page.last, 's3-list-next-marker-unencoded') }
           : {}),
         ...entries,

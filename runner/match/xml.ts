@@ -9,7 +9,8 @@ export { parseXml } from '../util/xml.ts';
  * (`/ListBucketResult/Contents/*\/Key` lists every key; `/ListBucketResult/Contents/*` is []
  * when there is none). `@attr` reads an attribute. Text content is a string. A first segment `*`
  * is the root whatever its name (`/*` the root element, `/*\/Status` its Status), for clauses that
- * name what a document holds and not what it is called.
+ * name what a document holds and not what it is called. A last `#text` reads an element's text,
+ * whether or not it carries attributes, and is ABSENT where it has none.
  */
 export function getXmlPath(doc: unknown, path: string): unknown {
   const segments = path.split('/').filter((s) => s !== '');
@@ -52,6 +53,9 @@ function walk(cur: unknown, segments: string[]): unknown {
     return list.map((el) => walk(el, rest)).filter((v) => v !== ABSENT);
   }
   const node = Array.isArray(cur) ? cur[0] : cur;
+  // An element of text alone parses as its text: `#text` reads it as it reads the text of an element
+  // with attributes (`<A xmlns="x">t</A>`), and an element with no text has none.
+  if (seg === '#text' && rest.length === 0 && typeof node === 'string') return node === '' ? ABSENT : node;
   if (node === undefined || node === null || typeof node !== 'object') return ABSENT;
   const children = (node as Record<string, unknown>)[seg];
   if (children === undefined) return rest[0] === '*' ? walk(ABSENT, rest) : ABSENT;
