@@ -17,7 +17,10 @@ function verdicts(r: RunResults): Map<string, string> {
   const out = new Map<string, string>();
   for (const c of r.cases)
     for (const k of c.checks)
-      out.set(`${c.id}#${k.index} ${k.step}`, k.verdict === 'pass' ? 'pass' : `${k.verdict}: ${k.message ?? ''}`);
+      out.set(
+        `${c.id}#${k.index} ${k.step}`,
+        k.verdict === 'pass' ? 'pass' : `${k.verdict}: ${k.message ?? ''}`,
+      );
   return out;
 }
 
@@ -47,7 +50,12 @@ describe('the same seed gives the same verdict for every check', () => {
 
   it('in a run narrowed to a few cases, as in the whole run', async () => {
     const whole = verdicts(together[0]);
-    const cases = ['s3.get.full', 's3.get.range-invalid', 's3.prop.range-content-range-presence', 's3.list.v1-marker'];
+    const cases = [
+      's3.get.full',
+      's3.get.range-invalid',
+      's3.prop.range-content-range-presence',
+      's3.list.v1-marker',
+    ];
     const narrowed = await runInThread({ seed: SEED, asOf: AS_OF, cases });
     const got = verdicts(narrowed);
     expect(got.size).toBeGreaterThan(5);
