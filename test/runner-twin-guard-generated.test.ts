@@ -90,13 +90,13 @@ afterAll(async () => {
   await Promise.all(open.map((p) => p.close()));
 });
 
-type Scenario = 'clean' | 'accepted' | 'expected' | 'other';
+type Scenario = 'accepted' | 'expected' | 'other';
 
 /** One run of the case through fronts that refuse its twins and answer its guarded steps by `scenario`. */
 async function runCase(t: TwinCase, scenario: Scenario): Promise<RunResults> {
   const steps = new Map(t.guarded.map((g) => [g.label, g]));
   const answer = (caseId: string, step: string): StepAnswer | undefined => {
-    if (scenario === 'clean' || caseId !== t.c.id) return undefined;
+    if (caseId !== t.c.id) return undefined;
     const twin = [...t.c.given, ...t.c.steps].find((s) => s.id === step && t.twins.has(step));
     if (twin && !steps.has(step)) return refusal(doorOf(twin), 403, 'AccessDenied');
     const g = steps.get(step);
@@ -157,23 +157,14 @@ describe(`every valid twin of the suites (${cases.length} cases, ${cases.reduce(
     describe(t.c.id, () => {
       let runs: Record<Scenario, RunResults>;
       beforeAll(async () => {
-        const scenarios: Scenario[] = ['clean', 'accepted', 'expected', 'other'];
+        const scenarios: Scenario[] = ['accepted', 'expected', 'other'];
         const results = await Promise.all(scenarios.map((s) => limit(() => runCase(t, s))));
         runs = Object.fromEntries(scenarios.map((s, i) => [s, results[i]])) as Record<Scenario, RunResults>;
       }, 120_000);
 
-      const judged = (index: number) => verdictsOf(runs.clean, t.c.id)[index]?.verdict !== 'skipped';
-
-      it('passes every guarded check where the twins are served', () => {
-        const checks = verdictsOf(runs.clean, t.c.id);
-        for (const g of t.guarded)
-          for (const i of g.all)
-            if (judged(i))
-              expect({ step: g.label, verdict: checks[i]?.verdict }).toEqual({
-                step: g.label,
-                verdict: 'pass',
-              });
-      });
+      // Out of its date window or profile a check is skipped whatever the answers (the fault-free
+      // runs of the suites hold every guarded check to a pass where the twins are served).
+      const judged = (index: number) => verdictsOf(runs.expected, t.c.id)[index]?.verdict !== 'skipped';
 
       it('twins refused, what had to be refused carried out: each refusal check fails, and its clause', () => {
         const checks = verdictsOf(runs.accepted, t.c.id);
