@@ -43,7 +43,30 @@ const leftovers = (probed: Map<string, Probed>) =>
   [...probed.values()].flatMap((p) => p.left.map((l) => `${p.clause}: ${l.bucket} (${l.remove})`));
 
 async function probeAll(name: string, s3: S3Target): Promise<Map<string, Probed>> {
-  const { stdout } = await run(
+  const { stdout } = await probe(name, s3);
+  return parseProbes(name, stdout);
+}
+
+/** truth.py against one target; a run that does not end says which target it was waiting for. */
+async function probe(name: string, s3: S3Target): Promise<{ stdout: string }> {
+  try {
+    return await runTruth(s3);
+  } catch (err) {
+    // Not the error's own message: it repeats the command line, secret included.
+    const e = err as { killed?: boolean; stderr?: string; code?: unknown };
+    throw new Error(
+      e.killed
+        ? `truth.py against ${name} (${s3.endpoint}) did not finish within ${TRUTH_BOUND_MS / 1000} s: ${e.stderr?.slice(-2000) ?? ''}`
+        : `truth.py against ${name} (${s3.endpoint}) exited ${String(e.code)}: ${e.stderr?.slice(-2000) ?? ''}`,
+    );
+  }
+}
+
+// A bound on a hang: the probes take 15 to 25 s here, alone or beside the other test files.
+const TRUTH_BOUND_MS = 240_000;
+
+function runTruth(s3: S3Target) {
+  return run(
     'python3',
     [
       TRUTH,
@@ -57,8 +80,11 @@ async function probeAll(name: string, s3: S3Target): Promise<Map<string, Probed>
       s3.secretAccessKey,
       '--json',
     ],
-    { timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+    { timeout: TRUTH_BOUND_MS, maxBuffer: 64 * 1024 * 1024 },
   );
+}
+
+function parseProbes(name: string, stdout: string): Map<string, Probed> {
   const probed = stdout
     .split('\n')
     .filter(Boolean)

@@ -45,7 +45,8 @@ async function answering(
   what: string,
   stderr: () => string,
 ): Promise<void> {
-  const until = Date.now() + 30_000;
+  // A bound on a hang: a server that starts in a second alone may take many on a busy machine.
+  const until = Date.now() + 120_000;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}: ${stderr()}`);
     try {
@@ -56,7 +57,7 @@ async function answering(
     }
   }
   await stop(child);
-  throw new Error(`${what} did not answer within 30 s: ${stderr()}`);
+  throw new Error(`${what} did not answer at ${url} within 120 s: ${stderr()}`);
 }
 
 export async function startMoto(): Promise<ForeignServer> {

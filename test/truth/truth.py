@@ -239,7 +239,8 @@ class Target:
     secret: str
     transcript: list[str] = field(default_factory=list)
     made: list[tuple[str, str | None, str | None]] = field(default_factory=list)
-    timeout: float = 15.0
+    # A bound on a hang, far past what a loaded machine needs for one exchange on loopback.
+    timeout: float = 60.0
 
     @property
     def host(self) -> str:
