@@ -3,7 +3,6 @@ import {
   type AmazonAnswer,
   amazonAnswer,
   type Departures,
-  departsFromAmazon,
   departures,
   isFailure,
 } from '../runner/model/departures.ts';
@@ -17,7 +16,6 @@ import type { ClauseResult, RunResults } from '../runner/model/results.ts';
  * (runner/model/departures.ts), the function the engine's summary counts with: a blocked clause is
  * no departure.
  */
-
 export {
   AMAZON_ANSWERS,
   type AmazonAnswer,
@@ -26,7 +24,7 @@ export {
   departsFromAmazon,
   departures,
   isFailure,
-};
+} from '../runner/model/departures.ts';
 
 /** What each answer means, as a heading over its clauses. */
 export const ANSWER_HEADING: Record<AmazonAnswer, string> = {
