@@ -1,11 +1,9 @@
 import pLimit from 'p-limit';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startReference } from '../reference/server.ts';
-import { listAreas, loadSuites, runEdgecheck, today } from '../runner/api.ts';
+import { describe, expect, it } from 'vitest';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { CaseDef, CheckDef, StepDef } from '../runner/model/case.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import type { Target } from '../runner/model/target.ts';
-import { type Rewrite, startStepProxy } from './helpers/step-proxy.ts';
+import { type Rewrite, runCaseThroughFronts, stepLabel } from './helpers/step-proxy.ts';
 
 /*
  * Every precondition of the suites (`requires`), proved by construction: a test walks the loaded
@@ -30,9 +28,6 @@ interface Precondition {
   index: number;
   rewrite: Rewrite;
 }
-
-const label = (c: CaseDef, s: StepDef) =>
-  s.id ?? (c.given.includes(s) ? `given[${c.given.indexOf(s)}]` : `steps[${c.steps.indexOf(s)}]`);
 
 const EMPTY_ENVELOPE = JSON.stringify({ success: true, errors: [], messages: [], result: null });
 
@@ -69,48 +64,22 @@ function preconditions(): Precondition[] {
       for (const check of step.expect ?? []) {
         const i = index++;
         const rewrite = check.requires && otherBranch(check.requires);
-        if (rewrite) out.push({ c, step, label: label(c, step), check, index: i, rewrite });
+        if (rewrite) out.push({ c, step, label: stepLabel(c, step), check, index: i, rewrite });
       }
     }
   }
   return out;
 }
 
-const open: { close(): Promise<void> }[] = [];
-afterAll(async () => {
-  await Promise.all(open.map((p) => p.close()));
-});
-
 /** The case, with the one step's answer rewritten to the other branch of the check's precondition. */
 async function runOtherBranch(p: Precondition): Promise<{ results: RunResults; rewritten: number }> {
-  const reference = await startReference({ asOf: AS_OF });
-  const base = reference.target();
-  const rewrite = (caseId: string, step: string) =>
-    caseId === p.c.id && step === p.label ? p.rewrite : undefined;
-  const [s3, management, pub] = await Promise.all([
-    startStepProxy(reference.urls.s3, () => undefined, rewrite),
-    startStepProxy(reference.urls.management, () => undefined, rewrite),
-    startStepProxy(reference.urls.public, () => undefined, rewrite),
-  ]);
-  open.push(s3, management, pub);
-  const target: Target = {
-    ...base,
-    s3: base.s3 && { ...base.s3, endpoint: s3.url, publicUrl: base.s3.publicUrl && pub.url },
-    management: base.management && { ...base.management, baseUrl: management.url },
-  };
-  try {
-    const results = await runEdgecheck({
-      cases: [p.c.id],
-      target,
-      asOf: AS_OF,
-      seed: SEED,
-      ownedTarget: { faults: [] },
-    });
-    return { results, rewritten: s3.answered.length + management.answered.length + pub.answered.length };
-  } finally {
-    await Promise.all([s3.close(), management.close(), pub.close()]);
-    await reference.close();
-  }
+  const { results, answered } = await runCaseThroughFronts(
+    p.c.id,
+    { asOf: AS_OF, seed: SEED },
+    () => undefined,
+    (caseId, step) => (caseId === p.c.id && step === p.label ? p.rewrite : undefined),
+  );
+  return { results, rewritten: answered.length };
 }
 
 const all = preconditions();

@@ -1,13 +1,17 @@
 import pLimit from 'p-limit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ReferenceHandle, startReference } from '../reference/server.ts';
-import { listAreas, loadSuites, runEdgecheck, today } from '../runner/api.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
 import { match } from '../runner/match/value.ts';
 import type { CaseDef, CheckDef, StepDef } from '../runner/model/case.ts';
 import type { CheckResult, RunResults } from '../runner/model/results.ts';
-import type { Target } from '../runner/model/target.ts';
 import { expectsRefusal } from '../runner/run/outcome.ts';
-import { acceptance, refusal, type StepAnswer, startStepProxy } from './helpers/step-proxy.ts';
+import {
+  acceptance,
+  refusal,
+  runCaseThroughFronts,
+  type StepAnswer,
+  stepLabel,
+} from './helpers/step-proxy.ts';
 
 /*
  * The valid-twin rule, proved for every twin the suites name, by construction: a test walks the
@@ -45,9 +49,6 @@ interface TwinCase {
   guarded: Guarded[];
 }
 
-const label = (c: CaseDef, s: StepDef) =>
-  s.id ?? (c.given.includes(s) ? `given[${c.given.indexOf(s)}]` : `steps[${c.steps.indexOf(s)}]`);
-
 function twinCases(): TwinCase[] {
   const out: TwinCase[] = [];
   for (const c of loaded.cases) {
@@ -60,7 +61,7 @@ function twinCases(): TwinCase[] {
       for (const t of s.twin) twins.add(t);
       guarded.push({
         step: s,
-        label: label(c, s),
+        label: stepLabel(c, s),
         // Raw bytes to S3 carry only the headers their case writes, so no front can tell their step.
         refusals:
           s.kind === 'wire' && s.wire.endpoint !== 'management'
@@ -84,12 +85,6 @@ function otherStatus(g: Guarded): number | undefined {
   );
 }
 
-const open: { close(): Promise<void> }[] = [];
-
-afterAll(async () => {
-  await Promise.all(open.map((p) => p.close()));
-});
-
 type Scenario = 'accepted' | 'expected' | 'other';
 
 /** One run of the case through fronts that refuse its twins and answer its guarded steps by `scenario`. */
@@ -106,32 +101,7 @@ async function runCase(t: TwinCase, scenario: Scenario): Promise<RunResults> {
     if (scenario === 'other' && status) return refusal(doorOf(g.step), status, 'OperationAborted');
     return undefined;
   };
-  // A reference of its own: the scenarios run at once, and a zone holds one ruleset per phase.
-  const reference: ReferenceHandle = await startReference({ asOf: AS_OF });
-  const base = reference.target();
-  const [s3, management, pub] = await Promise.all([
-    startStepProxy(reference.urls.s3, answer),
-    startStepProxy(reference.urls.management, answer),
-    startStepProxy(reference.urls.public, answer),
-  ]);
-  open.push(s3, management, pub);
-  const target: Target = {
-    ...base,
-    s3: base.s3 && { ...base.s3, endpoint: s3.url, publicUrl: base.s3.publicUrl && pub.url },
-    management: base.management && { ...base.management, baseUrl: management.url },
-  };
-  try {
-    return await runEdgecheck({
-      cases: [t.c.id],
-      target,
-      asOf: AS_OF,
-      seed: SEED,
-      ownedTarget: { faults: [] },
-    });
-  } finally {
-    await Promise.all([s3.close(), management.close(), pub.close()]);
-    await reference.close();
-  }
+  return (await runCaseThroughFronts(t.c.id, { asOf: AS_OF, seed: SEED }, answer)).results;
 }
 
 /** A check blocked because an earlier step was carried out where it had to be refused, not by its twin. */

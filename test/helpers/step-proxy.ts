@@ -1,5 +1,10 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startReference } from '../../reference/server.ts';
+import { runEdgecheck } from '../../runner/api.ts';
+import type { CaseDef, StepDef } from '../../runner/model/case.ts';
+import type { RunResults } from '../../runner/model/results.ts';
+import type { Target } from '../../runner/model/target.ts';
 
 /**
  * A front that answers chosen steps of chosen cases itself and passes every other request through
@@ -117,4 +122,41 @@ export function acceptance(door: 's3' | 'management'): StepAnswer {
   }
   const body = JSON.stringify({ success: true, errors: [], messages: [], result: { id: 'accepted' } });
   return { status: 200, headers: { 'content-type': 'application/json' }, body };
+}
+
+/** A step's label in its case, as the runner names it in the User-Agent. */
+export function stepLabel(c: CaseDef, s: StepDef): string {
+  return s.id ?? (c.given.includes(s) ? `given[${c.given.indexOf(s)}]` : `steps[${c.steps.indexOf(s)}]`);
+}
+
+/**
+ * One run of one case against a reference of its own (runs may go at once: a zone holds one
+ * ruleset per phase), every door of it (S3, management, public) behind a step front.
+ */
+export async function runCaseThroughFronts(
+  caseId: string,
+  options: { asOf: string; seed: number },
+  answer: (caseId: string, step: string, req: IncomingMessage) => StepAnswer | undefined,
+  rewrite?: (caseId: string, step: string) => Rewrite | undefined,
+): Promise<{ results: RunResults; answered: string[] }> {
+  const reference = await startReference({ asOf: options.asOf });
+  const base = reference.target();
+  const fronts = await Promise.all(
+    [reference.urls.s3, reference.urls.management, reference.urls.public].map((url) =>
+      startStepProxy(url, answer, rewrite),
+    ),
+  );
+  const [s3, management, pub] = fronts;
+  const target: Target = {
+    ...base,
+    s3: base.s3 && { ...base.s3, endpoint: s3.url, publicUrl: base.s3.publicUrl && pub.url },
+    management: base.management && { ...base.management, baseUrl: management.url },
+  };
+  try {
+    const results = await runEdgecheck({ ...options, cases: [caseId], target, ownedTarget: { faults: [] } });
+    return { results, answered: fronts.flatMap((f) => f.answered) };
+  } finally {
+    await Promise.all(fronts.map((f) => f.close()));
+    await reference.close();
+  }
 }
