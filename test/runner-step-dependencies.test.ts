@@ -107,3 +107,24 @@ describe('lint', () => {
     );
   });
 });
+
+describe('edgecheck lint --waits', () => {
+  it('lists what each check waits on: the step whose state it reads, never one it does not read', async () => {
+    const { code, stdout } = await runMain([
+      'lint',
+      '--waits',
+      '--suites-dir',
+      fixtureDir('step-dependencies'),
+    ]);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const superseded = lines.slice(lines.indexOf('dep.superseded'), lines.indexOf('dep.superseded') + 4);
+    // The read waits on the PUT that replaced what it reads, not on the refused PATCH before it.
+    expect(superseded[3]).toMatch(
+      /^ {2}steps\[2\] \(1 check, .*\) waits on: step reset \(it writes api \/things, which this step reads\)$/,
+    );
+    expect(superseded.join('\n')).not.toMatch(/steps\[2\].*step set/);
+    const elsewhere = lines[lines.indexOf('dep.write-elsewhere') + 2];
+    expect(elsewhere).toMatch(/waits on: nothing$/);
+  });
+});
