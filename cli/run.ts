@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { MarkdownReporter } from '../reporters/markdown.ts';
 import { createReporter } from '../reporters/registry.ts';
+import { readResultsDocument } from '../reporters/results-document.ts';
 import { Outstanding, parseRateCap, processExitCode, type RateCap, runEdgecheck } from '../runner/api.ts';
 import { FEATURE_NAMES } from '../runner/model/features.ts';
-import type { Reporter } from '../runner/model/results.ts';
+import type { ClauseResult, Reporter } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
 import { writableDir } from '../runner/util/dirs.ts';
-import { InputError } from '../runner/util/errors.ts';
+import { errorMessage, InputError } from '../runner/util/errors.ts';
 import { date, int, oneOf, pairs, parse } from './args.ts';
 import { type MiniflareProbe, startMiniflareProbe, withBindings } from './bindings-miniflare.ts';
 import { type ConfigFile, readConfigFile, resolveTarget } from './config/load-config.ts';
@@ -82,6 +83,9 @@ Selection
   --case ID                case id, or prefix* (repeatable)
   --clause ID              clause id, or prefix* (repeatable)
   --tag TAG                case tag (repeatable)
+  --failed                 only the clauses that failed or errored in the last run
+                           (${LAST_RUN}), narrowed by the other selection
+                           flags; when none did, says so and exits 0 without running
   --shard I/N              run the I-th of N shards; 'edgecheck merge' joins their JSON
                            results
   --as-of YYYY-MM-DD       the date whose behaviour applies to dated clauses (default today)
@@ -123,8 +127,8 @@ Output
   --suites-dir DIR         read suites from DIR instead of the project's suites/
 
 A run against one target also writes its results to ${LAST_RUN} (in the current folder)
-for 'edgecheck clauses', and its last line of output says so (on stderr when a reporter writes
-its document to stdout); --no-last-run skips it.
+for 'edgecheck clauses' and --failed; its last line of output says so (on stderr when a
+reporter writes its document to stdout). --no-last-run skips it.
 
 Interrupting: the first Ctrl-C (or SIGTERM) starts no new request, lets those in flight end
 and tears down what the run created; a second one stops at once and prints what is left.
@@ -177,6 +181,7 @@ export const OPTIONS = {
   case: { type: 'string', multiple: true },
   clause: { type: 'string', multiple: true },
   tag: { type: 'string', multiple: true },
+  failed: { type: 'boolean' },
   shard: { type: 'string' },
   'as-of': { type: 'string' },
   profile: { type: 'string' },
@@ -241,6 +246,11 @@ export async function runCommand(
   if (v.config && !existsSync(v.config)) throw new InputError(`--config ${v.config}`, 'no such file');
   const config = v.config ? readConfigFile(v.config) : undefined;
   const { several, target, miniflare } = runTargets(v, config);
+  const failed = v.failed ? failedClauses(v.suite, v.clause) : undefined;
+  if (failed?.length === 0) {
+    out.write('nothing failed in the last run\n');
+    return 0;
+  }
   const specs = v.reporter?.length ? v.reporter : ['console'];
   for (const spec of specs) ensureWritable(spec);
   // Several targets get reporters of their own (several-targets.ts).
@@ -254,6 +264,7 @@ export async function runCommand(
   try {
     const options = {
       ...runOptions(v, config),
+      ...(failed ? { clauses: failed } : {}),
       ...settings(Boolean(target) || Boolean(several?.some((t) => t.target)), config),
       outstanding,
       reporters,
@@ -354,6 +365,44 @@ function runTargets(
     );
   }
   return { several, target, miniflare };
+}
+
+/**
+ * --failed: the clauses that failed or errored in the last run in this folder, narrowed by --suite
+ * and --clause (the engine narrows by --case and --tag); empty when none failed. No last run, or
+ * one that cannot be read, is bad input: there is nothing to select from.
+ */
+function failedClauses(suites: string[] | undefined, patterns: string[] | undefined): string[] {
+  if (!existsSync(LAST_RUN)) {
+    throw new InputError(
+      '--failed',
+      `no last run in this folder (${LAST_RUN}); run once without --failed (and without --no-last-run)`,
+    );
+  }
+  let clauses: ClauseResult[];
+  try {
+    clauses = readResultsDocument(LAST_RUN).clauses;
+  } catch (err) {
+    throw new InputError(
+      '--failed',
+      `the last run cannot be read (${errorMessage(err)}); run once without --failed`,
+    );
+  }
+  const failed = clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error');
+  const named = (id: string) =>
+    !patterns?.length || patterns.some((p) => (p.endsWith('*') ? id.startsWith(p.slice(0, -1)) : id === p));
+  const selected = failed.filter((c) => (!suites?.length || suites.includes(c.area)) && named(c.id));
+  if (failed.length && !selected.length) {
+    const flags = [
+      ...(suites ?? []).map((s) => `--suite ${s}`),
+      ...(patterns ?? []).map((p) => `--clause ${p}`),
+    ];
+    throw new InputError(
+      '--failed',
+      `${failed.length === 1 ? '1 clause' : `${failed.length} clauses`} failed in the last run, ${failed.length === 1 ? 'not' : 'none of them'} selected by ${flags.join(' ')}`,
+    );
+  }
+  return selected.map((c) => c.id);
 }
 
 /** A reporter that writes its document to stdout: a file reporter given no file. */

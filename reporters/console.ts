@@ -280,6 +280,36 @@ export class ConsoleReporter implements Reporter {
     return this.p.dim(word);
   }
 
+  /** The Totals section: clauses (of a complete run), cases, checks and the requests sent. */
+  private totalsSection(results: RunResults, complete: boolean): string[] {
+    const lines = [this.p.bold('Totals')];
+    if (complete) {
+      lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
+      const departures = departureSentence(results);
+      if (departures) lines.push(`           ${departures}`);
+    }
+    lines.push(`  cases    ${this.totals(results.summary.cases)}`);
+    lines.push(`  checks   ${this.totals(results.summary.checks)}`);
+    const r = results.requests;
+    if (r) {
+      const extra = [r.retried && `${r.retried} retried`, r.throttled && `${r.throttled} throttled (429)`]
+        .filter(Boolean)
+        .join(', ');
+      lines.push(
+        `  requests ${r.total} (management ${r.management}, s3 ${r.s3}${extra ? `; ${extra}` : ''})`,
+      );
+      // On a live target requests are what a run spends: the cases that spent most, to select around.
+      const costly = costliest(results.cases, COSTLIEST_SHOWN);
+      if (costly.length) {
+        const width = String(costly[0].requests).length;
+        lines.push(this.p.dim('           costliest cases:'));
+        for (const c of costly)
+          lines.push(this.p.dim(`           ${String(c.requests).padStart(width)}  ${c.id}`));
+      }
+    }
+    return lines;
+  }
+
   private summary(results: RunResults, complete: boolean): string {
     const lines: string[] = [''];
     const cases = new Map(results.cases.map((c) => [c.id, c]));
@@ -360,31 +390,7 @@ export class ConsoleReporter implements Reporter {
     for (const line of results.advice ?? []) lines.push('', `${this.p.bold('Note:')} ${line}`);
     const trouble = troubleLine(results);
     if (trouble) lines.push('', `${this.p.bold('Not judged:')} ${trouble}`);
-    lines.push('', this.p.bold('Totals'));
-    if (complete) {
-      lines.push(`  clauses  ${this.totals(results.summary.clauses)}`);
-      const departures = departureSentence(results);
-      if (departures) lines.push(`           ${departures}`);
-    }
-    lines.push(`  cases    ${this.totals(results.summary.cases)}`);
-    lines.push(`  checks   ${this.totals(results.summary.checks)}`);
-    const r = results.requests;
-    if (r) {
-      const extra = [r.retried && `${r.retried} retried`, r.throttled && `${r.throttled} throttled (429)`]
-        .filter(Boolean)
-        .join(', ');
-      lines.push(
-        `  requests ${r.total} (management ${r.management}, s3 ${r.s3}${extra ? `; ${extra}` : ''})`,
-      );
-      // On a live target requests are what a run spends: the cases that spent most, to select around.
-      const costly = costliest(results.cases, COSTLIEST_SHOWN);
-      if (costly.length) {
-        const width = String(costly[0].requests).length;
-        lines.push(this.p.dim('           costliest cases:'));
-        for (const c of costly)
-          lines.push(this.p.dim(`           ${String(c.requests).padStart(width)}  ${c.id}`));
-      }
-    }
+    lines.push('', ...this.totalsSection(results, complete));
     const seconds = (results.durationMs / 1000).toFixed(1);
     lines.push(
       '',

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describeErrors, pointerToPath, readYaml, schemas } from '../../runner/api.ts';
 import { featureEnumError, isFeature, unknownFeature } from '../../runner/model/features.ts';
-import type { Target } from '../../runner/model/target.ts';
+import type { ManagementTarget, S3Target, Target } from '../../runner/model/target.ts';
 import { InputError } from '../../runner/util/errors.ts';
 import { readInputFile } from '../../runner/util/input-file.ts';
 
@@ -272,53 +272,8 @@ export function resolveTarget(
   };
   const secret = (envName: string, file: string | undefined, field: string) =>
     secretFrom(env, envName, file, field, base);
-  if (managementUrl) {
-    const baseUrl = managementUrl.replace(/\/client\/v4\/?$/, '').replace(/\/+$/, '');
-    const names = {
-      token: m?.tokenEnv ?? 'EDGECHECK_API_TOKEN',
-      email: m?.emailEnv ?? 'EDGECHECK_AUTH_EMAIL',
-      key: m?.keyEnv ?? 'EDGECHECK_AUTH_KEY',
-    };
-    const token = secret(names.token, m?.tokenFile, 'management.tokenFile');
-    const email = secret(names.email, undefined, 'management.emailEnv');
-    const key = secret(names.key, m?.keyFile, 'management.keyFile');
-    if (!token && !(email && key)) {
-      throw new InputError(
-        'management',
-        `no credentials: set ${names.token} (or ${names.email} and ${names.key}), or name other variables or files in the config`,
-      );
-    }
-    target.management = {
-      baseUrl,
-      token,
-      legacy: email && key ? { email, key } : undefined,
-      accountId: flags.accountId ?? m?.accountId ?? env.EDGECHECK_ACCOUNT_ID,
-      zoneId: flags.zoneId ?? m?.zoneId ?? env.EDGECHECK_ZONE_ID,
-      ids: { ...(m?.ids ?? {}), ...(flags.ids ?? {}) },
-    };
-  }
-  if (s3Endpoint) {
-    const names = {
-      id: s?.accessKeyIdEnv ?? 'EDGECHECK_S3_ACCESS_KEY_ID',
-      secret: s?.secretAccessKeyEnv ?? 'EDGECHECK_S3_SECRET_ACCESS_KEY',
-    };
-    const accessKeyId = secret(names.id, undefined, 's3.accessKeyIdEnv');
-    const secretAccessKey = secret(names.secret, s?.secretAccessKeyFile, 's3.secretAccessKeyFile');
-    if (!accessKeyId || !secretAccessKey) {
-      throw new InputError(
-        's3',
-        `no credentials: set ${names.id} and ${names.secret}, or name other variables or a file in the config`,
-      );
-    }
-    target.s3 = {
-      endpoint: s3Endpoint.replace(/\/+$/, ''),
-      publicUrl: flags.publicUrl ?? s?.publicUrl,
-      region: flags.region ?? s?.region ?? 'auto',
-      addressing: flags.addressing ?? s?.addressing ?? 'path',
-      accessKeyId,
-      secretAccessKey,
-    };
-  }
+  if (managementUrl) target.management = managementTarget(managementUrl, m, flags, env, secret);
+  if (s3Endpoint) target.s3 = s3Target(s3Endpoint, s, flags, secret);
   if (bindingsUrl) {
     const name = b?.secretEnv ?? 'EDGECHECK_BINDINGS_SECRET';
     const probeSecret = secret(name, b?.secretFile, 'bindings.secretFile');
@@ -339,4 +294,69 @@ export function resolveTarget(
       target.features = [...target.features, 'worker-bindings'];
   }
   return target;
+}
+
+/** Reads a secret from the environment or a file (relative to the config file). */
+type SecretReader = (envName: string, file: string | undefined, field: string) => string | undefined;
+
+/** The management API of a target, with its credentials: a token, or an email and a key. */
+function managementTarget(
+  managementUrl: string,
+  m: ConfigFile['management'],
+  flags: TargetFlags,
+  env: NodeJS.ProcessEnv,
+  secret: SecretReader,
+): ManagementTarget {
+  const baseUrl = managementUrl.replace(/\/client\/v4\/?$/, '').replace(/\/+$/, '');
+  const names = {
+    token: m?.tokenEnv ?? 'EDGECHECK_API_TOKEN',
+    email: m?.emailEnv ?? 'EDGECHECK_AUTH_EMAIL',
+    key: m?.keyEnv ?? 'EDGECHECK_AUTH_KEY',
+  };
+  const token = secret(names.token, m?.tokenFile, 'management.tokenFile');
+  const email = secret(names.email, undefined, 'management.emailEnv');
+  const key = secret(names.key, m?.keyFile, 'management.keyFile');
+  if (!token && !(email && key)) {
+    throw new InputError(
+      'management',
+      `no credentials: set ${names.token} (or ${names.email} and ${names.key}), or name other variables or files in the config`,
+    );
+  }
+  return {
+    baseUrl,
+    token,
+    legacy: email && key ? { email, key } : undefined,
+    accountId: flags.accountId ?? m?.accountId ?? env.EDGECHECK_ACCOUNT_ID,
+    zoneId: flags.zoneId ?? m?.zoneId ?? env.EDGECHECK_ZONE_ID,
+    ids: { ...(m?.ids ?? {}), ...(flags.ids ?? {}) },
+  };
+}
+
+/** The S3 endpoint of a target, with its access key. */
+function s3Target(
+  s3Endpoint: string,
+  s: ConfigFile['s3'],
+  flags: TargetFlags,
+  secret: SecretReader,
+): S3Target {
+  const names = {
+    id: s?.accessKeyIdEnv ?? 'EDGECHECK_S3_ACCESS_KEY_ID',
+    secret: s?.secretAccessKeyEnv ?? 'EDGECHECK_S3_SECRET_ACCESS_KEY',
+  };
+  const accessKeyId = secret(names.id, undefined, 's3.accessKeyIdEnv');
+  const secretAccessKey = secret(names.secret, s?.secretAccessKeyFile, 's3.secretAccessKeyFile');
+  if (!accessKeyId || !secretAccessKey) {
+    throw new InputError(
+      's3',
+      `no credentials: set ${names.id} and ${names.secret}, or name other variables or a file in the config`,
+    );
+  }
+  return {
+    endpoint: s3Endpoint.replace(/\/+$/, ''),
+    publicUrl: flags.publicUrl ?? s?.publicUrl,
+    region: flags.region ?? s?.region ?? 'auto',
+    addressing: flags.addressing ?? s?.addressing ?? 'path',
+    accessKeyId,
+    secretAccessKey,
+  };
 }

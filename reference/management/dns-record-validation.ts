@@ -89,7 +89,26 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
   const type = typeof body.type === 'string' ? body.type.toUpperCase() : undefined;
   if (!type) throw new RootCause(9021, 'Invalid or missing record type');
   if (!RECORD_TYPES.has(type)) throw new RootCause(9021, `Unsupported record type '${String(body.type)}'`);
+  const base = commonFields(type, body);
 
+  let rawName = typeof body.name === 'string' ? body.name : undefined;
+  const data =
+    type === 'SRV' && typeof body.data === 'string' && ctx.faults.has('accept-srv-data-text')
+      ? srvDataFromText(body.data)
+      : body.data;
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
+    throw new RootCause(9101, 'data must be an object');
+  }
+  const d = (data ?? {}) as Json;
+  if (type === 'SRV') rawName = srvLegacyName(ctx, zone, d, rawName);
+  if (rawName === undefined) throw new RootCause(9000, 'DNS name is invalid: name is required');
+  const name = fullName(rawName, zone);
+  if (!isHostname(name)) throw new RootCause(9000, `DNS name '${rawName}' is invalid`);
+  return typedFields(base, name, body, d);
+}
+
+/** The fields every record has, whatever its type: TTL, proxied, comment and tags. */
+function commonFields(type: string, body: Json): Omit<RecordFields, 'name' | 'content'> {
   const ttl = body.ttl ?? 1;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || (ttl !== 1 && (ttl < 30 || ttl > 86400))) {
     throw new RootCause(9020, 'Invalid TTL. Must be between 30 and 86400 seconds, or 1 for Automatic');
@@ -104,54 +123,61 @@ function check(ctx: ReferenceContext, zone: string, body: Json): RecordFields {
     throw new RootCause(9102, 'tags must be an array of strings');
   }
 
-  let rawName = typeof body.name === 'string' ? body.name : undefined;
-  const data =
-    type === 'SRV' && typeof body.data === 'string' && ctx.faults.has('accept-srv-data-text')
-      ? srvDataFromText(body.data)
-      : body.data;
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
-    throw new RootCause(9101, 'data must be an object');
-  }
-  const d = (data ?? {}) as Json;
+  return { type, ttl, proxied, comment, tags: [...(tags as string[])] };
+}
 
-  const base = { type, ttl, proxied, comment, tags: [...(tags as string[])] };
-  if (type === 'SRV') {
-    const legacy = ['service', 'proto', 'name'].filter((k) => k in d);
-    if (legacy.length > 0) {
-      const after = since(ctx, EOL.srvNameFields);
-      let retired = after
-        ? !ctx.faults.has('accept-srv-name-fields')
-        : ctx.faults.has('reject-srv-name-fields-early');
-      // After the date, fields that spell the outer name accepted as a compatibility shim.
-      if (
-        after &&
-        retired &&
-        typeof d.service === 'string' &&
-        typeof d.proto === 'string' &&
-        typeof d.name === 'string' &&
-        typeof rawName === 'string' &&
-        fullName(rawName, zone) === `${d.service}.${d.proto}.${fullName(d.name, zone)}` &&
-        ctx.faults.has('accept-srv-name-fields-matching-name')
-      )
-        retired = false;
-      // Before the date, data.name refused as a duplicate of the outer name.
-      if (!after && 'name' in d && ctx.faults.has('reject-srv-data-name-early')) retired = true;
-      if (retired) {
-        throw new RootCause(
-          9105,
-          `SRV data fields ${legacy.join(', ')} are no longer supported; put the full name in the record's name`,
-        );
-      }
-      // Before their end of life the three fields could still spell the record name.
-      if (typeof d.service === 'string' && typeof d.proto === 'string' && typeof d.name === 'string') {
-        rawName = `${d.service}.${d.proto}.${fullName(d.name, zone)}`;
-      }
+/**
+ * The name an SRV record's data fields service, proto and name spell, before their end of life;
+ * after it they are refused (with the compatibility shim and the faults around the date).
+ */
+function srvLegacyName(
+  ctx: ReferenceContext,
+  zone: string,
+  d: Json,
+  rawName: string | undefined,
+): string | undefined {
+  const legacy = ['service', 'proto', 'name'].filter((k) => k in d);
+  if (legacy.length > 0) {
+    const after = since(ctx, EOL.srvNameFields);
+    let retired = after
+      ? !ctx.faults.has('accept-srv-name-fields')
+      : ctx.faults.has('reject-srv-name-fields-early');
+    // After the date, fields that spell the outer name accepted as a compatibility shim.
+    if (
+      after &&
+      retired &&
+      typeof d.service === 'string' &&
+      typeof d.proto === 'string' &&
+      typeof d.name === 'string' &&
+      typeof rawName === 'string' &&
+      fullName(rawName, zone) === `${d.service}.${d.proto}.${fullName(d.name, zone)}` &&
+      ctx.faults.has('accept-srv-name-fields-matching-name')
+    )
+      retired = false;
+    // Before the date, data.name refused as a duplicate of the outer name.
+    if (!after && 'name' in d && ctx.faults.has('reject-srv-data-name-early')) retired = true;
+    if (retired) {
+      throw new RootCause(
+        9105,
+        `SRV data fields ${legacy.join(', ')} are no longer supported; put the full name in the record's name`,
+      );
+    }
+    // Before their end of life the three fields could still spell the record name.
+    if (typeof d.service === 'string' && typeof d.proto === 'string' && typeof d.name === 'string') {
+      rawName = `${d.service}.${d.proto}.${fullName(d.name, zone)}`;
     }
   }
-  if (rawName === undefined) throw new RootCause(9000, 'DNS name is invalid: name is required');
-  const name = fullName(rawName, zone);
-  if (!isHostname(name)) throw new RootCause(9000, `DNS name '${rawName}' is invalid`);
+  return rawName;
+}
 
+/** The content of a record of each type, checked and written as the API answers it. */
+function typedFields(
+  base: Omit<RecordFields, 'name' | 'content'>,
+  name: string,
+  body: Json,
+  d: Json,
+): RecordFields {
+  const { type } = base;
   const content = typeof body.content === 'string' ? body.content.trim() : undefined;
   switch (type) {
     case 'A':

@@ -158,101 +158,109 @@ function replace(req: ApiRequest, rs: Ruleset, entry = false): ApiResult {
 export function registerRulesets(router: Router): void {
   for (const scope of ['zones', 'accounts'] as const) {
     const base = scope === 'zones' ? '/zones/:zone_id/rulesets' : '/accounts/:account_id/rulesets';
-
-    router.on('GET', `${base}/phases/:phase/entrypoint`, (req) => {
-      const rs = entrypoint(req.state, scope, owner(req, scope), req.params.phase);
-      if (!rs) throw notFound(`entry point ruleset of phase ${req.params.phase}`);
-      return { result: rulesetResponse(req.ctx, rs) };
-    });
-
-    router.on('PUT', `${base}/phases/:phase/entrypoint`, (req) => {
-      const ownerId = owner(req, scope);
-      if (req.ctx.faults.has('no-entrypoint'))
-        throw notFound(`entry point ruleset of phase ${req.params.phase}`);
-      const phase = req.params.phase;
-      let rs = entrypoint(req.state, scope, ownerId, phase);
-      if (!rs) {
-        // The entry point is created on first use; it is stored only if the rules are valid.
-        rs = {
-          id: newId(),
-          name: `default`,
-          description: '',
-          kind: ENTRYPOINT_KIND[scope],
-          phase,
-          version: '0',
-          last_updated: nowIso(),
-          rules: [],
-          scope,
-          ownerId,
-        };
-        const result = replace(req, rs, true);
-        req.state.rulesets.set(rs.id, rs);
-        return result;
-      }
-      return replace(req, rs, true);
-    });
-
-    router.on('GET', base, (req) => {
-      const all = owned(req.state, scope, owner(req, scope));
-      const page = paginate(req.ctx, all, req.query, LIST);
-      const items = page.items.map((r) => rulesetResponse(req.ctx, r, false));
-      if (req.ctx.faults.has('rulesets-list-without-phase')) for (const item of items) delete item.phase;
-      if (req.ctx.faults.has('rulesets-list-without-kind')) for (const item of items) delete item.kind;
-      return { result: items, resultInfo: page.info };
-    });
-
-    router.on('POST', base, (req) => create(req, scope));
-
-    router.on('GET', `${base}/:ruleset_id`, (req) => ({
-      result: rulesetResponse(req.ctx, find(req, scope)),
-    }));
-
-    router.on('PUT', `${base}/:ruleset_id`, (req) => replace(req, find(req, scope)));
-
-    router.on('DELETE', `${base}/:ruleset_id`, (req) => {
-      const rs = find(req, scope);
-      req.state.rulesets.delete(rs.id);
-      return { status: 204, result: null };
-    });
-
-    router.on('POST', `${base}/:ruleset_id/rules`, (req) => {
-      const rs = find(req, scope);
-      const rule = buildRule(req.ctx, rs.phase, objectBody(req), rs.rules.length);
-      // The new rule put first, or written twice (once before and once after the checks).
-      const rules = req.ctx.faults.has('rule-create-prepends')
-        ? [rule, ...rs.rules]
-        : req.ctx.faults.has('rule-create-twice')
-          ? [...rs.rules, rule, { ...rule }]
-          : [...rs.rules, rule];
-      return commit(req.ctx, req.state, rs, rules);
-    });
-
-    router.on('PATCH', `${base}/:ruleset_id/rules/:rule_id`, (req) => {
-      const rs = find(req, scope);
-      const index = rs.rules.findIndex((r) => r.id === req.params.rule_id);
-      if (index < 0) throw notFound(`rule ${req.params.rule_id}`);
-      const body = objectBody(req);
-      // Under the fault PATCH applies enabled but keeps the old description.
-      let sent = req.ctx.faults.has('rule-patch-keeps-description')
-        ? { ...body, description: rs.rules[index].description }
-        : body;
-      // Under the fault PATCH applies every field but enabled, which keeps its old value.
-      if (req.ctx.faults.has('patch-ignores-enabled')) sent = { ...sent, enabled: rs.rules[index].enabled };
-      const rule = buildRule(req.ctx, rs.phase, sent, index, rs.rules[index]);
-      const rules = [...rs.rules];
-      if (!req.ctx.faults.has('rule-patch-ignored')) rules[index] = rule;
-      return commit(req.ctx, req.state, rs, rules);
-    });
-
-    router.on('DELETE', `${base}/:ruleset_id/rules/:rule_id`, (req) => {
-      const rs = find(req, scope);
-      if (!rs.rules.some((r) => r.id === req.params.rule_id)) throw notFound(`rule ${req.params.rule_id}`);
-      return commit(
-        req.ctx,
-        req.state,
-        rs,
-        rs.rules.filter((r) => r.id !== req.params.rule_id),
-      );
-    });
+    registerRulesetRoutes(router, scope, base);
+    registerRuleRoutes(router, scope, base);
   }
+}
+
+/** A scope's rulesets: the phase entry points, the list, and each ruleset whole. */
+function registerRulesetRoutes(router: Router, scope: Scope, base: string): void {
+  router.on('GET', `${base}/phases/:phase/entrypoint`, (req) => {
+    const rs = entrypoint(req.state, scope, owner(req, scope), req.params.phase);
+    if (!rs) throw notFound(`entry point ruleset of phase ${req.params.phase}`);
+    return { result: rulesetResponse(req.ctx, rs) };
+  });
+
+  router.on('PUT', `${base}/phases/:phase/entrypoint`, (req) => {
+    const ownerId = owner(req, scope);
+    if (req.ctx.faults.has('no-entrypoint'))
+      throw notFound(`entry point ruleset of phase ${req.params.phase}`);
+    const phase = req.params.phase;
+    let rs = entrypoint(req.state, scope, ownerId, phase);
+    if (!rs) {
+      // The entry point is created on first use; it is stored only if the rules are valid.
+      rs = {
+        id: newId(),
+        name: `default`,
+        description: '',
+        kind: ENTRYPOINT_KIND[scope],
+        phase,
+        version: '0',
+        last_updated: nowIso(),
+        rules: [],
+        scope,
+        ownerId,
+      };
+      const result = replace(req, rs, true);
+      req.state.rulesets.set(rs.id, rs);
+      return result;
+    }
+    return replace(req, rs, true);
+  });
+
+  router.on('GET', base, (req) => {
+    const all = owned(req.state, scope, owner(req, scope));
+    const page = paginate(req.ctx, all, req.query, LIST);
+    const items = page.items.map((r) => rulesetResponse(req.ctx, r, false));
+    if (req.ctx.faults.has('rulesets-list-without-phase')) for (const item of items) delete item.phase;
+    if (req.ctx.faults.has('rulesets-list-without-kind')) for (const item of items) delete item.kind;
+    return { result: items, resultInfo: page.info };
+  });
+
+  router.on('POST', base, (req) => create(req, scope));
+
+  router.on('GET', `${base}/:ruleset_id`, (req) => ({
+    result: rulesetResponse(req.ctx, find(req, scope)),
+  }));
+
+  router.on('PUT', `${base}/:ruleset_id`, (req) => replace(req, find(req, scope)));
+
+  router.on('DELETE', `${base}/:ruleset_id`, (req) => {
+    const rs = find(req, scope);
+    req.state.rulesets.delete(rs.id);
+    return { status: 204, result: null };
+  });
+}
+
+/** The rules of a scope's ruleset, one at a time: added, patched, deleted. */
+function registerRuleRoutes(router: Router, scope: Scope, base: string): void {
+  router.on('POST', `${base}/:ruleset_id/rules`, (req) => {
+    const rs = find(req, scope);
+    const rule = buildRule(req.ctx, rs.phase, objectBody(req), rs.rules.length);
+    // The new rule put first, or written twice (once before and once after the checks).
+    const rules = req.ctx.faults.has('rule-create-prepends')
+      ? [rule, ...rs.rules]
+      : req.ctx.faults.has('rule-create-twice')
+        ? [...rs.rules, rule, { ...rule }]
+        : [...rs.rules, rule];
+    return commit(req.ctx, req.state, rs, rules);
+  });
+
+  router.on('PATCH', `${base}/:ruleset_id/rules/:rule_id`, (req) => {
+    const rs = find(req, scope);
+    const index = rs.rules.findIndex((r) => r.id === req.params.rule_id);
+    if (index < 0) throw notFound(`rule ${req.params.rule_id}`);
+    const body = objectBody(req);
+    // Under the fault PATCH applies enabled but keeps the old description.
+    let sent = req.ctx.faults.has('rule-patch-keeps-description')
+      ? { ...body, description: rs.rules[index].description }
+      : body;
+    // Under the fault PATCH applies every field but enabled, which keeps its old value.
+    if (req.ctx.faults.has('patch-ignores-enabled')) sent = { ...sent, enabled: rs.rules[index].enabled };
+    const rule = buildRule(req.ctx, rs.phase, sent, index, rs.rules[index]);
+    const rules = [...rs.rules];
+    if (!req.ctx.faults.has('rule-patch-ignored')) rules[index] = rule;
+    return commit(req.ctx, req.state, rs, rules);
+  });
+
+  router.on('DELETE', `${base}/:ruleset_id/rules/:rule_id`, (req) => {
+    const rs = find(req, scope);
+    if (!rs.rules.some((r) => r.id === req.params.rule_id)) throw notFound(`rule ${req.params.rule_id}`);
+    return commit(
+      req.ctx,
+      req.state,
+      rs,
+      rs.rules.filter((r) => r.id !== req.params.rule_id),
+    );
+  });
 }

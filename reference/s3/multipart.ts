@@ -239,50 +239,10 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   }
 
   const asListed = listed.map((p) => p.partNumber);
-  const ascending = listed.every((p, i) => i === 0 || listed[i - 1].partNumber < p.partNumber);
-  if (!ascending && call.ctx.faults.has('s3-complete-unsorted-rejected')) {
-    throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
-  }
-  // SPEC behaviour 11: parts are sorted ascending whatever the input order (under a fault, they
-  // are accepted out of order but assembled as listed).
-  if (ascending || !call.ctx.faults.has('s3-complete-parts-in-listed-order'))
-    listed.sort((a, b) => a.partNumber - b.partNumber);
-  const parts: PartRecord[] = [];
-  const numbers = new Set<number>();
-  for (const p of listed) {
-    if (!Number.isInteger(p.partNumber) || numbers.has(p.partNumber)) {
-      throw new S3Error(
-        400,
-        'InvalidPartOrder',
-        'The list of parts was not in ascending order or repeats a part.',
-      );
-    }
-    numbers.add(p.partNumber);
-    const stored = u.parts.get(p.partNumber);
-    if (!stored || (strictTags ? stored.etag : stripQuotes(stored.etag)) !== p.etag) {
-      throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.', {
-        PartNumber: String(p.partNumber),
-      });
-    }
-    parts.push(stored);
-  }
+  const parts = assembleParts(call, u, listed, strictTags);
   checkPartSizes(call, parts);
 
-  // Under a fault, the ETag hashes the part MD5s in the order Complete listed them.
-  const byNumber = new Map(listed.map((p, i) => [p.partNumber, parts[i]]));
-  const hashed = call.ctx.faults.has('s3-multipart-etag-parts-unsorted')
-    ? asListed.map((n) => byNumber.get(n)!)
-    : parts;
-  const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
-  const digest = createHash('md5').update(md5s).digest('hex');
-  // Under a fault, the suffix counts up to the highest part number instead of counting the parts.
-  const last = parts[parts.length - 1].partNumber;
-  const count =
-    last !== parts.length && call.ctx.faults.has('s3-multipart-etag-suffix-last-number')
-      ? last
-      : parts.length;
-  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${count}`;
-  const etag = call.ctx.faults.has('s3-multipart-etags-unquoted') ? tag : `"${tag}"`;
+  const etag = multipartEtag(call, listed, asListed, parts);
   const checksums = objectChecksum(call, u, parts);
   const record: ObjectRecord = {
     key: call.key,
@@ -318,6 +278,70 @@ export async function completeMultipartUpload(call: S3Call): Promise<void> {
   };
   bucket.completedUploads.set(u.uploadId, { key: call.key, result, headers });
   sendResult(call.res, 'CompleteMultipartUploadResult', result, headers, call.ctx);
+}
+
+/**
+ * The stored parts a Complete lists, in part-number order (SPEC behaviour 11), each as its ETag
+ * names it; `listed` is sorted in place. A part repeated, missing or of another ETag is refused.
+ */
+function assembleParts(
+  call: S3Call,
+  u: UploadRecord,
+  listed: { partNumber: number; etag: string }[],
+  strictTags: boolean,
+): PartRecord[] {
+  const ascending = listed.every((p, i) => i === 0 || listed[i - 1].partNumber < p.partNumber);
+  if (!ascending && call.ctx.faults.has('s3-complete-unsorted-rejected')) {
+    throw new S3Error(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
+  }
+  // SPEC behaviour 11: parts are sorted ascending whatever the input order (under a fault, they
+  // are accepted out of order but assembled as listed).
+  if (ascending || !call.ctx.faults.has('s3-complete-parts-in-listed-order'))
+    listed.sort((a, b) => a.partNumber - b.partNumber);
+  const parts: PartRecord[] = [];
+  const numbers = new Set<number>();
+  for (const p of listed) {
+    if (!Number.isInteger(p.partNumber) || numbers.has(p.partNumber)) {
+      throw new S3Error(
+        400,
+        'InvalidPartOrder',
+        'The list of parts was not in ascending order or repeats a part.',
+      );
+    }
+    numbers.add(p.partNumber);
+    const stored = u.parts.get(p.partNumber);
+    if (!stored || (strictTags ? stored.etag : stripQuotes(stored.etag)) !== p.etag) {
+      throw new S3Error(400, 'InvalidPart', 'One or more of the specified parts could not be found.', {
+        PartNumber: String(p.partNumber),
+      });
+    }
+    parts.push(stored);
+  }
+  return parts;
+}
+
+/** A multipart object's ETag: the MD5 of its parts' MD5s, with the count of parts after a dash. */
+function multipartEtag(
+  call: S3Call,
+  listed: { partNumber: number; etag: string }[],
+  asListed: number[],
+  parts: PartRecord[],
+): string {
+  // Under a fault, the ETag hashes the part MD5s in the order Complete listed them.
+  const byNumber = new Map(listed.map((p, i) => [p.partNumber, parts[i]]));
+  const hashed = call.ctx.faults.has('s3-multipart-etag-parts-unsorted')
+    ? asListed.map((n) => byNumber.get(n)!)
+    : parts;
+  const md5s = Buffer.concat(hashed.map((p) => Buffer.from(stripQuotes(p.etag), 'hex')));
+  const digest = createHash('md5').update(md5s).digest('hex');
+  // Under a fault, the suffix counts up to the highest part number instead of counting the parts.
+  const last = parts[parts.length - 1].partNumber;
+  const count =
+    last !== parts.length && call.ctx.faults.has('s3-multipart-etag-suffix-last-number')
+      ? last
+      : parts.length;
+  const tag = call.ctx.faults.has('s3-multipart-etag-no-suffix') ? digest : `${digest}-${count}`;
+  return call.ctx.faults.has('s3-multipart-etags-unquoted') ? tag : `"${tag}"`;
 }
 
 /**

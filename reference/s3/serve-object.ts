@@ -54,17 +54,7 @@ export async function serveObject(
   options: ServeOptions = {},
 ): Promise<void> {
   const head = req.method === 'HEAD';
-  const headers = { ...objectHeaders(obj), ...options.extraHeaders };
-  // Under a fault, HEAD leaves out the encryption an object got from its bucket's default.
-  if (head && obj.sse && obj.sseByDefault && ctx.faults.has('s3-sse-bucket-default-head-omitted'))
-    delete headers['x-amz-server-side-encryption'];
-  // Under a fault, a GET (not a HEAD) answers no Last-Modified, as a server streaming the body may.
-  if (!head && ctx.faults.has('s3-last-modified-get-omitted')) delete headers['last-modified'];
-  // Under a fault, a GET of an object written whole answers its ETag weak, as a compressing proxy does.
-  if (!head && !obj.partSizes && ctx.faults.has('s3-get-etag-weak')) headers.etag = `W/${obj.etag}`;
-  if (head && Object.keys(obj.metadata).length > 0 && ctx.faults.has('s3-metadata-head-omitted')) {
-    for (const k of Object.keys(obj.metadata)) delete headers[`x-amz-meta-${k}`];
-  }
+  const headers = answerHeaders(req, ctx, obj, options);
   const notModified = checkRead(
     {
       ifMatch: header(req, 'if-match'),
@@ -86,32 +76,8 @@ export async function serveObject(
   }
   applyOverrides(headers, options.query, ctx);
 
-  let range: ByteRange | undefined;
   const partNumber = options.query?.get('partNumber');
-  if (partNumber !== null && partNumber !== undefined) {
-    range = partRange(obj, partNumber);
-    // As Amazon S3: the part count is reported for part requests.
-    if (obj.partSizes) headers['x-amz-mp-parts-count'] = obj.partSizes.length;
-  } else {
-    // Faults of an ignored range: asked only for a header that is no valid byte range.
-    const invalid = invalidRangeKind(header(req, 'range'));
-    if (invalid === 'reversed' && ctx.faults.has('s3-range-reversed-416')) throw invalidRange(obj.blob.size);
-    if (invalid === 'malformed' && ctx.faults.has('s3-range-malformed-500')) {
-      throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
-    }
-    try {
-      range = parseRange(
-        header(req, 'range'),
-        obj.blob.size,
-        () => ctx.faults.has('s3-range-suffix-from-start'),
-        () => ctx.faults.has('s3-range-start-at-size-satisfiable'),
-        () => ctx.faults.has('s3-range-zero-end-open'),
-      );
-    } catch (err) {
-      if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
-      range = undefined;
-    }
-  }
+  const range = requestedRange(req, ctx, obj, partNumber, headers);
 
   const gzipped = /(^|,)\s*gzip\s*($|,)/i.test(obj.headers['content-encoding'] ?? '');
   if (options.publicEntry && gzipped) {
@@ -167,6 +133,67 @@ export async function serveObject(
   }
   headers['content-length'] = obj.blob.size;
   return send(res, 200, headers, head || obj.blob.size === 0 ? undefined : () => blobs.read(obj.blob));
+}
+
+/** The object's headers as this request gets them (HEAD or GET), before conditionals and ranges. */
+function answerHeaders(
+  req: http.IncomingMessage,
+  ctx: ReferenceContext,
+  obj: ObjectRecord,
+  options: ServeOptions,
+): Headers {
+  const head = req.method === 'HEAD';
+  const headers = { ...objectHeaders(obj), ...options.extraHeaders };
+  // Under a fault, HEAD leaves out the encryption an object got from its bucket's default.
+  if (head && obj.sse && obj.sseByDefault && ctx.faults.has('s3-sse-bucket-default-head-omitted'))
+    delete headers['x-amz-server-side-encryption'];
+  // Under a fault, a GET (not a HEAD) answers no Last-Modified, as a server streaming the body may.
+  if (!head && ctx.faults.has('s3-last-modified-get-omitted')) delete headers['last-modified'];
+  // Under a fault, a GET of an object written whole answers its ETag weak, as a compressing proxy does.
+  if (!head && !obj.partSizes && ctx.faults.has('s3-get-etag-weak')) headers.etag = `W/${obj.etag}`;
+  if (head && Object.keys(obj.metadata).length > 0 && ctx.faults.has('s3-metadata-head-omitted')) {
+    for (const k of Object.keys(obj.metadata)) delete headers[`x-amz-meta-${k}`];
+  }
+  return headers;
+}
+
+/**
+ * The bytes asked for, by part number (whose count then goes in `headers`) or Range header; none
+ * for the whole object. An unsatisfiable range throws.
+ */
+function requestedRange(
+  req: http.IncomingMessage,
+  ctx: ReferenceContext,
+  obj: ObjectRecord,
+  partNumber: string | null | undefined,
+  headers: Headers,
+): ByteRange | undefined {
+  let range: ByteRange | undefined;
+  if (partNumber !== null && partNumber !== undefined) {
+    range = partRange(obj, partNumber);
+    // As Amazon S3: the part count is reported for part requests.
+    if (obj.partSizes) headers['x-amz-mp-parts-count'] = obj.partSizes.length;
+  } else {
+    // Faults of an ignored range: asked only for a header that is no valid byte range.
+    const invalid = invalidRangeKind(header(req, 'range'));
+    if (invalid === 'reversed' && ctx.faults.has('s3-range-reversed-416')) throw invalidRange(obj.blob.size);
+    if (invalid === 'malformed' && ctx.faults.has('s3-range-malformed-500')) {
+      throw new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+    }
+    try {
+      range = parseRange(
+        header(req, 'range'),
+        obj.blob.size,
+        () => ctx.faults.has('s3-range-suffix-from-start'),
+        () => ctx.faults.has('s3-range-start-at-size-satisfiable'),
+        () => ctx.faults.has('s3-range-zero-end-open'),
+      );
+    } catch (err) {
+      if (!ctx.faults.has('s3-range-unsatisfiable-200')) throw err;
+      range = undefined;
+    }
+  }
+  return range;
 }
 
 /**

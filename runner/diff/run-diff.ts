@@ -134,27 +134,21 @@ export interface DiffModel<C, S> {
   clear(side: DiffSide, state: S, ask: Ask): Promise<string[]>;
 }
 
-/**
- * Differential mode: sequences of commands generated from a model, sent to two targets in
- * lockstep, every answer compared after normalisation (normalize.ts). fast-check shrinks a
- * sequence that shows a difference to the shortest it finds; then the search starts again with
- * that difference set aside, until no new one appears in `runs` sequences or `maxDifferences` are
- * found.
- */
-export async function runDiff<C, S>(
-  sides: [DiffSide, DiffSide],
-  options: DiffOptions,
-  model: DiffModel<C, S>,
-): Promise<DiffReport> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const signal = options.signal ?? new AbortController().signal;
-  const agent = createAgent(8, timeoutMs);
-  const known = new Map((options.known ?? []).map((k) => [k.signature, k.reason]));
-  const setAside = new Set<string>();
-  const findings: Finding[] = [];
-  const leftovers: string[] = [];
-  let sequences = 0;
+/** How the search reaches the two sides, and the first side that stopped answering. */
+interface Wire {
+  /** Sends as is: setup and teardown. */
+  send: Ask;
+  /** Sends for the search: a side that refused or throttled ends it, by a TargetError. */
+  ask: Ask;
+  /** Requests that remove what a sequence made: sent even after the search stopped. */
+  tidy: Ask;
+  /** Why the search stopped, once a side stopped answering. */
+  down(): string | undefined;
+  close(): Promise<void>;
+}
 
+function connect(timeoutMs: number, signal: AbortSignal): Wire {
+  const agent = createAgent(8, timeoutMs);
   const send = async (side: DiffSide, req: { s3?: HttpRequest; api?: ApiRequest }): Promise<StepResponse> => {
     if (req.s3)
       return sendHttp(agent, await buildS3Request(side.s3!, req.s3), { signal, timeoutMs, door: 's3' });
@@ -183,55 +177,198 @@ export async function runDiff<C, S>(
     }
     return res;
   };
-
-  /** Requests that remove what a sequence made: sent even after the search stopped. */
   const tidy: Ask = (side, req) =>
     send(side, req).catch((err: unknown) => {
       if (!(err instanceof TargetError)) throw err;
       return new StepResponse(0, {}, bufferBody(Buffer.from(`(no answer: ${err.message})`)));
     });
+  return { send, ask, tidy, down: () => down, close: () => agent.close() };
+}
 
-  /** Runs the sequence on both sides; the first difference not set aside, with the ones a baseline knows. */
-  const runSequence = async (cmds: C[]): Promise<{ shown?: Shown; knownSeen: Shown[] }> => {
-    const n = sequences++;
-    const states = sides.map((side) => model.state(side, n)) as [S, S];
-    const knownSeen: Shown[] = [];
-    try {
-      for (let i = 0; i < cmds.length; i++) {
-        const cmd = cmds[i];
-        const answers = await Promise.all(sides.map((side, s) => model.perform(side, cmd, states[s], ask)));
-        for (let step = 0; step < Math.max(answers[0].length, answers[1].length); step++) {
-          const pair: [Normalized, Normalized] = [
-            answers[0][step] ?? missing(),
-            answers[1][step] ?? missing(),
-          ];
-          const ranked = differences(pair[0], pair[1])
-            .map((difference) => ({ difference, clauses: model.clauses(cmd, difference) }))
-            .sort((x, y) => rank(x.difference, x.clauses) - rank(y.difference, y.clauses));
-          for (const { difference, clauses } of ranked) {
-            const signature = model.signature(cmd, difference);
-            const shown = { at: i, difference, clauses, signature, answers: pair };
-            if (known.has(signature)) knownSeen.push(shown);
-            else if (!setAside.has(signature)) return { shown, knownSeen };
-          }
-        }
-      }
-      return { knownSeen };
-    } finally {
-      // Clearing is tried whatever stopped the search; what it cannot remove is reported.
-      const left = await Promise.all(
-        sides.map((side, s) =>
-          model
-            .clear(side, states[s], tidy)
-            .catch((err: Error) => [`${side.name}: what sequence ${n} made may remain (${err.message})`]),
-        ),
-      );
-      leftovers.push(...left.flat());
-    }
+/** What one search keeps from sequence to sequence. */
+interface Search<C, S> {
+  sides: [DiffSide, DiffSide];
+  model: DiffModel<C, S>;
+  wire: Wire;
+  /** The differences a baseline knows, by signature, with its reason. */
+  known: Map<string, string>;
+  /** The differences already found, which the search now looks past. */
+  setAside: Set<string>;
+  findings: Finding[];
+  leftovers: string[];
+  sequences: number;
+}
+
+/**
+ * Differential mode: sequences of commands generated from a model, sent to two targets in
+ * lockstep, every answer compared after normalisation (normalize.ts). fast-check shrinks a
+ * sequence that shows a difference to the shortest it finds; then the search starts again with
+ * that difference set aside, until no new one appears in `runs` sequences or `maxDifferences` are
+ * found.
+ */
+export async function runDiff<C, S>(
+  sides: [DiffSide, DiffSide],
+  options: DiffOptions,
+  model: DiffModel<C, S>,
+): Promise<DiffReport> {
+  const wire = connect(options.timeoutMs ?? 30_000, options.signal ?? new AbortController().signal);
+  const search: Search<C, S> = {
+    sides,
+    model,
+    wire,
+    known: new Map((options.known ?? []).map((k) => [k.signature, k.reason])),
+    setAside: new Set<string>(),
+    findings: [],
+    leftovers: [],
+    sequences: 0,
   };
+  const prepared: DiffSide[] = [];
+  try {
+    for (const side of sides) {
+      await model.setup(side, wire.send);
+      prepared.push(side);
+    }
+    await searchRounds(search, options);
+    const { findings } = search;
+    // What a user acts on first: a clause's departure, then a status, a body, a header.
+    findings.sort((x, y) => rank(x.difference, x.clauses) - rank(y.difference, y.clauses));
+    const seen = new Set(findings.map((f) => f.signature));
+    return {
+      sides: [sides[0].name, sides[1].name],
+      sequences: search.sequences,
+      findings,
+      unseen: (options.known ?? []).filter((k) => !seen.has(k.signature)),
+      leftovers: search.leftovers,
+      stopped: wire.down(),
+    };
+  } finally {
+    for (const side of prepared) {
+      const left = await model
+        .teardown(side, wire.send)
+        .catch((err: Error) => `${side.name}: what the run made there may remain (${err.message})`);
+      if (left) search.leftovers.push(left);
+    }
+    await wire.close();
+  }
+}
 
+/**
+ * The searches: each a fast-check property over sequences, whose shrunk counterexample becomes a
+ * finding and is set aside for the next; the differences a baseline knows are added at the end.
+ */
+async function searchRounds<C, S>(search: Search<C, S>, options: DiffOptions): Promise<void> {
+  const { model, findings, wire } = search;
   const knownAt = new Map<string, Finding>();
-  const record = (cmds: C[], shown: Shown, seed: number, path: string, reason?: string): Finding => ({
+  let currentSeed = options.seed;
+  const property = fc.asyncProperty(
+    model.sequence?.(options.maxLength) ??
+      fc.array(model.command, { minLength: 1, maxLength: options.maxLength }),
+    async (cmds) => {
+      const { shown, knownSeen } = await runSequence(search, cmds);
+      // A known difference is reported once, with the sequence that first showed it (not shrunk).
+      for (const k of knownSeen) {
+        if (!knownAt.has(k.signature))
+          knownAt.set(k.signature, findingOf(model, cmds, k, currentSeed, '', search.known.get(k.signature)));
+      }
+      return shown === undefined;
+    },
+  );
+  // Only what a user acts on takes a slot of --max-differences: a search that finds nothing new
+  // (a shrunk sequence that no longer shows its difference) or only a header one side sends and
+  // no clause names costs none. The searches themselves are bounded all the same.
+  const newFound = () => findings.filter((f) => rank(f.difference, f.clauses) < 3).length;
+  for (let round = 0; newFound() < options.maxDifferences && round < options.maxDifferences * 3; round++) {
+    const seed = options.replay?.seed ?? options.seed + round;
+    currentSeed = seed;
+    const details = await fc.check(property, {
+      seed,
+      numRuns: options.replay ? 1 : options.runs,
+      ...(options.replay ? { path: options.replay.path } : {}),
+    });
+    if (!details.failed || !details.counterexample) break;
+    if (wire.down()) break;
+    const [cmds] = details.counterexample;
+    // The shrunk sequence once more, to keep what it shows (fast-check keeps only the input).
+    const again = await runSequence(search, cmds).catch((err: unknown) => {
+      if (wire.down()) return { shown: undefined, knownSeen: [] };
+      throw err;
+    });
+    if (!again.shown) continue;
+    search.setAside.add(again.shown.signature);
+    findings.push(findingOf(model, cmds, again.shown, seed, details.counterexamplePath ?? ''));
+    if (options.replay) break;
+  }
+  findings.push(...knownAt.values());
+}
+
+/** Runs the sequence on both sides; the first difference not set aside, with the ones a baseline knows. */
+async function runSequence<C, S>(
+  search: Search<C, S>,
+  cmds: C[],
+): Promise<{ shown?: Shown; knownSeen: Shown[] }> {
+  const { sides, model, wire } = search;
+  const n = search.sequences++;
+  const states = sides.map((side) => model.state(side, n)) as [S, S];
+  const knownSeen: Shown[] = [];
+  try {
+    for (let i = 0; i < cmds.length; i++) {
+      const cmd = cmds[i];
+      const answers = await Promise.all(
+        sides.map((side, s) => model.perform(side, cmd, states[s], wire.ask)),
+      );
+      const shown = firstNewDifference(search, cmd, i, answers, knownSeen);
+      if (shown) return { shown, knownSeen };
+    }
+    return { knownSeen };
+  } finally {
+    // Clearing is tried whatever stopped the search; what it cannot remove is reported.
+    const left = await Promise.all(
+      sides.map((side, s) =>
+        model
+          .clear(side, states[s], wire.tidy)
+          .catch((err: Error) => [`${side.name}: what sequence ${n} made may remain (${err.message})`]),
+      ),
+    );
+    search.leftovers.push(...left.flat());
+  }
+}
+
+/**
+ * The two sides' answers to the command at `at`, request by request: the first difference neither
+ * known nor set aside, most telling first; the known ones it passes are added to `knownSeen`.
+ */
+function firstNewDifference<C, S>(
+  search: Search<C, S>,
+  cmd: C,
+  at: number,
+  answers: Normalized[][],
+  knownSeen: Shown[],
+): Shown | undefined {
+  const { model } = search;
+  for (let step = 0; step < Math.max(answers[0].length, answers[1].length); step++) {
+    const pair: [Normalized, Normalized] = [answers[0][step] ?? missing(), answers[1][step] ?? missing()];
+    const ranked = differences(pair[0], pair[1])
+      .map((difference) => ({ difference, clauses: model.clauses(cmd, difference) }))
+      .sort((x, y) => rank(x.difference, x.clauses) - rank(y.difference, y.clauses));
+    for (const { difference, clauses } of ranked) {
+      const signature = model.signature(cmd, difference);
+      const shown = { at, difference, clauses, signature, answers: pair };
+      if (search.known.has(signature)) knownSeen.push(shown);
+      else if (!search.setAside.has(signature)) return shown;
+    }
+  }
+  return undefined;
+}
+
+function findingOf<C, S>(
+  model: DiffModel<C, S>,
+  cmds: C[],
+  shown: Shown,
+  seed: number,
+  path: string,
+  reason?: string,
+): Finding {
+  return {
     signature: shown.signature,
     sequence: cmds.slice(0, shown.at + 1).map((c) => model.describe(c)),
     at: shown.at,
@@ -241,74 +378,7 @@ export async function runDiff<C, S>(
     seed,
     path,
     known: reason,
-  });
-  let currentSeed = options.seed;
-  const property = fc.asyncProperty(
-    model.sequence?.(options.maxLength) ??
-      fc.array(model.command, { minLength: 1, maxLength: options.maxLength }),
-    async (cmds) => {
-      const { shown, knownSeen } = await runSequence(cmds);
-      // A known difference is reported once, with the sequence that first showed it (not shrunk).
-      for (const k of knownSeen) {
-        if (!knownAt.has(k.signature))
-          knownAt.set(k.signature, record(cmds, k, currentSeed, '', known.get(k.signature)));
-      }
-      return shown === undefined;
-    },
-  );
-
-  const prepared: DiffSide[] = [];
-  try {
-    for (const side of sides) {
-      await model.setup(side, send);
-      prepared.push(side);
-    }
-    // Only what a user acts on takes a slot of --max-differences: a search that finds nothing new
-    // (a shrunk sequence that no longer shows its difference) or only a header one side sends and
-    // no clause names costs none. The searches themselves are bounded all the same.
-    const newFound = () => findings.filter((f) => rank(f.difference, f.clauses) < 3).length;
-    for (let round = 0; newFound() < options.maxDifferences && round < options.maxDifferences * 3; round++) {
-      const seed = options.replay?.seed ?? options.seed + round;
-      currentSeed = seed;
-      const details = await fc.check(property, {
-        seed,
-        numRuns: options.replay ? 1 : options.runs,
-        ...(options.replay ? { path: options.replay.path } : {}),
-      });
-      if (!details.failed || !details.counterexample) break;
-      if (down) break;
-      const [cmds] = details.counterexample;
-      // The shrunk sequence once more, to keep what it shows (fast-check keeps only the input).
-      const again = await runSequence(cmds).catch((err: unknown) => {
-        if (down) return { shown: undefined, knownSeen: [] };
-        throw err;
-      });
-      if (!again.shown) continue;
-      setAside.add(again.shown.signature);
-      findings.push(record(cmds, again.shown, seed, details.counterexamplePath ?? ''));
-      if (options.replay) break;
-    }
-    findings.push(...knownAt.values());
-    // What a user acts on first: a clause's departure, then a status, a body, a header.
-    findings.sort((x, y) => rank(x.difference, x.clauses) - rank(y.difference, y.clauses));
-    const seen = new Set(findings.map((f) => f.signature));
-    return {
-      sides: [sides[0].name, sides[1].name],
-      sequences,
-      findings,
-      unseen: (options.known ?? []).filter((k) => !seen.has(k.signature)),
-      leftovers,
-      stopped: down,
-    };
-  } finally {
-    for (const side of prepared) {
-      const left = await model
-        .teardown(side, send)
-        .catch((err: Error) => `${side.name}: what the run made there may remain (${err.message})`);
-      if (left) leftovers.push(left);
-    }
-    await agent.close();
-  }
+  };
 }
 
 /**

@@ -37,77 +37,17 @@ export function lintSuites(
       else cited.add(id);
     }
   };
+  const report: LintReport = {
+    error,
+    warn: (where, what) => problems.push({ where, what, level: 'warning' }),
+    cite: citeAll,
+  };
 
   for (const c of cases) {
     const prior = caseIds.get(c.id);
     if (prior) error(c.origin, `duplicate case id '${c.id}' (first at ${prior}); give it a new id`);
     caseIds.set(c.id, c.origin);
-    const defined = new Set<string>();
-    const stepIds = new Set<string>();
-    // Ids of the given: a twin is a step of the case, not a prerequisite (whose refusal stops it).
-    let givenIds = new Set<string>();
-    const visit = (step: StepDef, inTeardown: boolean) => {
-      for (const id of step.needs ?? []) {
-        if (inTeardown) error(step.origin, 'a teardown step runs whatever happened: it cannot have needs');
-        else if (!stepIds.has(id))
-          error(
-            step.origin,
-            `needs '${id}', which is no earlier step of case '${c.id}'; name a step above it`,
-          );
-      }
-      for (const id of step.twin ?? []) {
-        if (inTeardown) error(step.origin, 'a teardown step runs whatever happened: it has no valid twin');
-        else if (!stepIds.has(id) || givenIds.has(id))
-          error(
-            step.origin,
-            `twin '${id}', which is no earlier step of case '${c.id}'; name a step above it in steps (a given's refusal stops the case)`,
-          );
-      }
-      if (step.id) {
-        if (stepIds.has(step.id)) error(step.origin, `duplicate step id '${step.id}' in case '${c.id}'`);
-        stepIds.add(step.id);
-      }
-      const kind = stepKind(step);
-      const problem = kind.lint?.(step);
-      if (problem) error(step.origin, problem);
-      const request = kind.sent(step);
-      for (const name of fixtureNames(request)) {
-        try {
-          fixtureText(name);
-        } catch {
-          error(step.origin, `fixture '${name}' not found in fixtures/; add the file or fix the name`);
-        }
-      }
-      for (const p of placeholdersIn(request))
-        checkPlaceholder(step.origin, p.name, p.inRepeat, defined, error);
-      for (const check of step.expect ?? []) {
-        if (inTeardown) error(check.origin, 'teardown steps cannot have checks');
-        citeAll(check.origin, check.clauses);
-        lintCheck(check, error);
-        const weak = weakness(check);
-        if (weak && !check.weak) {
-          problems.push({
-            where: check.origin,
-            what: `the check asserts only ${weak === 'shape' ? 'a shape' : weak === 'status class' ? 'a status class' : 'absence'}: assert the value its clause states, or say why it need not in 'weak:'`,
-            level: 'warning',
-          });
-        }
-        for (const p of placeholdersIn(check)) checkPlaceholder(check.origin, p.name, false, defined, error);
-      }
-      for (const name of [
-        ...(step.kind === 'bucket' ? [step.bucket] : []),
-        ...Object.keys(step.capture ?? {}),
-      ]) {
-        if (ROOTS.has(name) || name === 'i') {
-          error(step.origin, `'${name}' is a built-in placeholder; give the capture or bucket another name`);
-        }
-        defined.add(name);
-      }
-      for (const t of step.teardown ?? []) visit(t, true);
-    };
-    for (const s of c.given) visit(s, false);
-    givenIds = new Set(stepIds);
-    for (const s of c.steps) visit(s, false);
+    lintCase(c, report);
   }
   for (const p of properties) {
     const prior = caseIds.get(p.def.id);
@@ -127,6 +67,91 @@ export function lintSuites(
     }
   }
   return problems;
+}
+
+/** Where lint's findings go: errors, warnings, and the clauses a check cites (checked to exist). */
+interface LintReport {
+  error(where: string, what: string): void;
+  warn(where: string, what: string): void;
+  cite(where: string, ids: string[]): void;
+}
+
+/**
+ * One case's steps, given first, each with its teardown: needs and twins that name earlier steps,
+ * step ids, the step kind's own rules, fixtures, placeholders defined before use, and checks.
+ */
+function lintCase(c: CaseDef, report: LintReport): void {
+  const defined = new Set<string>();
+  const stepIds = new Set<string>();
+  // Ids of the given: a twin is a step of the case, not a prerequisite (whose refusal stops it).
+  let givenIds = new Set<string>();
+  const visit = (step: StepDef, inTeardown: boolean) => {
+    for (const id of step.needs ?? []) {
+      if (inTeardown)
+        report.error(step.origin, 'a teardown step runs whatever happened: it cannot have needs');
+      else if (!stepIds.has(id))
+        report.error(
+          step.origin,
+          `needs '${id}', which is no earlier step of case '${c.id}'; name a step above it`,
+        );
+    }
+    for (const id of step.twin ?? []) {
+      if (inTeardown)
+        report.error(step.origin, 'a teardown step runs whatever happened: it has no valid twin');
+      else if (!stepIds.has(id) || givenIds.has(id))
+        report.error(
+          step.origin,
+          `twin '${id}', which is no earlier step of case '${c.id}'; name a step above it in steps (a given's refusal stops the case)`,
+        );
+    }
+    if (step.id) {
+      if (stepIds.has(step.id)) report.error(step.origin, `duplicate step id '${step.id}' in case '${c.id}'`);
+      stepIds.add(step.id);
+    }
+    const kind = stepKind(step);
+    const problem = kind.lint?.(step);
+    if (problem) report.error(step.origin, problem);
+    const request = kind.sent(step);
+    for (const name of fixtureNames(request)) {
+      try {
+        fixtureText(name);
+      } catch {
+        report.error(step.origin, `fixture '${name}' not found in fixtures/; add the file or fix the name`);
+      }
+    }
+    for (const p of placeholdersIn(request))
+      checkPlaceholder(step.origin, p.name, p.inRepeat, defined, report.error);
+    for (const check of step.expect ?? []) {
+      if (inTeardown) report.error(check.origin, 'teardown steps cannot have checks');
+      report.cite(check.origin, check.clauses);
+      lintCheck(check, report.error);
+      const weak = weakness(check);
+      if (weak && !check.weak) {
+        report.warn(
+          check.origin,
+          `the check asserts only ${weak === 'shape' ? 'a shape' : weak === 'status class' ? 'a status class' : 'absence'}: assert the value its clause states, or say why it need not in 'weak:'`,
+        );
+      }
+      for (const p of placeholdersIn(check))
+        checkPlaceholder(check.origin, p.name, false, defined, report.error);
+    }
+    for (const name of [
+      ...(step.kind === 'bucket' ? [step.bucket] : []),
+      ...Object.keys(step.capture ?? {}),
+    ]) {
+      if (ROOTS.has(name) || name === 'i') {
+        report.error(
+          step.origin,
+          `'${name}' is a built-in placeholder; give the capture or bucket another name`,
+        );
+      }
+      defined.add(name);
+    }
+    for (const t of step.teardown ?? []) visit(t, true);
+  };
+  for (const s of c.given) visit(s, false);
+  givenIds = new Set(stepIds);
+  for (const s of c.steps) visit(s, false);
 }
 
 function checkPlaceholder(

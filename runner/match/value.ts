@@ -210,31 +210,8 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): s
       const problem = schemas().check(String(arg), actual);
       return problem ? `does not match schema ${arg}: ${problem}` : undefined;
     }
-    case '$anyOrder': {
-      const want = arg as unknown[];
-      if (!Array.isArray(actual) || actual.length !== want.length) {
-        return `expected ${want.length} elements in any order, found ${show(actual)}`;
-      }
-      // Subset matching lets one element fit several patterns: search for a full assignment.
-      const fits = want.map((w) => actual.map((a) => !match(w, a)));
-      const used = new Array<boolean>(actual.length).fill(false);
-      const assign = (i: number): boolean => {
-        if (i === want.length) return true;
-        for (let j = 0; j < actual.length; j++) {
-          if (!used[j] && fits[i][j]) {
-            used[j] = true;
-            if (assign(i + 1)) return true;
-            used[j] = false;
-          }
-        }
-        return false;
-      };
-      if (assign(0)) return undefined;
-      const lonely = want.find((_, i) => !fits[i].some(Boolean));
-      return lonely === undefined
-        ? `no one-to-one pairing of ${show(want)} with ${show(actual)}`
-        : `no element matches ${show(lonely)} in ${show(actual)}`;
-    }
+    case '$anyOrder':
+      return matchAnyOrder(arg as unknown[], actual);
     case '$each': {
       if (!Array.isArray(actual)) return `expected an array, found ${show(actual)}`;
       for (let i = 0; i < actual.length; i++) {
@@ -250,24 +227,54 @@ function matchOperator(op: string, arg: unknown, actual: unknown, at: string): s
         return `expected an object or element, found ${show(actual)}`;
       return matchKeys(arg, Object.keys(actual), at);
     }
-    case '$sorted': {
-      if (!Array.isArray(actual)) return `expected an array, found ${show(actual)}`;
-      const spec =
-        typeof arg === 'string' ? { direction: arg, by: '' } : (arg as { by?: string; direction?: string });
-      const dir = spec.direction ?? 'asc';
-      if (dir !== 'asc' && dir !== 'desc') return `$sorted takes asc or desc, not ${show(dir)}`;
-      const keys = actual.map((el) => (spec.by ? getPointer(el, spec.by) : el));
-      const missing = keys.indexOf(ABSENT);
-      if (missing >= 0) return `element ${missing} has nothing at ${spec.by}`;
-      for (let i = 1; i < keys.length; i++) {
-        const a = keys[i - 1] as string | number;
-        const b = keys[i] as string | number;
-        if (dir === 'asc' ? a > b : a < b) {
-          return `expected sorted ${dir}${spec.by ? ` by ${spec.by}` : ''}; ${show(a)} comes before ${show(b)}`;
-        }
-      }
-      return undefined;
-    }
+    case '$sorted':
+      return matchSorted(arg, actual);
   }
   return `unknown operator ${op}`;
+}
+
+/** `$anyOrder`: as many elements as patterns, each element matching a pattern of its own. */
+function matchAnyOrder(want: unknown[], actual: unknown): string | undefined {
+  if (!Array.isArray(actual) || actual.length !== want.length) {
+    return `expected ${want.length} elements in any order, found ${show(actual)}`;
+  }
+  // Subset matching lets one element fit several patterns: search for a full assignment.
+  const fits = want.map((w) => actual.map((a) => !match(w, a)));
+  const used = new Array<boolean>(actual.length).fill(false);
+  const assign = (i: number): boolean => {
+    if (i === want.length) return true;
+    for (let j = 0; j < actual.length; j++) {
+      if (!used[j] && fits[i][j]) {
+        used[j] = true;
+        if (assign(i + 1)) return true;
+        used[j] = false;
+      }
+    }
+    return false;
+  };
+  if (assign(0)) return undefined;
+  const lonely = want.find((_, i) => !fits[i].some(Boolean));
+  return lonely === undefined
+    ? `no one-to-one pairing of ${show(want)} with ${show(actual)}`
+    : `no element matches ${show(lonely)} in ${show(actual)}`;
+}
+
+/** `$sorted`: elements (or their values at `by`) in ascending or descending order. */
+function matchSorted(arg: unknown, actual: unknown): string | undefined {
+  if (!Array.isArray(actual)) return `expected an array, found ${show(actual)}`;
+  const spec =
+    typeof arg === 'string' ? { direction: arg, by: '' } : (arg as { by?: string; direction?: string });
+  const dir = spec.direction ?? 'asc';
+  if (dir !== 'asc' && dir !== 'desc') return `$sorted takes asc or desc, not ${show(dir)}`;
+  const keys = actual.map((el) => (spec.by ? getPointer(el, spec.by) : el));
+  const missing = keys.indexOf(ABSENT);
+  if (missing >= 0) return `element ${missing} has nothing at ${spec.by}`;
+  for (let i = 1; i < keys.length; i++) {
+    const a = keys[i - 1] as string | number;
+    const b = keys[i] as string | number;
+    if (dir === 'asc' ? a > b : a < b) {
+      return `expected sorted ${dir}${spec.by ? ` by ${spec.by}` : ''}; ${show(a)} comes before ${show(b)}`;
+    }
+  }
+  return undefined;
 }

@@ -120,6 +120,71 @@ function mergeBaseline(docs: LabelledResults[], clauses: ClauseResult[]): Baseli
  * some but not all shards of one --shard I/N.
  */
 export function mergeResults(docs: LabelledResults[]): RunResults {
+  refuseOtherRuns(docs);
+  const first = docs[0].results;
+  const cases = caseOrder(docs);
+  const clauses = mergedClauses(docs, cases);
+  const baseline = mergeBaseline(docs, clauses);
+  const leftovers = docs.flatMap((d) => d.results.leftovers);
+  const interrupted = docs.some((d) => d.results.interrupted);
+  const exitCode = exitCodeOf({
+    bySignal: docs.some((d) => d.results.exitCode === 130),
+    interrupted,
+    leftovers: leftovers.length,
+    failing: clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error'),
+    baseline,
+  });
+  const starts = docs.map((d) => Date.parse(d.results.startedAt));
+  const ends = docs.map((d, i) => starts[i] + d.results.durationMs);
+  const runs: MergedRun[] = docs.map((d) => ({
+    runId: d.results.runId,
+    shard: d.results.selection!.shard,
+    seed: d.results.seed,
+    startedAt: d.results.startedAt,
+    durationMs: d.results.durationMs,
+  }));
+  const requests = totalRequests(docs);
+  const urls = (key: 'management' | 's3') =>
+    docs.every((d) => d.results.target[key] === first.target[key]) ? first.target[key] : undefined;
+  const { shard: _shard, ...selection } = first.selection!;
+  return {
+    edgecheck: first.edgecheck,
+    runId: docs.map((d) => d.results.runId).join('+'),
+    target: {
+      name: first.target.name,
+      // Each shard's embedded reference listened on its own port: a URL is kept only if shared.
+      management: urls('management'),
+      s3: urls('s3'),
+      embedded: first.target.embedded,
+      faults: first.target.faults,
+      features: first.target.features,
+    },
+    asOf: first.asOf,
+    profile: first.profile,
+    // Property failures name their own seed; each run's is in mergedFrom.
+    seed: first.seed,
+    selection,
+    mergedFrom: runs,
+    startedAt: new Date(Math.min(...starts)).toISOString(),
+    durationMs: Math.max(...ends) - Math.min(...starts),
+    summary: summarize(clauses, cases),
+    clauses,
+    cases,
+    baseline,
+    requests,
+    leftovers,
+    interrupted,
+    stoppedBy: docs.find((d) => d.results.stoppedBy)?.results.stoppedBy,
+    exitCode,
+  };
+}
+
+/**
+ * Refuses (MergeInputError) documents that are not shards of one run: another edgecheck, date,
+ * selection, profile, target, faults or features; some but not all shards of one --shard I/N; the
+ * same case twice.
+ */
+function refuseOtherRuns(docs: LabelledResults[]): void {
   if (!docs.length) refuse('give the JSON results of one or more shards');
   for (const d of docs) {
     if (!d.results.selection || !d.results.target.features) {
@@ -170,8 +235,10 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
       owner.set(c.id, d.label);
     }
   }
+}
 
-  const first = docs[0].results;
+/** Every clause of the documents, judged again from the checks of every shard's cases. */
+function mergedClauses(docs: LabelledResults[], cases: CaseResult[]): ClauseResult[] {
   const definitions = new Map<string, Clause>();
   for (const d of docs) {
     for (const c of d.results.clauses) {
@@ -186,13 +253,12 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
       }
     }
   }
-  const cases = caseOrder(docs);
   // A document keeps Amazon S3's answer only as each shard compared its own failing checks with it.
-  const clauses = clauseResults(
+  return clauseResults(
     [...definitions.values()],
     cases,
-    first.asOf,
-    first.target.features ?? [],
+    docs[0].results.asOf,
+    docs[0].results.target.features ?? [],
   ).map((c) => {
     if (c.verdict !== 'fail' && c.verdict !== 'error') return c;
     const match = joinAmazonMatch(
@@ -200,26 +266,11 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
     );
     return match === undefined ? c : { ...c, amazonMatch: match };
   });
-  const baseline = mergeBaseline(docs, clauses);
-  const leftovers = docs.flatMap((d) => d.results.leftovers);
-  const interrupted = docs.some((d) => d.results.interrupted);
-  const exitCode = exitCodeOf({
-    bySignal: docs.some((d) => d.results.exitCode === 130),
-    interrupted,
-    leftovers: leftovers.length,
-    failing: clauses.some((c) => c.verdict === 'fail' || c.verdict === 'error'),
-    baseline,
-  });
-  const starts = docs.map((d) => Date.parse(d.results.startedAt));
-  const ends = docs.map((d, i) => starts[i] + d.results.durationMs);
-  const runs: MergedRun[] = docs.map((d) => ({
-    runId: d.results.runId,
-    shard: d.results.selection!.shard,
-    seed: d.results.seed,
-    startedAt: d.results.startedAt,
-    durationMs: d.results.durationMs,
-  }));
-  const requests = docs.every((d) => d.results.requests)
+}
+
+/** The requests of every shard added up; none when a shard did not count them. */
+function totalRequests(docs: LabelledResults[]): RunResults['requests'] {
+  return docs.every((d) => d.results.requests)
     ? docs.reduce(
         (sum, d) => {
           const r = d.results.requests!;
@@ -234,37 +285,4 @@ export function mergeResults(docs: LabelledResults[]): RunResults {
         { total: 0, management: 0, s3: 0, retried: 0, throttled: 0 },
       )
     : undefined;
-  const urls = (key: 'management' | 's3') =>
-    docs.every((d) => d.results.target[key] === first.target[key]) ? first.target[key] : undefined;
-  const { shard: _shard, ...selection } = first.selection!;
-  return {
-    edgecheck: first.edgecheck,
-    runId: docs.map((d) => d.results.runId).join('+'),
-    target: {
-      name: first.target.name,
-      // Each shard's embedded reference listened on its own port: a URL is kept only if shared.
-      management: urls('management'),
-      s3: urls('s3'),
-      embedded: first.target.embedded,
-      faults: first.target.faults,
-      features: first.target.features,
-    },
-    asOf: first.asOf,
-    profile: first.profile,
-    // Property failures name their own seed; each run's is in mergedFrom.
-    seed: first.seed,
-    selection,
-    mergedFrom: runs,
-    startedAt: new Date(Math.min(...starts)).toISOString(),
-    durationMs: Math.max(...ends) - Math.min(...starts),
-    summary: summarize(clauses, cases),
-    clauses,
-    cases,
-    baseline,
-    requests,
-    leftovers,
-    interrupted,
-    stoppedBy: docs.find((d) => d.results.stoppedBy)?.results.stoppedBy,
-    exitCode,
-  };
 }

@@ -55,6 +55,19 @@ function ownBug(err: unknown): Error | undefined {
   return causeOf(err, TypeError) ?? causeOf(err, ReferenceError) ?? causeOf(err, SyntaxError);
 }
 
+/**
+ * What a property's requests go through: the run's context until teardown, which gets its own
+ * signal for each action; and what it leaves behind.
+ */
+interface PropertyRun {
+  ctx: RunContext;
+  reservation: RunContext['reservation'];
+  ledger: TeardownLedger;
+  recorded: Leftover[];
+  /** Buckets named so far, so that each name is new. */
+  buckets: number;
+}
+
 /** Runs one property as a case with a single check. */
 export async function runProperty(
   p: PropertyDef,
@@ -65,9 +78,6 @@ export async function runProperty(
 ): Promise<CaseResult> {
   const started = performance.now();
   runCtx.emit({ type: 'case-start', caseId: p.id, title: p.title });
-  const ledger = new TeardownLedger(p.id, runCtx.outstanding);
-  const recorded: Leftover[] = [];
-  let buckets = 0;
   const base: Omit<CheckResult, 'verdict'> = {
     caseId: p.id,
     step: 'property',
@@ -83,16 +93,12 @@ export async function runProperty(
   if (!skip && !reservation) {
     skip = `the request budget of ${runCtx.traffic.budget} would be crossed (the property needs about ${estimate})`;
   }
-  // Requests use the run's context until teardown, which gets its own signal for each action.
-  let ctx: RunContext = { ...runCtx, reservation };
-  let named: S3Client | undefined;
-  // The property names itself in every request it sends, as a case does.
-  const ua = userAgent(p.id);
-  const send = async (out: OutgoingRequest, door: Door): Promise<WireResponse> => {
-    const res = await sendHttp(ctx.agent, out, sendOptions(ctx, door));
-    // A throttled or unavailable answer is not the target's considered one: the property cannot judge it.
-    if (res.unavailable) throw new TargetError(res.unavailable);
-    return wire(res);
+  const run: PropertyRun = {
+    ctx: { ...runCtx, reservation },
+    reservation,
+    ledger: new TeardownLedger(p.id, runCtx.outstanding),
+    recorded: [],
+    buckets: 0,
   };
   // A target taken as down is sent nothing more: the property is an error at once.
   const down = skip ? undefined : runCtx.traffic.availability.down;
@@ -101,101 +107,18 @@ export async function runProperty(
   } else if (down) {
     check = { ...base, verdict: 'error', message: down };
   } else {
-    const pctx: PropertyContext = {
-      runId: ctx.runId,
-      asOf: ctx.asOf,
-      profile: ctx.profile,
-      fc: { seed: ctx.seed, numRuns: NUM_RUNS[ctx.profile] },
-      target: ctx.target,
-      allowDisruptive: ctx.allowDisruptive,
-      get signal() {
-        return ctx.signal;
-      },
-      userAgent: ua,
-      get s3() {
-        named ??= retryingClient(ctx.s3(), ua, ctx.traffic, ctx.signal, reservation);
-        return named;
-      },
-      api: async (req) => {
-        if (!ctx.target.management) throw new TargetLacks('the target has no management API configured');
-        return send(buildApiRequest(ctx.target.management, req as ApiRequest, ua), 'management');
-      },
-      http: async (req) => {
-        if (!ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
-        const out = await buildS3Request(ctx.target.s3, { ...req, body: req.body as any });
-        out.headers['user-agent'] ??= ua;
-        return send(out, 's3');
-      },
-      send: async (out) => send({ ...out, headers: { 'user-agent': ua, ...out.headers } }, 's3'),
-      binding: async (call) => {
-        if (!ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');
-        return send(buildBindingRequest(ctx.target.bindings, call), 's3');
-      },
-      bucketName: (label) => bucketName(ctx.runId, slug, `${label}${buckets++}`),
-      bucket: async (label = 'p') => {
-        const name = bucketName(ctx.runId, slug, `${label}${buckets++}`);
-        const s3Target = ctx.target.s3;
-        if (!s3Target) throw new TargetLacks('the target has no S3 endpoint configured');
-        await createBucket(ctx.agent, s3Target, name, sendOptions(ctx, 's3'));
-        ledger.add({
-          what: `bucket ${name}`,
-          undo: () => removeBucketCommand(s3Target, name),
-          run: (signal) =>
-            destroyBucket(ctx.agent, s3Target, name, sendOptions(teardownContext(ctx, signal), 's3')),
-        });
-        return name;
-      },
-      defer: (action, what = 'property teardown', undo) =>
-        ledger.add({ what, undo: undo === undefined ? undefined : () => undo, run: () => action() }),
-      leftover: (what, error, undo) => {
-        recorded.push({ what, error, undo });
-      },
-      unjudgeable: (reason) => {
-        throw new TargetError(reason);
-      },
-      skip: (reason) => {
-        throw new TargetLacks(reason);
-      },
-      blocked: (reason) => {
-        throw new TargetBlocked(reason);
-      },
-    };
     try {
-      await p.run(pctx);
+      await p.run(propertyContext(run, p.id, slug));
       check = { ...base, verdict: 'pass' };
     } catch (err) {
-      const target = causeOf(err, TargetError);
-      const lacks = causeOf(err, TargetLacks);
-      const blocked = causeOf(err, TargetBlocked);
-      const bug = ownBug(err);
-      check =
-        ctx.signal.aborted && !lacks
-          ? { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' }
-          : lacks
-            ? { ...base, verdict: 'skipped', message: redactText(lacks.message) }
-            : blocked
-              ? { ...base, verdict: 'blocked', message: redactText(blocked.message) }
-              : target
-                ? { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` }
-                : bug
-                  ? {
-                      ...base,
-                      verdict: 'error',
-                      message: `the property's own code failed: ${redactText(errorMessage(bug))} (seed ${ctx.seed})`,
-                      stack: bug.stack ? redactText(bug.stack) : undefined,
-                    }
-                  : {
-                      ...base,
-                      verdict: 'fail',
-                      message: `${redactText(propertyFailure(err))} (replay: --seed ${ctx.seed})`,
-                    };
+      check = thrownVerdict(err, base, run.ctx);
     }
   }
   const leftovers = [
-    ...recorded,
-    ...(await ledger.drain(() => {
+    ...run.recorded,
+    ...(await run.ledger.drain(() => {
       const signal = runCtx.teardownSignal();
-      ctx = teardownContext({ ...runCtx, reservation }, signal);
+      run.ctx = teardownContext({ ...runCtx, reservation }, signal);
       return signal;
     })),
   ];
@@ -216,4 +139,108 @@ export async function runProperty(
   };
   runCtx.emit({ type: 'case-end', result });
   return result;
+}
+
+/** What a property's code is given: the target's doors, buckets, teardown and its ways to give up. */
+function propertyContext(run: PropertyRun, id: string, slug: string): PropertyContext {
+  const { ledger, reservation } = run;
+  let named: S3Client | undefined;
+  // The property names itself in every request it sends, as a case does.
+  const ua = userAgent(id);
+  const send = async (out: OutgoingRequest, door: Door): Promise<WireResponse> => {
+    const res = await sendHttp(run.ctx.agent, out, sendOptions(run.ctx, door));
+    // A throttled or unavailable answer is not the target's considered one: the property cannot judge it.
+    if (res.unavailable) throw new TargetError(res.unavailable);
+    return wire(res);
+  };
+  const ctx = run.ctx;
+  return {
+    runId: ctx.runId,
+    asOf: ctx.asOf,
+    profile: ctx.profile,
+    fc: { seed: ctx.seed, numRuns: NUM_RUNS[ctx.profile] },
+    target: ctx.target,
+    allowDisruptive: ctx.allowDisruptive,
+    get signal() {
+      return run.ctx.signal;
+    },
+    userAgent: ua,
+    get s3() {
+      named ??= retryingClient(run.ctx.s3(), ua, run.ctx.traffic, run.ctx.signal, reservation);
+      return named;
+    },
+    api: async (req) => {
+      if (!run.ctx.target.management) throw new TargetLacks('the target has no management API configured');
+      return send(buildApiRequest(run.ctx.target.management, req as ApiRequest, ua), 'management');
+    },
+    http: async (req) => {
+      if (!run.ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
+      const out = await buildS3Request(run.ctx.target.s3, { ...req, body: req.body as any });
+      out.headers['user-agent'] ??= ua;
+      return send(out, 's3');
+    },
+    send: async (out) => send({ ...out, headers: { 'user-agent': ua, ...out.headers } }, 's3'),
+    binding: async (call) => {
+      if (!run.ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');
+      return send(buildBindingRequest(run.ctx.target.bindings, call), 's3');
+    },
+    bucketName: (label) => bucketName(run.ctx.runId, slug, `${label}${run.buckets++}`),
+    bucket: async (label = 'p') => {
+      const name = bucketName(run.ctx.runId, slug, `${label}${run.buckets++}`);
+      const s3Target = run.ctx.target.s3;
+      if (!s3Target) throw new TargetLacks('the target has no S3 endpoint configured');
+      await createBucket(run.ctx.agent, s3Target, name, sendOptions(run.ctx, 's3'));
+      ledger.add({
+        what: `bucket ${name}`,
+        undo: () => removeBucketCommand(s3Target, name),
+        run: (signal) =>
+          destroyBucket(run.ctx.agent, s3Target, name, sendOptions(teardownContext(run.ctx, signal), 's3')),
+      });
+      return name;
+    },
+    defer: (action, what = 'property teardown', undo) =>
+      ledger.add({ what, undo: undo === undefined ? undefined : () => undo, run: () => action() }),
+    leftover: (what, error, undo) => {
+      run.recorded.push({ what, error, undo });
+    },
+    unjudgeable: (reason) => {
+      throw new TargetError(reason);
+    },
+    skip: (reason) => {
+      throw new TargetLacks(reason);
+    },
+    blocked: (reason) => {
+      throw new TargetBlocked(reason);
+    },
+  };
+}
+
+/**
+ * The verdict of a property that threw: interrupted or blocked, skipped where the target lacks
+ * something, an error where the target's answer or the property's own code could not be judged,
+ * and otherwise a failure, with the seed that replays it.
+ */
+function thrownVerdict(err: unknown, base: Omit<CheckResult, 'verdict'>, ctx: RunContext): CheckResult {
+  const target = causeOf(err, TargetError);
+  const lacks = causeOf(err, TargetLacks);
+  const blocked = causeOf(err, TargetBlocked);
+  const bug = ownBug(err);
+  if (ctx.signal.aborted && !lacks)
+    return { ...base, verdict: 'blocked', message: 'the run was interrupted before the property finished' };
+  if (lacks) return { ...base, verdict: 'skipped', message: redactText(lacks.message) };
+  if (blocked) return { ...base, verdict: 'blocked', message: redactText(blocked.message) };
+  if (target)
+    return { ...base, verdict: 'error', message: `${redactText(target.message)} (seed ${ctx.seed})` };
+  if (bug)
+    return {
+      ...base,
+      verdict: 'error',
+      message: `the property's own code failed: ${redactText(errorMessage(bug))} (seed ${ctx.seed})`,
+      stack: bug.stack ? redactText(bug.stack) : undefined,
+    };
+  return {
+    ...base,
+    verdict: 'fail',
+    message: `${redactText(propertyFailure(err))} (replay: --seed ${ctx.seed})`,
+  };
 }
