@@ -4,6 +4,7 @@ import { FAULTS, type FaultDef } from '../reference/faults.ts';
 import { loadClauses } from '../runner/load/clauses.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { changedOutside, type FaultReach, faultReach, pick, unjudged } from './helpers/fault-reach.ts';
+import { transcripts } from './helpers/foreign-baseline.ts';
 import { tracedRunInThread } from './helpers/in-thread.ts';
 
 /*
@@ -217,18 +218,28 @@ describe('the S3 suite against the reference', () => {
             plan.reason = `the cases that reach it do not judge ${uncited.join(', ')}`;
             plan.full ??= run(() => withFault(fault));
           } else {
-            expect({ fault: fault.name, broken: broken(narrowed) }).toEqual(expected);
+            const movedHere = broken(narrowed)
+              .filter((id) => !expected.broken.includes(id))
+              .concat(expected.broken.filter((id) => !broken(narrowed).includes(id)));
+            expect({ fault: fault.name, broken: broken(narrowed) }, transcripts(narrowed, movedHere)).toEqual(
+              expected,
+            );
             if (isControl(fault)) expect({ fault: fault.name, wrong: why(narrowed) }).toEqual(clean(fault));
           }
         }
         if (!plan.full) return;
         const full = await plan.full;
-        expect({ fault: fault.name, broken: broken(full) }).toEqual(expected);
+        // What a clause that moved saw, in the message itself: a CI log alone must show why.
+        const moved = broken(full)
+          .filter((id) => !expected.broken.includes(id))
+          .concat(expected.broken.filter((id) => !broken(full).includes(id)));
+        expect({ fault: fault.name, broken: broken(full) }, transcripts(full, moved)).toEqual(expected);
         if (isControl(fault)) expect({ fault: fault.name, wrong: why(full) }).toEqual(clean(fault));
         if (plan.cases && !plan.reason) {
           // A cross-check: the cases the trace left out judged every check as without the fault.
           const changed = changedOutside(base.results, full, plan.cases);
-          expect({ fault: fault.name, changedOutsideTheTrace: changed }).toEqual({
+          const shown = changedChecks(base.results, full, changed);
+          expect({ fault: fault.name, changedOutsideTheTrace: changed }, shown).toEqual({
             fault: fault.name,
             changedOutsideTheTrace: [],
           });
@@ -238,3 +249,26 @@ describe('the S3 suite against the reference', () => {
     );
   }
 });
+
+/** Each check of the changed cases that differs, with its message in both runs. */
+function changedChecks(base: RunResults, full: RunResults, changed: string[]): string {
+  const ids = new Set(changed.map((c) => c.split(':')[0]));
+  const lines: string[] = [];
+  for (const c of full.cases) {
+    if (!ids.has(c.id)) continue;
+    const before = base.cases.find((b) => b.id === c.id);
+    for (const k of c.checks) {
+      const was = before?.checks.find((b) => b.index === k.index);
+      if (was?.verdict === k.verdict) continue;
+      lines.push(`${c.id} ${k.step}#${k.index} (${k.clauses.join(', ')})`);
+      lines.push(`  without the fault: ${was?.verdict} ${was?.message ?? ''}`);
+      lines.push(`  with it: ${k.verdict} ${k.message ?? ''}`);
+      if (k.exchange?.request) lines.push(`  sent: ${k.exchange.request.method} ${k.exchange.request.url}`);
+      if (k.exchange)
+        lines.push(
+          `  got: ${k.exchange.response.status} ${(k.exchange.response.body?.text ?? '').slice(0, 300)}`,
+        );
+    }
+  }
+  return lines.join('\n');
+}
