@@ -58,6 +58,11 @@ export function createS3Client(
 ): S3.S3Client {
   const agentOptions = {
     keepAlive: true,
+    // An idle socket is closed a second before the server says it closes its end (Keep-Alive:
+    // timeout=N), and never kept past a request's deadline: Node's agent heeds the server's hint only
+    // with a timeout of its own. Without it a socket the server closed a moment ago is reused, and the
+    // request meets a reset that no answer caused (seen under load against the reference's 5 s).
+    timeout: timeoutMs,
     maxSockets: Math.max(connections, 4),
     lookup: lookupLocalhost as any,
   };
