@@ -1119,11 +1119,33 @@ const SCENARIOS: Record<string, Scenario> = {
       cursor: big.result?.cursor ?? null,
     });
   },
+
+  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart. */
+  async clientHabits(s3, log) {
+    await bucket(s3, 'habits');
+    const md5 = (body: string) => createHash('md5').update(body).digest('base64');
+    log.push(snap(await put(s3, 'habits', 'right', 'sent-whole', { 'content-md5': md5('sent-whole') })));
+    log.push(snap(await put(s3, 'habits', 'wrong', 'sent-corrupted', { 'content-md5': md5('sent-whole') })));
+    log.push((await s3.send({ method: 'HEAD', path: obj('habits', 'wrong') })).status);
+    const init = await s3.send({ method: 'POST', path: obj('habits', 'mp'), query: { uploads: '' } });
+    const uploadId = xmlValue(init.text, 'UploadId') ?? '';
+    const part = (partNumber: string, body: string, sum: string) =>
+      s3.send({
+        method: 'PUT',
+        path: obj('habits', 'mp'),
+        query: { partNumber, uploadId },
+        body,
+        headers: { 'content-md5': md5(sum) },
+      });
+    log.push(snap(await part('1', 'part-one', 'part-one')));
+    log.push(snap(await part('2', 'part-corrupted', 'part-one')));
+  },
 };
 
 /** Which scenario shows each fault. */
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
+  [/^s3-(content-md5|part-content-md5)/, 'clientHabits'],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

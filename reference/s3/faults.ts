@@ -1592,6 +1592,27 @@ const CATALOG: [string, string, string[]][] = [
     'Of the response-* parameters, only response-content-type and response-content-disposition are honoured',
     ['s3.get.response-overrides'],
   ],
+  // What clients rely on beyond SPEC (source: s3), each named after the client that relies on it
+  [
+    's3-content-md5-ignored',
+    'Content-MD5 is never checked: a PutObject or UploadPart whose body does not match it is stored',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-part-content-md5-ignored',
+    'UploadPart does not check Content-MD5 (PutObject does): a corrupted part is stored',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-content-md5-invalid-digest',
+    'A Content-MD5 that does not match the body is refused with 400 InvalidDigest (the code of a malformed one), not BadDigest',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-content-md5-checked-after-store',
+    'PutObject stores the object, then refuses a Content-MD5 that does not match it with 400 BadDigest',
+    ['s3.put.content-md5'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { badDigest } from './body.ts';
+import { badDigest, contentMd5Mismatch } from './body.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { anyCondition, type Conditions, checkWrite } from './conditionals.ts';
 import { extensionContentType, sniffContentType } from './content-type.ts';
@@ -126,6 +126,9 @@ export async function putObject(call: S3Call): Promise<void> {
     sseByDefault: !asked,
   };
   call.store.putObject(bucket, record);
+  // Under a fault, a Content-MD5 that does not match is refused only once the object is stored.
+  if (digest.mismatched.includes('md5') && call.ctx.faults.has('s3-content-md5-checked-after-store'))
+    throw contentMd5Mismatch();
   // Under a fault, a SHA-1 that does not match is refused only once the object is stored.
   if (digest.mismatched.includes('sha1') && call.ctx.faults.has('s3-put-sha1-mismatch-stored'))
     throw badDigest('sha1');

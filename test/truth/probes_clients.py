@@ -1,0 +1,58 @@
+"""What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
+PutObject and UploadPart (rclone). Each probe decides one clause (source: s3)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+from probes_multipart import create_upload
+from truth import Tally, Target, accepted, probe, st
+
+
+def md5b64(body: bytes) -> str:
+    return base64.b64encode(hashlib.md5(body).digest()).decode()
+
+
+@probe("s3.put.content-md5")
+def _(t: Target):
+    b = t.new_bucket("md5")
+    tally = Tally()
+    # PutObject: the valid twin carries the MD5 of its body; the other the same MD5 with other bytes.
+    whole = b"sent-whole"
+    right = t.request("PUT", b, "right.txt", body=whole, headers={"Content-MD5": md5b64(whole)})
+    twin_ok = accepted(right)
+    wrong = t.request("PUT", b, "wrong.txt", body=b"sent-corrupted", headers={"Content-MD5": md5b64(whole)})
+    left = t.request("HEAD", b, "wrong.txt")
+    seen = f"PutObject of other bytes than its Content-MD5's -> {st(wrong)} (want 400 BadDigest), HEAD then {left.status}"
+    named = wrong.status == 400 and wrong.code == "BadDigest"
+    if twin_ok:
+        tally.check(named and left.status == 404, seen)
+    else:
+        tally.refused_anyway(wrong, seen, f"PutObject with the right Content-MD5 -> {st(right)}",
+                             stored=left.status == 200, as_named=named)
+    # UploadPart: part 1 with the right MD5, part 2 with part 1's MD5 over other bytes.
+    uid = create_upload(t, b, "parts.bin")
+    try:
+        one = b"part-one"
+        q = {"uploadId": uid}
+        p1 = t.request("PUT", b, "parts.bin", query={**q, "partNumber": "1"}, body=one,
+                       headers={"Content-MD5": md5b64(one)})
+        p2 = t.request("PUT", b, "parts.bin", query={**q, "partNumber": "2"}, body=b"part-corrupted",
+                       headers={"Content-MD5": md5b64(one)})
+        listed = t.request("GET", b, "parts.bin", query=q)
+        numbers = [n.text for n in listed.all("Part", "PartNumber")]
+        seen = (f"UploadPart of other bytes than its Content-MD5's -> {st(p2)} (want 400 BadDigest), "
+                f"ListParts then {st(listed)} parts {numbers}")
+        named = p2.status == 400 and p2.code == "BadDigest"
+        if listed.status != 200 or numbers[:1] != ["1"]:
+            # That ListParts lists the twin's part is s3.mpu.list-parts'; without it, the answer alone decides.
+            seen += " (ListParts does not show part 1: the answer alone decides)"
+        if accepted(p1):
+            tally.check(named and "2" not in numbers, seen)
+        else:
+            tally.refused_anyway(p2, seen, f"UploadPart with the right Content-MD5 -> {st(p1)}",
+                                 stored="2" in numbers, as_named=named)
+    finally:
+        t.request("DELETE", b, "parts.bin", query={"uploadId": uid})
+    return tally.outcome()
