@@ -1120,7 +1120,7 @@ const SCENARIOS: Record<string, Scenario> = {
     });
   },
 
-  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart. */
+  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart; DeleteObjects' Quiet. */
   async clientHabits(s3, log) {
     await bucket(s3, 'habits');
     const md5 = (body: string) => createHash('md5').update(body).digest('base64');
@@ -1139,13 +1139,21 @@ const SCENARIOS: Record<string, Scenario> = {
       });
     log.push(snap(await part('1', 'part-one', 'part-one')));
     log.push(snap(await part('2', 'part-corrupted', 'part-one')));
+    // DeleteObjects, verbose and quiet, of keys there and not.
+    for (const key of ['v1', 'f1', 'q1']) await put(s3, 'habits', key, key);
+    for (const body of [
+      '<Delete><Object><Key>v1</Key></Object><Object><Key>v-missing</Key></Object></Delete>',
+      '<Delete><Quiet>false</Quiet><Object><Key>f1</Key></Object></Delete>',
+      '<Delete><Quiet>true</Quiet><Object><Key>q1</Key></Object><Object><Key>q-missing</Key></Object></Delete>',
+    ])
+      log.push(snap(await s3.send({ method: 'POST', path: obj('habits'), query: { delete: '' }, body })));
   },
 };
 
 /** Which scenario shows each fault. */
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
-  [/^s3-(content-md5|part-content-md5)/, 'clientHabits'],
+  [/^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing)/, 'clientHabits'],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

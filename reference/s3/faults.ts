@@ -1613,6 +1613,21 @@ const CATALOG: [string, string, string[]][] = [
     'PutObject stores the object, then refuses a Content-MD5 that does not match it with 400 BadDigest',
     ['s3.put.content-md5'],
   ],
+  [
+    's3-delete-objects-quiet-ignored',
+    'DeleteObjects ignores <Quiet>true</Quiet>: every deleted key is listed',
+    ['s3.delete.quiet'],
+  ],
+  [
+    's3-delete-objects-quiet-present',
+    'DeleteObjects is quiet whenever the request has a Quiet element, <Quiet>false</Quiet> too',
+    ['s3.delete.quiet'],
+  ],
+  [
+    's3-delete-objects-missing-not-listed',
+    'DeleteObjects lists as deleted only the keys that existed; a key that was not there is left out',
+    ['s3.delete.quiet'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

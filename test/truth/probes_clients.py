@@ -1,5 +1,6 @@
 """What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
-PutObject and UploadPart (rclone). Each probe decides one clause (source: s3)."""
+PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3). Each probe decides one
+clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import base64
 import hashlib
 
 from probes_multipart import create_upload
-from truth import Tally, Target, accepted, probe, st
+from truth import Tally, Target, Unjudgeable, accepted, child_text, probe, st
 
 
 def md5b64(body: bytes) -> str:
@@ -55,4 +56,35 @@ def _(t: Target):
                                  stored="2" in numbers, as_named=named)
     finally:
         t.request("DELETE", b, "parts.bin", query={"uploadId": uid})
+    return tally.outcome()
+
+
+def delete_objects(t: Target, b: str, body: bytes):
+    return t.request("POST", b, query={"delete": ""}, body=body, headers={"Content-MD5": md5b64(body)})
+
+
+@probe("s3.delete.quiet")
+def _(t: Target):
+    b = t.new_bucket("quiet")
+    for key in ("v1", "f1", "q1"):
+        put = t.put(b, key, key.encode())
+        if not accepted(put):
+            raise Unjudgeable(f"PutObject {key} answered {st(put)}")
+    tally = Tally()
+    for body, want in (
+        (b"<Delete><Object><Key>v1</Key></Object><Object><Key>v-missing</Key></Object></Delete>", ["v-missing", "v1"]),
+        (b"<Delete><Quiet>false</Quiet><Object><Key>f1</Key></Object></Delete>", ["f1"]),
+    ):
+        a = delete_objects(t, b, body)
+        listed = sorted(child_text(d, "Key") or "" for d in a.all("Deleted"))
+        tally.check(accepted(a) and listed == want and not a.all("Error"),
+                    f"DeleteObjects {body.decode()[8:60]}...: {st(a)}, Deleted {listed} (want {want})")
+    quiet = delete_objects(
+        t, b, b"<Delete><Quiet>true</Quiet><Object><Key>q1</Key></Object><Object><Key>q-missing</Key></Object></Delete>")
+    listed = [child_text(d, "Key") for d in quiet.all("Deleted")]
+    errors = [child_text(e, "Key") for e in quiet.all("Error")]
+    head = t.request("HEAD", b, "q1")
+    tally.check(accepted(quiet) and not listed and not errors and head.status == 404,
+                f"DeleteObjects with Quiet true of q1 and q-missing: {st(quiet)}, Deleted {listed}, Error {errors} "
+                f"(want none), HEAD q1 then {head.status}")
     return tally.outcome()
