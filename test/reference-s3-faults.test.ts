@@ -1120,7 +1120,7 @@ const SCENARIOS: Record<string, Scenario> = {
     });
   },
 
-  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart; DeleteObjects' Quiet. */
+  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart; DeleteObjects' Quiet; CORS origins. */
   async clientHabits(s3, log) {
     await bucket(s3, 'habits');
     const md5 = (body: string) => createHash('md5').update(body).digest('base64');
@@ -1147,13 +1147,35 @@ const SCENARIOS: Record<string, Scenario> = {
       '<Delete><Quiet>true</Quiet><Object><Key>q1</Key></Object><Object><Key>q-missing</Key></Object></Delete>',
     ])
       log.push(snap(await s3.send({ method: 'POST', path: obj('habits'), query: { delete: '' }, body })));
+    // Access-Control-Allow-Origin of a rule listing origins, by name and by pattern, and of a rule of *.
+    await s3.send({
+      method: 'PUT',
+      path: obj('habits'),
+      query: { cors: '' },
+      body:
+        '<CORSConfiguration><CORSRule><AllowedOrigin>https://app.example.com</AllowedOrigin><AllowedOrigin>https://*.example.org</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>' +
+        '<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>',
+    });
+    for (const origin of [
+      'https://app.example.com',
+      'https://files.example.org',
+      'https://elsewhere.example.net',
+    ])
+      log.push(
+        snap(await s3.send({ method: 'GET', path: obj('habits', 'right'), headers: { origin } }), [
+          'access-control-allow-origin',
+        ]),
+      );
   },
 };
 
 /** Which scenario shows each fault. */
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
-  [/^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing)/, 'clientHabits'],
+  [
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes)/,
+    'clientHabits',
+  ],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

@@ -1628,6 +1628,21 @@ const CATALOG: [string, string, string[]][] = [
     'DeleteObjects lists as deleted only the keys that existed; a key that was not there is left out',
     ['s3.delete.quiet'],
   ],
+  [
+    's3-cors-allow-origin-star',
+    "A CORS answer granted by a rule listing origins gives Access-Control-Allow-Origin * instead of the request's origin",
+    ['s3.cors.allow-origin-echo'],
+  ],
+  [
+    's3-cors-allow-origin-as-written',
+    'A CORS answer gives as Access-Control-Allow-Origin the AllowedOrigin that matched as the rule writes it, a pattern (https://*.example.org) too',
+    ['s3.cors.allow-origin-echo'],
+  ],
+  [
+    's3-cors-wildcard-echoes-origin',
+    "A CORS answer granted by a rule with AllowedOrigin * gives the request's origin instead of *",
+    ['s3.cors.allow-origin-echo'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -1,12 +1,13 @@
 """What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
-PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3). Each probe decides one
-clause (source: s3)."""
+PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
+request's origin, * only for a rule of * (browsers). Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 
+from probes_cors import config, cors_bucket, preflight, rule
 from probes_multipart import create_upload
 from truth import Tally, Target, Unjudgeable, accepted, child_text, probe, st
 
@@ -87,4 +88,27 @@ def _(t: Target):
     tally.check(accepted(quiet) and not listed and not errors and head.status == 404,
                 f"DeleteObjects with Quiet true of q1 and q-missing: {st(quiet)}, Deleted {listed}, Error {errors} "
                 f"(want none), HEAD q1 then {head.status}")
+    return tally.outcome()
+
+
+@probe("s3.cors.allow-origin-echo")
+def _(t: Target):
+    # A browser refuses Access-Control-Allow-Origin * for a request with credentials.
+    b = cors_bucket(t, config(rule(["https://app.example.com", "https://*.example.org"], ["GET", "PUT"]),
+                              rule(["*"], ["GET"])), "origin")
+    tally = Tally()
+    for origin, method, want in (
+        ("https://app.example.com", "PUT", "https://app.example.com"),
+        ("https://files.example.org", "PUT", "https://files.example.org"),
+        ("https://elsewhere.example.net", "GET", "*"),
+    ):
+        pre = preflight(t, b, "k.txt", origin, method)
+        actual = t.request("GET", b, "k.txt", headers={"Origin": origin})
+        for what, a in (("preflight", pre), ("GET", actual)):
+            got = a.header("access-control-allow-origin")
+            if got is None:
+                # Whether the request is granted at all is the other CORS clauses'.
+                tally.skip(f"{what} from {origin} granted nothing ({st(a)})")
+                continue
+            tally.check(got == want, f"{what} from {origin}: Access-Control-Allow-Origin {got!r} (want {want!r})")
     return tally.outcome()
