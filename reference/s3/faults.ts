@@ -549,7 +549,7 @@ const CATALOG: [string, string, string[]][] = [
   ],
   [
     's3-list-echoes-omitted',
-    'Control: ListObjects and ListObjectsV2 answer without the Prefix and MaxKeys elements that echo the request. No clause states those echoes (encoding-type judges an echo only where sent), so no clause may fail',
+    'Control: ListObjects and ListObjectsV2 answer without the Prefix element that echoes the request. No clause states that echo (encoding-type judges an echo only where sent), so no clause may fail',
     [],
   ],
   [
@@ -1642,6 +1642,21 @@ const CATALOG: [string, string, string[]][] = [
     's3-cors-wildcard-echoes-origin',
     "A CORS answer granted by a rule with AllowedOrigin * gives the request's origin instead of *",
     ['s3.cors.allow-origin-echo'],
+  ],
+  [
+    's3-list-max-keys-echo-1000',
+    'ListObjects and ListObjectsV2 answer MaxKeys 1000 whatever max-keys asked',
+    ['s3.list.max-keys-echo'],
+  ],
+  [
+    's3-list-max-keys-echo-plus-one',
+    'ListObjects and ListObjectsV2 answer MaxKeys one more than max-keys asked (the keys fetched to tell whether more follow)',
+    ['s3.list.max-keys-echo'],
+  ],
+  [
+    's3-list-max-keys-echo-omitted',
+    'ListObjects and ListObjectsV2 answer without a MaxKeys element',
+    ['s3.list.max-keys-echo'],
   ],
 ];
 

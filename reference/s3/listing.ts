@@ -207,13 +207,21 @@ export function listObjects(call: S3Call): void {
         : page.items.length + page.prefixes.length;
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
-  // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.
+  // Under a control fault, the answer leaves out the Prefix element that echoes the request. MaxKeys
+  // echoes the max-keys asked (1000 by default), as Amazon S3 answers; under faults, 1000 whatever was
+  // asked, one more than asked, or no MaxKeys at all.
   const omitted = f.has('s3-list-echoes-omitted');
+  const echoedMaxKeys =
+    maxKeys !== 1000 && f.has('s3-list-max-keys-echo-1000')
+      ? 1000
+      : f.has('s3-list-max-keys-echo-plus-one')
+        ? maxKeys + 1
+        : maxKeys;
   const shared = {
     Name: call.bucket,
     ...(omitted ? {} : { Prefix: echo(prefix, 's3-list-prefix-echo-unencoded') }),
     ...(delimiter ? { Delimiter: echo(delimiter, 's3-list-delimiter-echo-unencoded') } : {}),
-    ...(omitted ? {} : { MaxKeys: maxKeys }),
+    ...(f.has('s3-list-max-keys-echo-omitted') ? {} : { MaxKeys: echoedMaxKeys }),
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
     IsTruncated: page.truncated,
   };

@@ -1,6 +1,7 @@
 """What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
 PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
-request's origin, * only for a rule of * (browsers). Each probe decides one clause (source: s3)."""
+request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients).
+Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -111,4 +112,28 @@ def _(t: Target):
                 tally.skip(f"{what} from {origin} granted nothing ({st(a)})")
                 continue
             tally.check(got == want, f"{what} from {origin}: Access-Control-Allow-Origin {got!r} (want {want!r})")
+    return tally.outcome()
+
+
+@probe("s3.list.max-keys-echo")
+def _(t: Target):
+    b = t.new_bucket("maxkeys")
+    for key in ("m1", "m2", "m3"):
+        put = t.put(b, key, key.encode())
+        if not accepted(put):
+            raise Unjudgeable(f"PutObject {key} answered {st(put)}")
+    tally = Tally()
+    for query, want in (
+        ({"list-type": "2", "max-keys": "2"}, "2"),
+        ({"list-type": "2", "max-keys": "7"}, "7"),
+        ({"list-type": "2"}, "1000"),
+        ({"max-keys": "2"}, "2"),
+        ({}, "1000"),
+    ):
+        a = t.request("GET", b, query=query)
+        if not accepted(a):
+            tally.skip(f"listing {query} answered {st(a)}")
+            continue
+        got = a.text("MaxKeys")
+        tally.check(got == want, f"listing {query or 'V1 without max-keys'}: MaxKeys {got!r} (want {want!r})")
     return tally.outcome()
