@@ -27,6 +27,15 @@ const PAST: Record<ClauseVerdict, string> = {
   skipped: 'skipped',
   untested: 'untested',
 };
+/**
+ * The mark of a clause SPEC does not state: Amazon S3's documented behaviour that clients rely on
+ * (source s3), or the service's own (source service). SPEC's clauses carry none.
+ */
+export const SOURCE_MARK: Record<ClauseResult['source'], string> = {
+  spec: '',
+  s3: '[S3 habit]',
+  service: '[service]',
+};
 /** Named by default below the section counts; skipped and untested clauses are only counted. */
 const NOT_PASSING: readonly ClauseVerdict[] = ['fail', 'error', 'blocked'];
 /** How often the status line is drawn again while no case finishes. */
@@ -300,8 +309,9 @@ export class ConsoleReporter implements Reporter {
       const reason = clauseReason(clause, byClause.get(clause.id) ?? [], cases, results.asOf);
       // What Amazon S3 does, beside a clause that did not pass where SPEC departs from it.
       const amazon = clause.verdict === 'pass' ? undefined : amazonNote(clause);
+      const mark = SOURCE_MARK[clause.source] ? `${this.p.cyan(SOURCE_MARK[clause.source])} ` : '';
       return [
-        `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${oneLine(clause.title)}`,
+        `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${mark}${oneLine(clause.title)}`,
         ...(reason ? [`  ${' '.repeat(8)} ${this.p.dim(`└ ${oneLine(reason)}`)}`] : []),
         ...(amazon ? [`  ${' '.repeat(8)} ${this.p.cyan(`└ ${oneLine(amazon)}`)}`] : []),
       ];
@@ -318,9 +328,19 @@ export class ConsoleReporter implements Reporter {
       const width = Math.min(64, Math.max(...groups.map((g) => label(g).length)));
       lines.push('');
       for (const group of groups) {
-        const counts = Object.fromEntries(ORDER.map((v) => [v, 0])) as Tally<ClauseVerdict>;
-        for (const c of group.clauses) counts[c.verdict] += 1;
-        lines.push(`  ${padEnd(label(group), width)}  ${this.counts(counts)}`);
+        // SPEC's clauses counted apart from those it does not state (marked by their source).
+        const parts = (Object.keys(SOURCE_MARK) as ClauseResult['source'][]).flatMap((source) => {
+          const of = group.clauses.filter((c) => c.source === source);
+          if (!of.length) return [];
+          const counts = Object.fromEntries(ORDER.map((v) => [v, 0])) as Tally<ClauseVerdict>;
+          for (const c of of) counts[c.verdict] += 1;
+          return [
+            SOURCE_MARK[source]
+              ? `${this.p.cyan(SOURCE_MARK[source])} ${this.counts(counts)}`
+              : this.counts(counts),
+          ];
+        });
+        lines.push(`  ${padEnd(label(group), width)}  ${parts.join(' · ')}`);
       }
       const notPassing = results.clauses.filter((c) => NOT_PASSING.includes(c.verdict));
       // Failures where SPEC departs from Amazon S3 come apart, by the target's answer (departures():
