@@ -1120,7 +1120,7 @@ const SCENARIOS: Record<string, Scenario> = {
     });
   },
 
-  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart; DeleteObjects' Quiet; CORS origins. */
+  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart; DeleteObjects' Quiet; CORS origins; x-amz-expiration. */
   async clientHabits(s3, log) {
     await bucket(s3, 'habits');
     const md5 = (body: string) => createHash('md5').update(body).digest('base64');
@@ -1166,6 +1166,27 @@ const SCENARIOS: Record<string, Scenario> = {
           'access-control-allow-origin',
         ]),
       );
+    // x-amz-expiration of objects under an enabled rule, outside its prefix and under a Disabled rule.
+    await s3.send({
+      method: 'PUT',
+      path: obj('habits'),
+      query: { lifecycle: '' },
+      body:
+        '<LifecycleConfiguration><Rule><ID>expire-logs</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>3</Days></Expiration></Rule>' +
+        '<Rule><ID>paused</ID><Filter><Prefix>tmp/</Prefix></Filter><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>',
+    });
+    const expiration = (r: { headers: Record<string, unknown> }) => {
+      const v = r.headers['x-amz-expiration'];
+      // The date moves with the clock: whether it is a midnight, and the rule, are what stay.
+      return v === undefined
+        ? null
+        : String(v).replace(/\w{3}, \d\d \w{3} \d{4} (\d\d:\d\d:\d\d) GMT/, (_, t) =>
+            t === '00:00:00' ? 'midnight' : 'not midnight',
+          );
+    };
+    for (const key of ['logs/a', 'other/b', 'tmp/c']) log.push(expiration(await put(s3, 'habits', key, key)));
+    for (const method of ['HEAD', 'GET'])
+      log.push(expiration(await s3.send({ method, path: obj('habits', 'logs/a') })));
   },
 };
 
@@ -1173,7 +1194,7 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [
-    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes)/,
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-)/,
     'clientHabits',
   ],
   [

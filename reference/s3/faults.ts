@@ -758,6 +758,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.lifecycle.rules-validated',
       's3.lifecycle.rule-id-assigned',
       's3.lifecycle.status-malformed-xml',
+      's3.lifecycle.expiration-header',
     ],
   ],
   [
@@ -1657,6 +1658,26 @@ const CATALOG: [string, string, string[]][] = [
     's3-list-max-keys-echo-omitted',
     'ListObjects and ListObjectsV2 answer without a MaxKeys element',
     ['s3.list.max-keys-echo'],
+  ],
+  [
+    's3-expiration-not-rounded',
+    "x-amz-expiration's expiry-date is the object's creation plus the rule's Days to the second, not rounded up to the next midnight UTC",
+    ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-expiration-prefix-ignored',
+    "x-amz-expiration is answered for every object of a bucket with an Expiration rule, whatever the rule's prefix",
+    ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-expiration-disabled-rule-applied',
+    'x-amz-expiration is answered for an object that only a Disabled rule covers',
+    ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-expiration-read-omitted',
+    'PutObject answers x-amz-expiration, but GET and HEAD of the object leave it out',
+    ['s3.lifecycle.expiration-header'],
   ],
 ];
 

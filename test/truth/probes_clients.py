@@ -1,16 +1,24 @@
 """What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
 PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
-request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients).
-Each probe decides one clause (source: s3)."""
+request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients);
+x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration). Each probe decides one
+clause (source: s3)."""
 
 from __future__ import annotations
 
 import base64
+import email.utils
 import hashlib
+import math
+import re
 
 from probes_cors import config, cors_bucket, preflight, rule
 from probes_multipart import create_upload
 from truth import Tally, Target, Unjudgeable, accepted, child_text, probe, st
+
+
+DAY = 86400
+EXPIRATION = re.compile(r'^expiry-date="([^"]+)",\s?rule-id="([^"]*)"$')
 
 
 def md5b64(body: bytes) -> str:
@@ -136,4 +144,47 @@ def _(t: Target):
             continue
         got = a.text("MaxKeys")
         tally.check(got == want, f"listing {query or 'V1 without max-keys'}: MaxKeys {got!r} (want {want!r})")
+    return tally.outcome()
+
+
+@probe("s3.lifecycle.expiration-header")
+def _(t: Target):
+    b = t.new_bucket("expiry")
+    doc = ("<LifecycleConfiguration>"
+           "<Rule><ID>expire-logs</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status>"
+           "<Expiration><Days>3</Days></Expiration></Rule>"
+           "<Rule><ID>paused</ID><Filter><Prefix>tmp/</Prefix></Filter><Status>Disabled</Status>"
+           "<Expiration><Days>1</Days></Expiration></Rule>"
+           "</LifecycleConfiguration>").encode()
+    put = t.request("PUT", b, query={"lifecycle": ""}, body=doc, headers={"Content-MD5": md5b64(doc)})
+    if not accepted(put):
+        raise Unjudgeable(f"PutBucketLifecycleConfiguration answered {st(put)}")
+    tally = Tally()
+    covered = t.put(b, "logs/today.log", b"expiring")
+    if not accepted(covered):
+        raise Unjudgeable(f"PutObject logs/today.log answered {st(covered)}")
+    head = t.request("HEAD", b, "logs/today.log")
+    get = t.request("GET", b, "logs/today.log")
+    value = covered.header("x-amz-expiration")
+    m = EXPIRATION.match(value or "")
+    want = None
+    modified = head.header("last-modified")
+    if modified:
+        created = email.utils.parsedate_to_datetime(modified).timestamp()
+        # Creation plus 3 days, rounded up to the next midnight UTC; Last-Modified counts whole seconds.
+        want = {math.ceil((created + 3 * DAY + s) / DAY) * DAY for s in (0, 0.999)}
+    at = email.utils.parsedate_to_datetime(m.group(1)).timestamp() if m else None
+    tally.check(bool(m) and m.group(2) == "expire-logs" and (want is None or at in want),
+                f"PutObject logs/today.log (rule expire-logs, 3 days): x-amz-expiration {value!r}, "
+                f"Last-Modified {modified!r}")
+    for what, a in (("HEAD", head), ("GET", get)):
+        tally.check(accepted(a) and a.header("x-amz-expiration") == value,
+                    f"{what} of it: {st(a)} x-amz-expiration {a.header('x-amz-expiration')!r}")
+    for key, why in (("other/kept.txt", "outside the rule's prefix"), ("tmp/kept.txt", "under a Disabled rule")):
+        a = t.put(b, key, b"kept")
+        if not accepted(a):
+            tally.skip(f"PutObject {key} answered {st(a)}")
+            continue
+        tally.check(a.header("x-amz-expiration") is None,
+                    f"PutObject {key} ({why}): x-amz-expiration {a.header('x-amz-expiration')!r} (want none)")
     return tally.outcome()
