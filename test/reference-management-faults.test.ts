@@ -97,6 +97,14 @@ const PROBES: Record<string, Probe> = {
   'failure-result-not-null': now(get('/zones/0000')),
   'not-found-in-messages': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'small-error-code': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
+  'settings-read-stale': now(async (api) => {
+    await api('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' });
+    return api('GET', `${Z}/settings/security_level`);
+  }),
+  'settings-patch-not-stored': now(async (api) => {
+    await api('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' });
+    return api('GET', `${Z}/settings/security_level`);
+  }),
   'json-labelled-text-plain': now(mediaType(Z)),
   'error-json-labelled-html': now(mediaType(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'no-route-html': now(get('/no/such/route')),
