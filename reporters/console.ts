@@ -27,6 +27,15 @@ const PAST: Record<ClauseVerdict, string> = {
   skipped: 'skipped',
   untested: 'untested',
 };
+/**
+ * The mark of a clause SPEC does not state: Amazon S3's documented behaviour that clients rely on
+ * (source s3), or the service's own (source service). SPEC's clauses carry none.
+ */
+export const SOURCE_MARK: Record<ClauseResult['source'], string> = {
+  spec: '',
+  s3: '[S3 habit]',
+  service: '[service]',
+};
 /** Named by default below the section counts; skipped and untested clauses are only counted. */
 const NOT_PASSING: readonly ClauseVerdict[] = ['fail', 'error', 'blocked'];
 /** How often the status line is drawn again while no case finishes. */
@@ -310,6 +319,37 @@ export class ConsoleReporter implements Reporter {
     return lines;
   }
 
+  /**
+   * The clauses a short summary names: those that did not pass (where SPEC departs from Amazon S3
+   * apart, by the target's answer), then the passes that rest on part of their checks.
+   */
+  private namedClauses(results: RunResults, row: (clause: ClauseResult) => string[]): string[] {
+    const lines: string[] = [];
+    const notPassing = results.clauses.filter((c) => NOT_PASSING.includes(c.verdict));
+    // Failures where SPEC departs from Amazon S3 come apart, by the target's answer (departures():
+    // the clauses every report lists there; a blocked one is no departure).
+    const departing = departures(results.clauses);
+    const apart = new Set(departing.all);
+    if (notPassing.length) {
+      lines.push('', this.p.bold(`Clauses that did not pass (${notPassing.length})`));
+      for (const clause of notPassing) if (!apart.has(clause)) lines.push(...row(clause));
+    }
+    if (departing.all.length) {
+      lines.push('', this.p.bold(`Of them, where SPEC departs from Amazon S3 (${departing.all.length})`));
+      for (const group of answerGroups(departing)) {
+        lines.push(`  ${this.p.bold(`${group.heading} (${group.clauses.length})`)}`);
+        for (const clause of group.clauses) lines.push(...row(clause));
+      }
+    }
+    // A pass that rests on part of its checks says which were not exercised, and why.
+    const partial = results.clauses.filter((c) => c.verdict === 'pass' && c.unexercised?.length);
+    if (partial.length) {
+      lines.push('', this.p.bold(`Passing clauses with checks not exercised (${partial.length})`));
+      for (const clause of partial) lines.push(...row(clause));
+    }
+    return lines;
+  }
+
   private summary(results: RunResults, complete: boolean): string {
     const lines: string[] = [''];
     const cases = new Map(results.cases.map((c) => [c.id, c]));
@@ -330,8 +370,9 @@ export class ConsoleReporter implements Reporter {
       const reason = clauseReason(clause, byClause.get(clause.id) ?? [], cases, results.asOf);
       // What Amazon S3 does, beside a clause that did not pass where SPEC departs from it.
       const amazon = clause.verdict === 'pass' ? undefined : amazonNote(clause);
+      const mark = SOURCE_MARK[clause.source] ? `${this.p.cyan(SOURCE_MARK[clause.source])} ` : '';
       return [
-        `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${oneLine(clause.title)}`,
+        `  ${this.verdict(clause.verdict)} ${padEnd(clause.id, idWidth)}  ${mark}${oneLine(clause.title)}`,
         ...(reason ? [`  ${' '.repeat(8)} ${this.p.dim(`└ ${oneLine(reason)}`)}`] : []),
         ...(amazon ? [`  ${' '.repeat(8)} ${this.p.cyan(`└ ${oneLine(amazon)}`)}`] : []),
       ];
@@ -348,32 +389,21 @@ export class ConsoleReporter implements Reporter {
       const width = Math.min(64, Math.max(...groups.map((g) => label(g).length)));
       lines.push('');
       for (const group of groups) {
-        const counts = Object.fromEntries(ORDER.map((v) => [v, 0])) as Tally<ClauseVerdict>;
-        for (const c of group.clauses) counts[c.verdict] += 1;
-        lines.push(`  ${padEnd(label(group), width)}  ${this.counts(counts)}`);
+        // SPEC's clauses counted apart from those it does not state (marked by their source).
+        const parts = (Object.keys(SOURCE_MARK) as ClauseResult['source'][]).flatMap((source) => {
+          const of = group.clauses.filter((c) => c.source === source);
+          if (!of.length) return [];
+          const counts = Object.fromEntries(ORDER.map((v) => [v, 0])) as Tally<ClauseVerdict>;
+          for (const c of of) counts[c.verdict] += 1;
+          return [
+            SOURCE_MARK[source]
+              ? `${this.p.cyan(SOURCE_MARK[source])} ${this.counts(counts)}`
+              : this.counts(counts),
+          ];
+        });
+        lines.push(`  ${padEnd(label(group), width)}  ${parts.join(' · ')}`);
       }
-      const notPassing = results.clauses.filter((c) => NOT_PASSING.includes(c.verdict));
-      // Failures where SPEC departs from Amazon S3 come apart, by the target's answer (departures():
-      // the clauses every report lists there; a blocked one is no departure).
-      const departing = departures(results.clauses);
-      const apart = new Set(departing.all);
-      if (notPassing.length) {
-        lines.push('', this.p.bold(`Clauses that did not pass (${notPassing.length})`));
-        for (const clause of notPassing) if (!apart.has(clause)) lines.push(...row(clause));
-      }
-      if (departing.all.length) {
-        lines.push('', this.p.bold(`Of them, where SPEC departs from Amazon S3 (${departing.all.length})`));
-        for (const group of answerGroups(departing)) {
-          lines.push(`  ${this.p.bold(`${group.heading} (${group.clauses.length})`)}`);
-          for (const clause of group.clauses) lines.push(...row(clause));
-        }
-      }
-      // A pass that rests on part of its checks says which were not exercised, and why.
-      const partial = results.clauses.filter((c) => c.verdict === 'pass' && c.unexercised?.length);
-      if (partial.length) {
-        lines.push('', this.p.bold(`Passing clauses with checks not exercised (${partial.length})`));
-        for (const clause of partial) lines.push(...row(clause));
-      }
+      lines.push(...this.namedClauses(results, row));
     }
     const failures = results.cases.flatMap((c) =>
       c.checks.filter((k) => k.verdict === 'fail' || k.verdict === 'error'),

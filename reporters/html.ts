@@ -3,7 +3,7 @@ import { EXCHANGE_BODY_LIMIT } from '../runner/model/results.ts';
 import { CLAUSE_VERDICTS, type ClauseVerdict } from '../runner/model/verdict.ts';
 import { checksByClause, clauseReason } from './clause-checks.ts';
 import { paint } from './colors.ts';
-import { closingLine } from './console.ts';
+import { closingLine, SOURCE_MARK } from './console.ts';
 import { amazonNote, answerGroups, departsFromAmazon, departureSentence, departures } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
 import { exchangeLines, expectedActual, sourceExcerpt } from './failure.ts';
@@ -205,6 +205,13 @@ function baselineStatus(results: RunResults): Map<string, BaselineStatus> | unde
   return out;
 }
 
+/** What each clause source is, in the source filter and as a clause's tag (SPEC's clauses have none). */
+const SOURCE_WORDS: Record<ClauseResult['source'], string> = {
+  spec: 'SPEC',
+  s3: 'S3 habit (SPEC silent, S3 documents it)',
+  service: 'service (SPEC silent)',
+};
+
 /** The filter bar; hidden until the script runs, so a page without scripts shows every clause. */
 function filters(results: RunResults, areas: string[]): string {
   const tally = results.summary.clauses;
@@ -229,6 +236,19 @@ function filters(results: RunResults, areas: string[]): string {
       ...features.sort().map((f): [string, string] => [f, f]),
     ]),
   ];
+  // SPEC's clauses apart from those it does not state: Amazon S3's habits clients rely on, the service's own.
+  const sources = new Set(results.clauses.map((c) => c.source));
+  if (sources.size > 1 || !sources.has('spec')) {
+    parts.push(
+      select(
+        'f-source',
+        'source',
+        (Object.keys(SOURCE_WORDS) as ClauseResult['source'][])
+          .filter((k) => sources.has(k))
+          .map((k) => [k, SOURCE_WORDS[k]]),
+      ),
+    );
+  }
   if (results.clauses.some(departsFromAmazon)) {
     parts.push(
       select('f-amazon', 'Amazon S3', [
@@ -263,6 +283,7 @@ function clauseBlock(
   const reason = clauseReason(clause, checks, cases, asOf);
   const tags = [
     clause.feature ? `<span class="tag">${esc(clause.feature)}</span>` : '',
+    clause.source !== 'spec' ? `<span class="tag source">${esc(SOURCE_MARK[clause.source])}</span>` : '',
     departsFromAmazon(clause) ? '<span class="tag amazon">SPEC departs from Amazon S3</span>' : '',
     baseline && baseline !== '-'
       ? `<span class="tag ${baseline}">${esc(BASELINE_WORDS[baseline])}</span>`
@@ -270,7 +291,8 @@ function clauseBlock(
   ].join('');
   const data =
     `data-v="${clause.verdict}" data-area="${esc(clause.area)}" data-feature="${esc(clause.feature ?? '-')}"` +
-    ` data-baseline="${baseline ?? '-'}" data-amazon="${departsFromAmazon(clause) ? 'departs' : 'shared'}"`;
+    ` data-baseline="${baseline ?? '-'}" data-amazon="${departsFromAmazon(clause) ? 'departs' : 'shared'}"` +
+    ` data-source="${clause.source}"`;
   const facts = [
     `section: ${clause.section}`,
     `source: ${clause.source}`,
@@ -400,13 +422,14 @@ const SCRIPT = String.raw`(() => {
     const value = (id) => (d.getElementById(id) || {}).value || '';
     const apply = () => {
       const on = new Set($('input[name=v]:checked', bar).map((i) => i.value));
-      const area = value('f-area'), feature = value('f-feature'), base = value('f-baseline'), amazon = value('f-amazon');
+      const area = value('f-area'), feature = value('f-feature'), base = value('f-baseline'), amazon = value('f-amazon'), source = value('f-source');
       const words = value('q').toLowerCase().split(/\s+/).filter(Boolean);
       let n = 0;
       for (const c of clauses) {
         const x = c.dataset;
         const ok = on.has(x.v) && (!area || x.area === area) && (!feature || x.feature === feature) &&
-          (!base || x.baseline === base) && (!amazon || x.amazon === amazon) && words.every((w) => text.get(c).includes(w));
+          (!base || x.baseline === base) && (!amazon || x.amazon === amazon) && (!source || x.source === source) &&
+          words.every((w) => text.get(c).includes(w));
         c.hidden = !ok;
         if (ok) n++;
       }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REFERENCE_IDS } from '../reference/context.ts';
+import { REFERENCE_CREDENTIALS, REFERENCE_IDS } from '../reference/context.ts';
 import { FAULTS } from '../reference/faults.ts';
 import { DNS_SETTINGS_RETIREMENT } from '../reference/management/dns-settings.ts';
 import { managementFaults } from '../reference/management/faults.ts';
@@ -78,6 +78,17 @@ async function rulesetThen(api: Api, rules: object[], then: (id: string, rs: any
 }
 const rule = (n: number) => ({ action: 'block', expression: `ip.src eq 192.0.2.${n}` });
 
+/** The status and media type of a GET: what the faults of a JSON answer's label change. */
+const mediaType =
+  (path: string): Probe['run'] =>
+  async (_api, base) => {
+    const res = await fetch(`${base}${path}`, {
+      headers: { authorization: `Bearer ${REFERENCE_CREDENTIALS.token}` },
+    });
+    await res.arrayBuffer();
+    return [res.status, res.headers.get('content-type')];
+  };
+
 /** For every fault, a short request sequence whose answers it must change. */
 const PROBES: Record<string, Probe> = {
   'drop-result-info': now(get(`${Z}/dns_records`)),
@@ -86,6 +97,16 @@ const PROBES: Record<string, Probe> = {
   'failure-result-not-null': now(get('/zones/0000')),
   'not-found-in-messages': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'small-error-code': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
+  'settings-read-stale': now(async (api) => {
+    await api('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' });
+    return api('GET', `${Z}/settings/security_level`);
+  }),
+  'settings-patch-not-stored': now(async (api) => {
+    await api('PATCH', `${Z}/settings/security_level`, { value: 'under_attack' });
+    return api('GET', `${Z}/settings/security_level`);
+  }),
+  'json-labelled-text-plain': now(mediaType(Z)),
+  'error-json-labelled-html': now(mediaType(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'no-route-html': now(get('/no/such/route')),
   'accept-missing-auth': now(get(Z, {})),
   'empty-auth-error': now(get(Z, {})),

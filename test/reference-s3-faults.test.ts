@@ -1119,11 +1119,84 @@ const SCENARIOS: Record<string, Scenario> = {
       cursor: big.result?.cursor ?? null,
     });
   },
+
+  /** What clients rely on beyond SPEC: Content-MD5 checked on PutObject and UploadPart; DeleteObjects' Quiet; CORS origins; x-amz-expiration. */
+  async clientHabits(s3, log) {
+    await bucket(s3, 'habits');
+    const md5 = (body: string) => createHash('md5').update(body).digest('base64');
+    log.push(snap(await put(s3, 'habits', 'right', 'sent-whole', { 'content-md5': md5('sent-whole') })));
+    log.push(snap(await put(s3, 'habits', 'wrong', 'sent-corrupted', { 'content-md5': md5('sent-whole') })));
+    log.push((await s3.send({ method: 'HEAD', path: obj('habits', 'wrong') })).status);
+    const init = await s3.send({ method: 'POST', path: obj('habits', 'mp'), query: { uploads: '' } });
+    const uploadId = xmlValue(init.text, 'UploadId') ?? '';
+    const part = (partNumber: string, body: string, sum: string) =>
+      s3.send({
+        method: 'PUT',
+        path: obj('habits', 'mp'),
+        query: { partNumber, uploadId },
+        body,
+        headers: { 'content-md5': md5(sum) },
+      });
+    log.push(snap(await part('1', 'part-one', 'part-one')));
+    log.push(snap(await part('2', 'part-corrupted', 'part-one')));
+    // DeleteObjects, verbose and quiet, of keys there and not.
+    for (const key of ['v1', 'f1', 'q1']) await put(s3, 'habits', key, key);
+    for (const body of [
+      '<Delete><Object><Key>v1</Key></Object><Object><Key>v-missing</Key></Object></Delete>',
+      '<Delete><Quiet>false</Quiet><Object><Key>f1</Key></Object></Delete>',
+      '<Delete><Quiet>true</Quiet><Object><Key>q1</Key></Object><Object><Key>q-missing</Key></Object></Delete>',
+    ])
+      log.push(snap(await s3.send({ method: 'POST', path: obj('habits'), query: { delete: '' }, body })));
+    // Access-Control-Allow-Origin of a rule listing origins, by name and by pattern, and of a rule of *.
+    await s3.send({
+      method: 'PUT',
+      path: obj('habits'),
+      query: { cors: '' },
+      body:
+        '<CORSConfiguration><CORSRule><AllowedOrigin>https://app.example.com</AllowedOrigin><AllowedOrigin>https://*.example.org</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule>' +
+        '<CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>',
+    });
+    for (const origin of [
+      'https://app.example.com',
+      'https://files.example.org',
+      'https://elsewhere.example.net',
+    ])
+      log.push(
+        snap(await s3.send({ method: 'GET', path: obj('habits', 'right'), headers: { origin } }), [
+          'access-control-allow-origin',
+        ]),
+      );
+    // x-amz-expiration of objects under an enabled rule, outside its prefix and under a Disabled rule.
+    await s3.send({
+      method: 'PUT',
+      path: obj('habits'),
+      query: { lifecycle: '' },
+      body:
+        '<LifecycleConfiguration><Rule><ID>expire-logs</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>3</Days></Expiration></Rule>' +
+        '<Rule><ID>paused</ID><Filter><Prefix>tmp/</Prefix></Filter><Status>Disabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>',
+    });
+    const expiration = (r: { headers: Record<string, unknown> }) => {
+      const v = r.headers['x-amz-expiration'];
+      // The date moves with the clock: whether it is a midnight, and the rule, are what stay.
+      return v === undefined
+        ? null
+        : String(v).replace(/\w{3}, \d\d \w{3} \d{4} (\d\d:\d\d:\d\d) GMT/, (_, t) =>
+            t === '00:00:00' ? 'midnight' : 'not midnight',
+          );
+    };
+    for (const key of ['logs/a', 'other/b', 'tmp/c']) log.push(expiration(await put(s3, 'habits', key, key)));
+    for (const method of ['HEAD', 'GET'])
+      log.push(expiration(await s3.send({ method, path: obj('habits', 'logs/a') })));
+  },
 };
 
 /** Which scenario shows each fault. */
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
+  [
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-)/,
+    'clientHabits',
+  ],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

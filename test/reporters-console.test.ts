@@ -81,7 +81,8 @@ describe('console reporter summary', () => {
       ' | management: Resources and their fields | 2 fail',
       ' | management: Errors | 1 error',
       ' | management: Authentication | 1 untested',
-      ' | s3: Object storage S3-compatible interface: behaviours | 1 pass, 1 fail, 1 blocked',
+      // SPEC's clauses counted apart from those SPEC does not state (s3.list.key-count: Amazon S3's).
+      ' | s3: Object storage S3-compatible interface: behaviours | 1 fail, 1 blocked · [S3 habit] 1 pass',
       ' | deprecations: Versioning | 1 skipped',
       '',
     ]);
@@ -101,6 +102,32 @@ describe('console reporter summary', () => {
       expect(out).not.toContain(id);
     }
     expect(out.indexOf('Clauses that did not pass')).toBeLessThan(out.indexOf('Failures (3 checks)'));
+  });
+
+  it('marks the clauses SPEC does not state, in the section counts and wherever they are named', async () => {
+    const results = sampleResults();
+    const habit = results.clauses.find((c) => c.id === 's3.list.key-count');
+    if (!habit) throw new Error('the sample has no s3.list.key-count');
+    habit.verdict = 'fail';
+    results.clauses.push({
+      ...habit,
+      id: 's3.put.service-header',
+      title: 'A header of the service',
+      source: 'service',
+    });
+    const out = await consoleOutput(results);
+    const lines = out.split('\n').map((l) => l.replace(/ {2,}/g, ' | '));
+    expect(lines).toContain(
+      ' | s3: Object storage S3-compatible interface: behaviours | 1 fail, 1 blocked · [S3 habit] 1 fail · [service] 1 fail',
+    );
+    const named = lines.slice(lines.findIndex((l) => l.startsWith('Clauses that did not pass')));
+    expect(named.find((l) => l.includes('s3.list.key-count'))).toMatch(
+      /s3\.list\.key-count \| \[S3 habit\] Title of/,
+    );
+    expect(named.find((l) => l.includes('s3.put.service-header'))).toContain(
+      '[service] A header of the service',
+    );
+    expect(named.find((l) => l.includes('s3.list.nasty ')) ?? '').not.toMatch(/\[(S3 habit|service)\]/);
   });
 
   it('lists every clause grouped by area and SPEC section, each with verdict and title, under verbose', async () => {

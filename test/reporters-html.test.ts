@@ -304,6 +304,20 @@ describe('renderHtml', () => {
     expect(renderHtml(sampleResults())).not.toContain('Amazon S3');
   });
 
+  it('tags the clauses SPEC does not state, and filters by source', () => {
+    const html = renderHtml(sampleResults());
+    expect(html).toContain('<select id="f-source">');
+    expect(html).toContain('<option value="s3">S3 habit (SPEC silent, S3 documents it)</option>');
+    expect(html).not.toContain('<option value="service">');
+    expect(html).toMatch(/id="c-s3\.list\.key-count" [^>]*data-source="s3"/);
+    expect(html).toMatch(/id="c-s3\.list\.nasty" [^>]*data-source="spec"/);
+    expect(html).toContain('<span class="tag source">[S3 habit]</span>');
+    // A run of SPEC's clauses alone has nothing to tell apart.
+    const specOnly = sampleResults();
+    for (const c of specOnly.clauses) c.source = 'spec';
+    expect(renderHtml(specOnly)).not.toContain('f-source"');
+  });
+
   it('reports the finished cases of a run cut short', () => {
     const html = renderHtml(sampleResults(), { complete: false, cases: 9 });
     expect(html).toContain('Run cut short: 5 of 9 cases finished');

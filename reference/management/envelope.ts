@@ -21,10 +21,18 @@ export function failure(errors: ErrorObject[]): Envelope {
   return { result: null, success: false, errors, messages: [] };
 }
 
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, close = false): void {
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  close = false,
+  contentType = JSON_TYPE,
+): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | number> = {
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': contentType,
     'content-length': Buffer.byteLength(text),
   };
   if (close) headers.connection = 'close';

@@ -62,6 +62,26 @@ const ENTRIES: Entry[] = [
   ],
   ['empty-auth-error', 'requests without credentials are refused with errors: [{}]', ['mgmt.errors.object']],
   [
+    'settings-read-stale',
+    'a GET of a zone setting right after a PATCH changed it answers the value the PATCH replaced',
+    ['mgmt.settings.read-after-patch'],
+  ],
+  [
+    'settings-patch-not-stored',
+    'a PATCH of a zone setting that changes its value answers the new value but keeps the old one',
+    ['mgmt.settings.read-after-patch'],
+  ],
+  [
+    'json-labelled-text-plain',
+    'JSON answers, success and error, are labelled Content-Type text/plain',
+    ['mgmt.envelope.json-media-type'],
+  ],
+  [
+    'error-json-labelled-html',
+    'error answers are labelled Content-Type text/html though their body is a JSON envelope',
+    ['mgmt.envelope.json-media-type'],
+  ],
+  [
     'no-route-html',
     'unknown routes and methods answer an HTML page instead of an error envelope',
     ['mgmt.envelope.fields'],

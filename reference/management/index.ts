@@ -8,7 +8,7 @@ import { readJsonBody } from './body.ts';
 import { registerCertificatePacks } from './certificate-packs.ts';
 import { registerDnsRecords } from './dns-records.ts';
 import { registerDnsSettings } from './dns-settings.ts';
-import { failure, sendJson, success } from './envelope.ts';
+import { failure, JSON_TYPE, sendJson, success } from './envelope.ts';
 import { registerInvites } from './invites.ts';
 import { registerLogpush } from './logpush.ts';
 import { registerMigration } from './migration.ts';
@@ -107,7 +107,7 @@ async function serve(
     if (out.errors !== undefined) answer.errors = out.errors as typeof answer.errors;
     // A note about the creation as a bare string, where the service sends {code, message} objects.
     if (method === 'POST' && ctx.faults.has('bare-string-messages')) answer.messages = ['created'];
-    sendJson(res, out.status ?? 200, answer);
+    sendJson(res, out.status ?? 200, answer, false, jsonLabel(ctx, out.status ?? 200));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     req.resume();
@@ -143,7 +143,17 @@ function sendError(ctx: ReferenceContext, res: http.ServerResponse, err: ApiErro
   // A code below the service's range of 1000 and up, for a resource that does not exist.
   if (notFound && ctx.faults.has('small-error-code'))
     body.errors = body.errors.map((e) => (e.code === CODES.notFound ? { ...e, code: 5 } : e));
-  sendJson(res, err.status, body);
+  sendJson(res, err.status, body, false, jsonLabel(ctx, err.status));
+}
+
+/**
+ * The media type of a JSON answer: application/json, which clients check before parsing. Under
+ * faults, every answer is labelled text/plain, or an error answer text/html though its body is JSON.
+ */
+function jsonLabel(ctx: ReferenceContext, status: number): string {
+  if (ctx.faults.has('json-labelled-text-plain')) return 'text/plain; charset=utf-8';
+  if (status >= 400 && ctx.faults.has('error-json-labelled-html')) return 'text/html; charset=utf-8';
+  return JSON_TYPE;
 }
 
 /** Unexpected failures answer a generic envelope; the cause goes to stderr in one line, never to the client. */

@@ -18,7 +18,8 @@ export interface State {
   nextLogpushJobId: number;
   certificatePacks: Json[];
   invites: Map<string, Json>;
-  zoneSettings: Map<string, { value: unknown; modified_on: string | null }>;
+  /** `previous`: the value the last PATCH replaced (a fault answers it to GET). */
+  zoneSettings: Map<string, { value: unknown; modified_on: string | null; previous?: unknown }>;
   dnsSettings: Json;
   migrations: Map<string, Json>;
   /** Collections behind the retired endpoints, keyed by collection path pattern and parent ids. */

@@ -129,7 +129,17 @@ export function registerZoneSettings(router: Router): void {
     router.on('GET', path, (req) => {
       requireZone(req);
       if (def.retired) guardRetired(req.ctx, def.retired);
-      return { result: read(req, id) };
+      const current = read(req, id);
+      // Under a fault, a GET answers the value the last PATCH replaced, as a stale cache in front would.
+      const stored = req.state.zoneSettings.get(id);
+      if (
+        stored &&
+        'previous' in stored &&
+        stored.previous !== stored.value &&
+        req.ctx.faults.has('settings-read-stale')
+      )
+        return { result: { ...current, value: stored.previous } };
+      return { result: current };
     });
     router.on(def.writeMethods ?? ['PATCH'], path, (req) => {
       requireZone(req);
@@ -138,7 +148,11 @@ export function registerZoneSettings(router: Router): void {
       if (!('value' in body)) throw badRequest(`body must be {"value": ...} for setting ${id}`);
       const problem = def.check(body.value, req);
       if (problem) throw badRequest(problem.startsWith(id) ? problem : `${id}: ${problem}`);
-      req.state.zoneSettings.set(id, { value: body.value, modified_on: nowIso() });
+      const previous = read(req, id).value;
+      // Under a fault, a PATCH that changes the value answers it but keeps the old one.
+      if (previous !== body.value && req.ctx.faults.has('settings-patch-not-stored'))
+        return { result: { ...read(req, id), value: body.value } };
+      req.state.zoneSettings.set(id, { value: body.value, modified_on: nowIso(), previous });
       return { result: read(req, id) };
     });
   }

@@ -19,7 +19,7 @@ export interface BodyDigest {
   head: Buffer;
   /** Checksums the client sent (header or trailer), by algorithm, base64; verified where the reference can. */
   checksums: Record<string, string>;
-  /** Algorithms whose checksum did not match though they were left unverified (faults that check late). */
+  /** Algorithms whose checksum (md5: the Content-MD5) did not match though they were left unverified (faults that check late). */
   mismatched: string[];
 }
 
@@ -85,6 +85,10 @@ export interface BodyOptions {
   chunkSignature?: ChunkSignature;
   /** Asked only of a body whose Content-Encoding names aws-chunked but whose signature is not streaming. */
   awsChunkedByContentEncoding?: () => boolean;
+  /** Asked only of a Content-MD5 that does not match the body: false lets the body through (faults). */
+  verifyContentMd5?: () => boolean;
+  /** The code a Content-MD5 that does not match the body is refused with (default BadDigest). */
+  contentMd5Code?: () => string;
 }
 
 export function incomingBody(
@@ -151,11 +155,12 @@ export function incomingBody(
     }
     const md5 = digester.md5.digest();
     const contentMd5 = headerOf(req, 'content-md5');
+    const mismatched: string[] = [];
     if (contentMd5 !== undefined && contentMd5 !== md5.toString('base64')) {
-      throw new S3Error(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.');
+      if (options.verifyContentMd5?.() ?? true) throw contentMd5Mismatch(options.contentMd5Code?.());
+      mismatched.push('md5');
     }
     const checksums: Record<string, string> = {};
-    const mismatched: string[] = [];
     for (const [alg, value] of declared) {
       const checkable = (VERIFIED as readonly string[]).includes(alg);
       if (checkable && digester.digestBase64(alg as Verified) !== value) {
@@ -168,6 +173,9 @@ export function incomingBody(
   };
   return { stream: out, finish };
 }
+
+export const contentMd5Mismatch = (code = 'BadDigest') =>
+  new S3Error(400, code, 'The Content-MD5 you specified did not match what we received.');
 
 export const badDigest = (alg: string) =>
   new S3Error(

@@ -228,8 +228,19 @@ function allowHeaders(
   return listed.length > 0 ? { 'access-control-allow-headers': listed.join(', ') } : {};
 }
 
-function allowOrigin(rule: CorsRule, origin: string): string {
-  return rule.allowedOrigins.includes('*') ? '*' : origin;
+/**
+ * Access-Control-Allow-Origin of a granted request: the request's origin when the rule lists it (by
+ * name or pattern), * when the rule allows any origin, as Amazon S3 answers (a browser refuses * for
+ * a request with credentials). Under faults: * whatever the rule; the matching AllowedOrigin as the
+ * rule writes it (a pattern too); the request's origin for a rule of *.
+ */
+function allowOrigin(rule: CorsRule, origin: string, ctx: ReferenceContext): string {
+  const f = ctx.faults;
+  if (rule.allowedOrigins.includes('*')) return f.has('s3-cors-wildcard-echoes-origin') ? origin : '*';
+  if (f.has('s3-cors-allow-origin-star')) return '*';
+  if (f.has('s3-cors-allow-origin-as-written'))
+    return rule.allowedOrigins.find((o) => wildcard(o, origin, false)) ?? origin;
+  return origin;
 }
 
 /**
@@ -277,7 +288,7 @@ export function preflight(
   // A granted preflight in a form the Fetch standard also takes (any 2xx): asked only by the control fault.
   sendEmpty(res, ctx.faults.has('s3-cors-open-forms') ? 204 : 200, {
     ...vary,
-    'access-control-allow-origin': allowOrigin(rule, origin),
+    'access-control-allow-origin': allowOrigin(rule, origin, ctx),
     'access-control-allow-methods': rule.allowedMethods.join(', '),
     ...allowHeaders(rule, requested, asSent, ctx),
     ...(rule.maxAgeSeconds !== undefined ? { 'access-control-max-age': String(rule.maxAgeSeconds) } : {}),
@@ -296,7 +307,7 @@ export function corsHeaders(
   const rule = matchCors(bucket, origin, req.method ?? 'GET', [], ctx);
   if (!rule) return {};
   return {
-    'access-control-allow-origin': allowOrigin(rule, origin),
+    'access-control-allow-origin': allowOrigin(rule, origin, ctx),
     vary: 'Origin',
     ...exposeHeaders(rule, ctx),
   };

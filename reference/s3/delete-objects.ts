@@ -31,14 +31,23 @@ export async function deleteObjects(call: S3Call): Promise<void> {
       );
     throw malformedXml(`The request must contain at most ${DELETE_OBJECTS_MAX} keys.`);
   }
-  const quiet = text(del.Quiet)?.trim().toLowerCase() === 'true';
+  // Quiet mode lists errors alone. Under faults, Quiet is ignored, or its presence makes the
+  // request quiet whatever its value (<Quiet>false</Quiet> too).
+  const f = call.ctx.faults;
+  const quiet = f.has('s3-delete-objects-quiet-ignored')
+    ? false
+    : f.has('s3-delete-objects-quiet-present') && del.Quiet !== undefined
+      ? true
+      : text(del.Quiet)?.trim().toLowerCase() === 'true';
   const deleted: Record<string, string>[] = [];
   for (const o of objects) {
     let key = text(o?.Key);
     if (key === undefined) throw malformedXml();
-    if (key !== key.trim() && call.ctx.faults.has('s3-delete-objects-trims-keys')) key = key.trim();
+    if (key !== key.trim() && f.has('s3-delete-objects-trims-keys')) key = key.trim();
+    const existed = bucket.objects.has(key);
     call.store.deleteObject(bucket, key);
-    deleted.push({ Key: key });
+    // Under a fault, a key that was not there is not listed as deleted (Amazon S3 lists it).
+    if (existed || !f.has('s3-delete-objects-missing-not-listed')) deleted.push({ Key: key });
   }
   sendResult(call.res, 'DeleteResult', quiet ? {} : { Deleted: deleted }, {}, call.ctx);
 }

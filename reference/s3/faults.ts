@@ -559,7 +559,7 @@ const CATALOG: [string, string, string[]][] = [
   ],
   [
     's3-list-echoes-omitted',
-    'Control: ListObjects and ListObjectsV2 answer without the Prefix and MaxKeys elements that echo the request. No clause states those echoes (encoding-type judges an echo only where sent), so no clause may fail',
+    'Control: ListObjects and ListObjectsV2 answer without the Prefix element that echoes the request. No clause states that echo (encoding-type judges an echo only where sent), so no clause may fail',
     [],
   ],
   [
@@ -778,6 +778,7 @@ const CATALOG: [string, string, string[]][] = [
       's3.lifecycle.rules-validated',
       's3.lifecycle.rule-id-assigned',
       's3.lifecycle.status-malformed-xml',
+      's3.lifecycle.expiration-header',
     ],
   ],
   [
@@ -1611,6 +1612,92 @@ const CATALOG: [string, string, string[]][] = [
     's3-response-overrides-type-and-disposition-only',
     'Of the response-* parameters, only response-content-type and response-content-disposition are honoured',
     ['s3.get.response-overrides'],
+  ],
+  // What clients rely on beyond SPEC (source: s3), each named after the client that relies on it
+  [
+    's3-content-md5-ignored',
+    'Content-MD5 is never checked: a PutObject or UploadPart whose body does not match it is stored',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-part-content-md5-ignored',
+    'UploadPart does not check Content-MD5 (PutObject does): a corrupted part is stored',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-content-md5-invalid-digest',
+    'A Content-MD5 that does not match the body is refused with 400 InvalidDigest (the code of a malformed one), not BadDigest',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-content-md5-checked-after-store',
+    'PutObject stores the object, then refuses a Content-MD5 that does not match it with 400 BadDigest',
+    ['s3.put.content-md5'],
+  ],
+  [
+    's3-delete-objects-quiet-ignored',
+    'DeleteObjects ignores <Quiet>true</Quiet>: every deleted key is listed',
+    ['s3.delete.quiet'],
+  ],
+  [
+    's3-delete-objects-quiet-present',
+    'DeleteObjects is quiet whenever the request has a Quiet element, <Quiet>false</Quiet> too',
+    ['s3.delete.quiet'],
+  ],
+  [
+    's3-delete-objects-missing-not-listed',
+    'DeleteObjects lists as deleted only the keys that existed; a key that was not there is left out',
+    ['s3.delete.quiet'],
+  ],
+  [
+    's3-cors-allow-origin-star',
+    "A CORS answer granted by a rule listing origins gives Access-Control-Allow-Origin * instead of the request's origin",
+    ['s3.cors.allow-origin-echo'],
+  ],
+  [
+    's3-cors-allow-origin-as-written',
+    'A CORS answer gives as Access-Control-Allow-Origin the AllowedOrigin that matched as the rule writes it, a pattern (https://*.example.org) too',
+    ['s3.cors.allow-origin-echo'],
+  ],
+  [
+    's3-cors-wildcard-echoes-origin',
+    "A CORS answer granted by a rule with AllowedOrigin * gives the request's origin instead of *",
+    ['s3.cors.allow-origin-echo'],
+  ],
+  [
+    's3-list-max-keys-echo-1000',
+    'ListObjects and ListObjectsV2 answer MaxKeys 1000 whatever max-keys asked',
+    ['s3.list.max-keys-echo'],
+  ],
+  [
+    's3-list-max-keys-echo-plus-one',
+    'ListObjects and ListObjectsV2 answer MaxKeys one more than max-keys asked (the keys fetched to tell whether more follow)',
+    ['s3.list.max-keys-echo'],
+  ],
+  [
+    's3-list-max-keys-echo-omitted',
+    'ListObjects and ListObjectsV2 answer without a MaxKeys element',
+    ['s3.list.max-keys-echo'],
+  ],
+  [
+    's3-expiration-not-rounded',
+    "x-amz-expiration's expiry-date is the object's creation plus the rule's Days to the second, not rounded up to the next midnight UTC",
+    ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-expiration-prefix-ignored',
+    "x-amz-expiration is answered for every object of a bucket with an Expiration rule, whatever the rule's prefix",
+    ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-expiration-disabled-rule-applied',
+    'x-amz-expiration is answered for an object that only a Disabled rule covers',
+    ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-expiration-read-omitted',
+    'PutObject answers x-amz-expiration, but GET and HEAD of the object leave it out',
+    ['s3.lifecycle.expiration-header'],
   ],
 ];
 

@@ -199,29 +199,16 @@ export function listObjects(call: S3Call): void {
     const all = paginate(sorted, { ...pageOpts, max: Number.MAX_SAFE_INTEGER });
     return all.items.length + all.prefixes.length;
   };
-  const keyCount =
-    page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
-      ? page.items.length
-      : page.truncated && f.has('s3-list-keycount-whole-listing')
-        ? rest()
-        : page.items.length + page.prefixes.length;
+  const { keyCount, truncated, echoedMaxKeys } = pageClaims(f, page, { v2, maxKeys, rest });
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
-  // Under a control fault, the answer leaves out the Prefix and MaxKeys elements that echo the request.
+  // Under a control fault, the answer leaves out the Prefix element that echoes the request.
   const omitted = f.has('s3-list-echoes-omitted');
-  // Under a fault, a ListObjects (V1) page cut at max-keys says it is not truncated, and gives no NextMarker;
-  // under another, a V1 page that lists the rest of the listing, fewer entries than max-keys, says it is.
-  const truncated = page.truncated
-    ? !(!v2 && f.has('s3-list-v1-truncated-false-lies'))
-    : !v2 &&
-      page.last !== undefined &&
-      page.items.length + page.prefixes.length < maxKeys &&
-      f.has('s3-list-v1-end-claims-truncated');
   const shared = {
     Name: call.bucket,
     ...(omitted ? {} : { Prefix: echo(prefix, 's3-list-prefix-echo-unencoded') }),
     ...(delimiter ? { Delimiter: echo(delimiter, 's3-list-delimiter-echo-unencoded') } : {}),
-    ...(omitted ? {} : { MaxKeys: maxKeys }),
+    ...(f.has('s3-list-max-keys-echo-omitted') ? {} : { MaxKeys: echoedMaxKeys }),
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
     IsTruncated: truncated,
   };
@@ -238,6 +225,37 @@ export function listObjects(call: S3Call): void {
         ...entries,
       };
   sendResult(call.res, 'ListBucketResult', doc, {}, call.ctx);
+}
+
+/**
+ * What a page says of itself: its KeyCount, whether it is truncated, and the MaxKeys it echoes (the
+ * max-keys asked, 1000 by default, as Amazon S3 answers), each with the faults that say otherwise.
+ */
+function pageClaims(
+  f: S3Call['ctx']['faults'],
+  page: ReturnType<typeof paginate>,
+  { v2, maxKeys, rest }: { v2: boolean; maxKeys: number; rest: () => number },
+): { keyCount: number; truncated: boolean; echoedMaxKeys: number } {
+  const entries = page.items.length + page.prefixes.length;
+  const keyCount =
+    page.prefixes.length > 0 && f.has('s3-list-keycount-without-prefixes')
+      ? page.items.length
+      : page.truncated && f.has('s3-list-keycount-whole-listing')
+        ? rest()
+        : entries;
+  // Under a fault, a ListObjects (V1) page cut at max-keys says it is not truncated, and gives no NextMarker;
+  // under another, a V1 page that lists the rest of the listing, fewer entries than max-keys, says it is.
+  const truncated = page.truncated
+    ? !(!v2 && f.has('s3-list-v1-truncated-false-lies'))
+    : !v2 && page.last !== undefined && entries < maxKeys && f.has('s3-list-v1-end-claims-truncated');
+  // Under faults, MaxKeys is 1000 whatever was asked, or one more than asked.
+  const echoedMaxKeys =
+    maxKeys !== 1000 && f.has('s3-list-max-keys-echo-1000')
+      ? 1000
+      : f.has('s3-list-max-keys-echo-plus-one')
+        ? maxKeys + 1
+        : maxKeys;
+  return { keyCount, truncated, echoedMaxKeys };
 }
 
 /** How a page is cut from the sorted keys, with the faults that cut it otherwise. */

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { badDigest } from './body.ts';
+import { badDigest, contentMd5Mismatch } from './body.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { anyCondition, type Conditions, checkWrite } from './conditionals.ts';
 import { extensionContentType, sniffContentType } from './content-type.ts';
 import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
+import { expirationHeaders } from './expiration.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
 import { refuseEncryptionOnRead, writeEncryption } from './sse.ts';
@@ -126,6 +127,9 @@ export async function putObject(call: S3Call): Promise<void> {
     sseByDefault: !asked,
   };
   call.store.putObject(bucket, record);
+  // Under a fault, a Content-MD5 that does not match is refused only once the object is stored.
+  if (digest.mismatched.includes('md5') && call.ctx.faults.has('s3-content-md5-checked-after-store'))
+    throw contentMd5Mismatch();
   // Under a fault, a SHA-1 that does not match is refused only once the object is stored.
   if (digest.mismatched.includes('sha1') && call.ctx.faults.has('s3-put-sha1-mismatch-stored'))
     throw badDigest('sha1');
@@ -136,6 +140,8 @@ export async function putObject(call: S3Call): Promise<void> {
     for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
   if (sse && !(asked && call.ctx.faults.has('s3-sse-header-not-echoed')))
     headers['x-amz-server-side-encryption'] = sse;
+  // x-amz-expiration, where an enabled Expiration rule of the bucket covers the object.
+  Object.assign(headers, expirationHeaders(bucket, call.key, record.lastModified, call.ctx));
   // A control: SPEC names no status for PutObject by POST, and 204 is Amazon S3's POST upload's default.
   sendEmpty(call.res, call.method === 'POST' && call.ctx.faults.has('s3-put-post-204') ? 204 : 200, headers);
 }
@@ -149,7 +155,11 @@ export async function getObject(call: S3Call): Promise<void> {
   if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
     throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
   }
-  await serveObject(call.req, call.res, call.ctx, call.store.blobs, obj, { query: call.query });
+  // x-amz-expiration, as PutObject answered it; under a fault, GET and HEAD leave it out.
+  const expiration = expirationHeaders(bucket, obj.key, obj.lastModified, call.ctx);
+  const extraHeaders =
+    Object.keys(expiration).length > 0 && call.ctx.faults.has('s3-expiration-read-omitted') ? {} : expiration;
+  await serveObject(call.req, call.res, call.ctx, call.store.blobs, obj, { query: call.query, extraHeaders });
 }
 
 export function deleteObject(call: S3Call): void {

@@ -9,6 +9,14 @@ export async function storeBody(call: S3Call): Promise<{ blob: Blob; digest: Bod
       !call.ctx.faults.has('s3-put-checksum-unverified') &&
       // Under a fault, PutObject (not UploadPart) checks a SHA-1 only after storing the object.
       !(alg === 'sha1' && !call.query.has('uploadId') && call.ctx.faults.has('s3-put-sha1-mismatch-stored')),
+    // Under faults, Content-MD5 is not checked (by UploadPart alone, under one), or PutObject checks
+    // it only after storing the object; under another, a mismatch is refused as InvalidDigest.
+    verifyContentMd5: () =>
+      !call.ctx.faults.has('s3-content-md5-ignored') &&
+      !(call.query.has('uploadId') && call.ctx.faults.has('s3-part-content-md5-ignored')) &&
+      !(!call.query.has('uploadId') && call.ctx.faults.has('s3-content-md5-checked-after-store')),
+    contentMd5Code: () =>
+      call.ctx.faults.has('s3-content-md5-invalid-digest') ? 'InvalidDigest' : 'BadDigest',
     chunkSignature: call.chunkSignature,
     awsChunkedByContentEncoding: () => call.ctx.faults.has('s3-aws-chunked-by-content-encoding'),
   });

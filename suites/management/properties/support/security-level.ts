@@ -51,14 +51,15 @@ export async function currentLevel(ctx: PropertyContext): Promise<string> {
 
 /**
  * PATCHes security_level to `value` (a function of the value found, so a check can set the
- * current value to itself) and hands the answer to `judge`; the value found is put back. Where
+ * current value to itself) and hands the answer and the value sent to `judge`, which may read the
+ * setting again before the value found is put back. Where
  * the PATCH could change the value and the value found cannot be set again at --as-of, the check
  * runs only when the run allows disruptive changes; else it is skipped with the reason.
  */
 export function withSecurityLevel(
   ctx: PropertyContext,
   value: string | ((previous: string) => string),
-  judge: (answer: Envelope) => void,
+  judge: (answer: Envelope, wanted: string) => void | Promise<void>,
 ): Promise<void> {
   return turn(async () => {
     const previous = await currentLevel(ctx);
@@ -72,7 +73,7 @@ export function withSecurityLevel(
     }
     const answer = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: wanted } });
     try {
-      judge(answer);
+      await judge(answer, wanted);
     } finally {
       if (answer.success && wanted !== previous) {
         const what = `security_level back to ${previous}`;
