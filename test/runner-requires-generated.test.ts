@@ -43,8 +43,10 @@ function otherBranch(requires: NonNullable<CheckDef['requires']>): Rewrite | und
     for (const h of Object.keys(requires.headers ?? {})) delete headers[h.toLowerCase()];
     let { body, status } = a;
     if (requires.json !== undefined) {
-      body = EMPTY_ENVELOPE;
-      headers['content-type'] = 'application/json';
+      // A precondition on the whole document (that there is JSON at all) takes a body that is none.
+      const whole = Object.hasOwn(requires.json, '');
+      body = whole ? '<html><body>not JSON</body></html>' : EMPTY_ENVELOPE;
+      headers['content-type'] = whole ? 'text/html' : 'application/json';
     }
     if (requires.xml !== undefined) {
       body = '<?xml version="1.0" encoding="UTF-8"?>\n<Other></Other>';
