@@ -32,13 +32,13 @@ export async function deleteObjects(call: S3Call): Promise<void> {
     throw malformedXml(`The request must contain at most ${DELETE_OBJECTS_MAX} keys.`);
   }
   // Quiet mode lists errors alone. Under faults, Quiet is ignored, or its presence makes the
-  // request quiet whatever its value (<Quiet>false</Quiet> too).
+  // request quiet whatever its value (<Quiet>false</Quiet> too). Each fault is asked only where it
+  // changes the answer: a run's teardown empties every bucket with DeleteObjects, without Quiet.
   const f = call.ctx.faults;
-  const quiet = f.has('s3-delete-objects-quiet-ignored')
-    ? false
-    : f.has('s3-delete-objects-quiet-present') && del.Quiet !== undefined
-      ? true
-      : text(del.Quiet)?.trim().toLowerCase() === 'true';
+  const asked = text(del.Quiet)?.trim().toLowerCase() === 'true';
+  const quiet = asked
+    ? !f.has('s3-delete-objects-quiet-ignored')
+    : del.Quiet !== undefined && f.has('s3-delete-objects-quiet-present');
   const deleted: Record<string, string>[] = [];
   for (const o of objects) {
     let key = text(o?.Key);

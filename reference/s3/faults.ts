@@ -1676,7 +1676,7 @@ const CATALOG: [string, string, string[]][] = [
   ],
   [
     's3-list-max-keys-echo-omitted',
-    'ListObjects and ListObjectsV2 answer without a MaxKeys element',
+    'ListObjects and ListObjectsV2 asked for max-keys answer without a MaxKeys element',
     ['s3.list.max-keys-echo'],
   ],
   [

@@ -199,7 +199,8 @@ export function listObjects(call: S3Call): void {
     const all = paginate(sorted, { ...pageOpts, max: Number.MAX_SAFE_INTEGER });
     return all.items.length + all.prefixes.length;
   };
-  const { keyCount, truncated, echoedMaxKeys } = pageClaims(f, page, { v2, maxKeys, rest });
+  const asked = q.has('max-keys');
+  const { keyCount, truncated, echoedMaxKeys } = pageClaims(f, page, { v2, maxKeys, asked, rest });
   // Under a fault, one element that echoes the request (or NextMarker) is sent as asked, unencoded.
   const echo = (s: string, fault: string) => (encode(s) !== s && f.has(fault) ? s : encode(s));
   // Under a control fault, the answer leaves out the Prefix element that echoes the request.
@@ -208,7 +209,7 @@ export function listObjects(call: S3Call): void {
     Name: call.bucket,
     ...(omitted ? {} : { Prefix: echo(prefix, 's3-list-prefix-echo-unencoded') }),
     ...(delimiter ? { Delimiter: echo(delimiter, 's3-list-delimiter-echo-unencoded') } : {}),
-    ...(f.has('s3-list-max-keys-echo-omitted') ? {} : { MaxKeys: echoedMaxKeys }),
+    ...(q.has('max-keys') && f.has('s3-list-max-keys-echo-omitted') ? {} : { MaxKeys: echoedMaxKeys }),
     ...(encodingType === 'url' ? { EncodingType: 'url' } : {}),
     IsTruncated: truncated,
   };
@@ -234,7 +235,7 @@ export function listObjects(call: S3Call): void {
 function pageClaims(
   f: S3Call['ctx']['faults'],
   page: ReturnType<typeof paginate>,
-  { v2, maxKeys, rest }: { v2: boolean; maxKeys: number; rest: () => number },
+  { v2, maxKeys, asked, rest }: { v2: boolean; maxKeys: number; asked: boolean; rest: () => number },
 ): { keyCount: number; truncated: boolean; echoedMaxKeys: number } {
   const entries = page.items.length + page.prefixes.length;
   const keyCount =
@@ -248,11 +249,12 @@ function pageClaims(
   const truncated = page.truncated
     ? !(!v2 && f.has('s3-list-v1-truncated-false-lies'))
     : !v2 && page.last !== undefined && entries < maxKeys && f.has('s3-list-v1-end-claims-truncated');
-  // Under faults, MaxKeys is 1000 whatever was asked, or one more than asked.
+  // Under faults, MaxKeys is 1000 whatever was asked, or one more than asked (asked only of a page
+  // that asked one: most listings ask none).
   const echoedMaxKeys =
     maxKeys !== 1000 && f.has('s3-list-max-keys-echo-1000')
       ? 1000
-      : f.has('s3-list-max-keys-echo-plus-one')
+      : asked && f.has('s3-list-max-keys-echo-plus-one')
         ? maxKeys + 1
         : maxKeys;
   return { keyCount, truncated, echoedMaxKeys };
