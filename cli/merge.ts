@@ -13,8 +13,8 @@ export const MERGE_HELP = `Usage: edgecheck merge RESULTS.json... [-o MERGED.jso
 
 Joins the JSON results of the shards of one run (edgecheck run --shard I/N --reporter json=FILE,
 one document per shard) into one results document of the same schema.
-Clause verdicts are computed again from every check: a clause takes the worst verdict of the
-checks citing it in any shard, so a clause one shard left untested is judged by the shard that
+Clause verdicts are computed again from every check: a clause's verdict comes from the checks
+citing it in every shard, so a clause one shard left untested is judged by the shard that
 tested it. Documents of different runs are refused in one line: another --as-of, suites
 selection (--suite, --case, --clause, --tag, --read-only), --profile, target, --fault or
 --baseline, the same case (or shard) twice, or a shard missing.

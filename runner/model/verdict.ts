@@ -1,7 +1,7 @@
 export type Verdict = 'pass' | 'fail' | 'blocked' | 'skipped' | 'error';
 export type ClauseVerdict = Verdict | 'untested';
 
-/** Worst first: a case or clause takes the worst verdict of its checks. */
+/** Worst first: a case takes the worst verdict of its checks (a clause's: clauseVerdict). */
 const SEVERITY: Record<ClauseVerdict, number> = {
   fail: 5,
   error: 4,

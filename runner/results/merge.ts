@@ -114,7 +114,7 @@ function mergeBaseline(docs: LabelledResults[], clauses: ClauseResult[]): Baseli
 /**
  * Joins the results of the shards of one run (`--shard I/N`, or runs of disjoint cases with the
  * same settings) into one document of the same schema. Clause verdicts are computed again from
- * every check: a clause takes the worst verdict of the checks citing it in any shard, so one a
+ * every check: a clause's verdict comes from the checks citing it in every shard, so one a
  * shard left untested is judged by the shard that tested it. Refuses (MergeInputError) documents
  * of different runs: another date, selection, profile, target or baseline, the same case twice, or
  * some but not all shards of one --shard I/N.
