@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAST_RUN } from '../cli/run.ts';
-import { type CliOutcome, runMain } from './helpers/cli.ts';
+import { type CliOutcome, runMainIn } from './helpers/cli.ts';
 import { ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { CANARY_TOKEN, fixtureDir } from './helpers/engine-target.ts';
 
@@ -38,16 +38,7 @@ afterAll(async () => {
 /** The CLI in this process, with `folder` (made fresh under tmp) as the current folder. */
 async function inFolder(folder: string, args: string[]): Promise<CliOutcome & { dir: string }> {
   const dir = path.join(tmp, folder);
-  mkdirSync(dir, { recursive: true });
-  const before = process.cwd();
-  process.chdir(dir);
-  vi.stubEnv('EDGECHECK_API_TOKEN', CANARY_TOKEN);
-  try {
-    return { ...(await runMain(args)), dir };
-  } finally {
-    vi.unstubAllEnvs();
-    process.chdir(before);
-  }
+  return { ...(await runMainIn(dir, args, { EDGECHECK_API_TOKEN: CANARY_TOKEN })), dir };
 }
 
 const run = (folder: string, ...extra: string[]) =>

@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LAST_RUN } from '../cli/run.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { type CliOutcome, runMain } from './helpers/cli.ts';
+import { type CliOutcome, runMainIn } from './helpers/cli.ts';
 import { ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { CANARY_TOKEN, fixtureDir } from './helpers/engine-target.ts';
 
@@ -50,17 +50,7 @@ afterAll(async () => {
 
 /** The CLI in this process, with `folder` (under tmp) as the current folder. */
 async function inFolder(folder: string, args: string[]): Promise<CliOutcome> {
-  const dir = path.join(tmp, folder);
-  mkdirSync(dir, { recursive: true });
-  const before = process.cwd();
-  process.chdir(dir);
-  vi.stubEnv('EDGECHECK_API_TOKEN', CANARY_TOKEN);
-  try {
-    return await runMain(args);
-  } finally {
-    vi.unstubAllEnvs();
-    process.chdir(before);
-  }
+  return runMainIn(path.join(tmp, folder), args, { EDGECHECK_API_TOKEN: CANARY_TOKEN });
 }
 
 const target = () => [

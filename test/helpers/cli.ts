@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
 import { main } from '../../cli/main.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -98,5 +99,26 @@ export function copyCheckout(dest: string): void {
   mkdirSync(path.join(dest, 'node_modules'));
   for (const name of readdirSync(modules)) {
     if (name !== '.cache') symlinkSync(path.join(modules, name), path.join(dest, 'node_modules', name));
+  }
+}
+
+/**
+ * The CLI in this process with `dir` (made if missing) as the current folder and `env` stubbed,
+ * for commands that read or write files of the current folder (.edgecheck/last-run.json).
+ */
+export async function runMainIn(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliOutcome> {
+  mkdirSync(dir, { recursive: true });
+  const before = process.cwd();
+  process.chdir(dir);
+  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+  try {
+    return await runMain(args);
+  } finally {
+    vi.unstubAllEnvs();
+    process.chdir(before);
   }
 }
