@@ -69,6 +69,14 @@ def _(t: Target):
     return tally.outcome()
 
 
+def put_keys(t: Target, b: str, keys: tuple[str, ...]) -> None:
+    """Stores each key with its own name as its bytes; a refusal leaves the clause unjudgeable."""
+    for key in keys:
+        put = t.put(b, key, key.encode())
+        if not accepted(put):
+            raise Unjudgeable(f"PutObject {key} answered {st(put)}")
+
+
 def delete_objects(t: Target, b: str, body: bytes):
     return t.request("POST", b, query={"delete": ""}, body=body, headers={"Content-MD5": md5b64(body)})
 
@@ -76,10 +84,7 @@ def delete_objects(t: Target, b: str, body: bytes):
 @probe("s3.delete.quiet")
 def _(t: Target):
     b = t.new_bucket("quiet")
-    for key in ("v1", "f1", "q1"):
-        put = t.put(b, key, key.encode())
-        if not accepted(put):
-            raise Unjudgeable(f"PutObject {key} answered {st(put)}")
+    put_keys(t, b, ("v1", "f1", "q1"))
     tally = Tally()
     for body, want in (
         (b"<Delete><Object><Key>v1</Key></Object><Object><Key>v-missing</Key></Object></Delete>", ["v-missing", "v1"]),
@@ -126,10 +131,7 @@ def _(t: Target):
 @probe("s3.list.max-keys-echo")
 def _(t: Target):
     b = t.new_bucket("maxkeys")
-    for key in ("m1", "m2", "m3"):
-        put = t.put(b, key, key.encode())
-        if not accepted(put):
-            raise Unjudgeable(f"PutObject {key} answered {st(put)}")
+    put_keys(t, b, ("m1", "m2", "m3"))
     tally = Tally()
     for query, want in (
         ({"list-type": "2", "max-keys": "2"}, "2"),
