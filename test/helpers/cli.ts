@@ -22,13 +22,19 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
+/**
+ * A bound on a child edgecheck that hangs, far past what one needs on a loaded machine: starting
+ * tsx and loading the suites beside a CPU hog and other test files takes many times its quiet time.
+ */
+const CHILD_HANG_MS = 90_000;
+
 /** Runs bin/edgecheck.mjs as a child process (the real exit code and streams). */
 export function runBin(args: string[], env: Record<string, string> = {}): CliOutcome {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: PROJECT_ROOT,
     env: cleanEnv(env),
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: CHILD_HANG_MS,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
@@ -37,7 +43,7 @@ export function runBin(args: string[], env: Record<string, string> = {}): CliOut
 export function runBinAsync(
   args: string[],
   env: Record<string, string> = {},
-  timeoutMs = 20_000,
+  timeoutMs = CHILD_HANG_MS,
 ): Promise<CliOutcome> {
   return outcomeOf(
     spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: cleanEnv(env) }),
