@@ -248,8 +248,10 @@ describe('the proxy bounds its sockets', () => {
       };
       const statuses = await Promise.all(Array.from({ length: 20 }, () => idleClient(proxy, clients, count)));
       expect(statuses.filter((s) => s !== '200')).toEqual([]);
+      // The proxy's count reaches 0 before each client has read its close: on a loaded machine half
+      // the clients' close events were still to come when the count was read, so both are awaited.
       const deadline = Date.now() + 15_000;
-      while ((await proxy.connections()) > 0 && Date.now() < deadline)
+      while (((await proxy.connections()) > 0 || closedByProxy < 20) && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 50));
       expect(await proxy.connections()).toBe(0);
       expect(closedByProxy).toBe(20);
