@@ -109,7 +109,8 @@ describe('the hostile target plays each broken target', () => {
     const started = Date.now();
     await t.close();
     const r = await pending;
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Not waited out: the slow answer would run to the probe's 10 s; half of it allows a loaded machine.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(r).toMatchObject({ status: 200, ended: false });
     expect(t.requests).toBe(1);
   });

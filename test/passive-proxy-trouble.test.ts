@@ -170,11 +170,10 @@ describe('trouble from clients is cut or counted, and the proxy goes on', () => 
       const trickle = setInterval(() => {
         if (!slow.destroyed && sent < header.length) slow.write(header[sent++]);
       }, 20);
-      const started = Date.now();
       const got = await slowClosed;
       clearInterval(trickle);
+      // Closed before the headers were whole, however slowly a loaded machine runs the trickle.
       expect(sent).toBeLessThan(header.length);
-      expect(Date.now() - started).toBeLessThan(4000);
       expect(got).not.toContain('200 OK');
 
       expect(await status(`${proxy.urls.management}${ZONE}`)).toBe(200);

@@ -89,7 +89,8 @@ describe('a run sends nothing more to a target taken as down, but teardown', () 
       for (let i = 0; i < LOST_IN_A_ROW; i++) t.noteTry('lost', 'reset');
     }, 50);
     await expect(waiting).rejects.toThrow(TargetDown);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Cut, not waited out: the wait was 20 s; half of it allows a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     // Teardown's wait is not cut.
     const t0 = Date.now();
     await t.waitToRetry(200, 'DELETE /x', new AbortController().signal, true);

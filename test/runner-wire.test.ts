@@ -85,7 +85,8 @@ describe('wire requests', () => {
     const empty = await send('/empty', keepAlive, undefined, 3000);
     expect(empty.status).toBe(204);
     expect(empty.headers['x-done']).toBe('yes');
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Waiting for the server to close, each would run to its 3 s timeout: 9 s for the three.
+    expect(performance.now() - started).toBeLessThan(8000);
   });
 
   it('read an answer that ends when the server closes', async () => {
