@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { listAreas } from '../runner/api.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { measureFailingTargets } from './failing-targets.ts';
 import { measureGib } from './gib-memory.ts';
@@ -13,6 +14,7 @@ import { measureProxySoak } from './proxy-soak.ts';
 import { measureSeveralTargets } from './several-targets.ts';
 import { build, measureStartup, ONE_CLAUSE } from './startup.ts';
 import { measureEachSuite, measureSuites, type SuitesTime } from './suites-time.ts';
+import { medianTwoProcesses } from './two-process.ts';
 
 /**
  * `npm run bench`: prints the numbers behind the project's targets. It measures and prints;
@@ -43,6 +45,10 @@ const rounds = roundsAt > 0 ? Number(process.argv[roundsAt + 1]) : 3;
 const f = (n: number, d = 1) => n.toFixed(d);
 const row = (...cells: string[]) =>
   console.log(cells.map((c, i) => (i ? c.padStart(14) : c.padEnd(34))).join(''));
+
+/** A ratio against its target, e.g. `runner/server CPU per request 0.92x [<= 1x]`. */
+const ratio = (label: string, value: number, target: number) =>
+  console.log(`  ${label} ${f(value, 2)}x [<= ${target}x]${value > target ? '  (over)' : ''}`);
 
 /** The full run's CPU profile, by thread: its top modules and functions by self time. */
 async function printProfile(): Promise<void> {
@@ -111,6 +117,7 @@ async function printSoak(): Promise<void> {
         `${f((100 * l.relayedPerSecond) / l.directPerSecond, 0)}%`,
       );
       row('                          its CPU, us', '', f(l.relayCpuUs ?? 0, 0), '');
+      if (l.relayCpuUs) ratio('  proxy/bare relay CPU per exchange', c.proxied.proxy / l.relayCpuUs, 2);
     }
     if (l.proxyOwnMedianMs !== undefined)
       console.log(
@@ -160,6 +167,23 @@ console.log(
 );
 for (const { suite, run } of await measureEachSuite(rounds)) {
   runRows(run, `  --suite ${suite} (${run.requests} requests)`, '    CPU per request, ms');
+  ratio(`  runner/reference CPU, embedded, --suite ${suite}`, run.runnerCpuS! / run.referenceCpuS!, 1);
+}
+ratio('runner/reference CPU, embedded, every suite', suites.runnerCpuS! / suites.referenceCpuS!, 1);
+console.log('');
+
+// What a request costs the runner against what it costs the server it tests, each its own process
+// from start to exit: `edgecheck serve`, and `edgecheck run` against it.
+row('runner and server, two processes, the build', 'requests', 'runner CPU s', 'server CPU s');
+for (const suite of [undefined, ...listAreas()]) {
+  const two = await medianTwoProcesses(suite ? [suite] : [], rounds);
+  row(
+    `  ${suite ? `--suite ${suite}` : 'every suite'}`,
+    String(two.requests),
+    f(two.runnerCpuS, 2),
+    f(two.serverCpuS, 2),
+  );
+  ratio('  runner/server CPU per request', two.runnerCpuS / two.serverCpuS, 1);
 }
 console.log('');
 
@@ -185,6 +209,11 @@ for (const built of [true, false]) {
       f((r.referenceCpuS ?? Number.NaN) * 1000, 0),
     );
   }
+  ratio(
+    `one-clause run/--help CPU, ${built ? 'the build' : 'the sources'}`,
+    s.oneClause.cpuS / s.help.cpuS,
+    4,
+  );
 }
 console.log('');
 

@@ -40,8 +40,10 @@ export function moduleOf(url: string, functionName: string): string {
   } catch {
     return url;
   }
-  // A checkout's own build (bin/source-build.mjs) holds the project's files under the cache.
-  file = file.replace(/[\\/]node_modules[\\/]\.cache[\\/]edgecheck[\\/]build-[0-9a-f]+(?=[\\/])/, '');
+  // A checkout's own build (bin/source-build.mjs) holds the project's files under the cache, which
+  // may be another checkout's when node_modules is a link to it: the path below the build is the file's.
+  const built = /[\\/]node_modules[\\/]\.cache[\\/]edgecheck[\\/]build-[0-9a-f]+[\\/](.*)$/.exec(file);
+  if (built) file = path.join(ROOT, built[1]);
   const nm = file.lastIndexOf(`${path.sep}node_modules${path.sep}`);
   if (nm >= 0) {
     const parts = file.slice(nm + 14).split(path.sep);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { listAreas } from './load/clauses.ts';
-import { loadSuites } from './load/suite.ts';
+import { type LoadedSuites, loadSuites } from './load/suite.ts';
 import type { Reporter, RunResults } from './model/results.ts';
 import { newRunId } from './model/run-id.ts';
 import type { Target } from './model/target.ts';
@@ -84,18 +84,33 @@ function describeLimits(o: RunOptions): string | undefined {
   return parts.length ? `${parts.join(', ')} (--rate-limit, --max-requests)` : undefined;
 }
 
+/** What preloadSuites read, for the run that follows it with the same selection. */
+let preloaded: { selection: string; loaded: Promise<LoadedSuites> } | undefined;
+
+const preloadKey = (areas: string[], allAreas: string[], dir?: string) =>
+  JSON.stringify([areas, allAreas, dir]);
+
 /**
- * Reads the suites a run of `options` will load, so that the run finds them parsed (the loader
- * keeps parsed files while unchanged): a caller starting a target meanwhile overlaps the two.
- * Problems are left for the run itself to report.
+ * Reads the suites a run of `options` will load, so that the run finds them loaded: a caller
+ * starting a target meanwhile overlaps the two. Problems are left for the run itself to report.
  */
 export async function preloadSuites(options: Pick<RunOptions, 'suites' | 'suitesDir'>): Promise<void> {
   try {
     const { areas, allAreas } = selectedAreas(options);
-    await loadSuites(areas, allAreas, options.suitesDir);
+    const loaded = loadSuites(areas, allAreas, options.suitesDir, { errorsOnly: true });
+    preloaded = { selection: preloadKey(areas, allAreas, options.suitesDir), loaded };
+    await loaded;
   } catch {
     // The run reports it, with its place.
   }
+}
+
+/** The suites of a run: those preloaded for it, taken once, or read now. */
+function suitesFor(areas: string[], allAreas: string[], dir?: string): Promise<LoadedSuites> {
+  const kept = preloaded;
+  preloaded = undefined;
+  if (kept?.selection === preloadKey(areas, allAreas, dir)) return kept.loaded;
+  return loadSuites(areas, allAreas, dir, { errorsOnly: true });
 }
 
 /** The areas a run selects, and all there are. Throws InputError for an unknown one. */
@@ -115,7 +130,7 @@ function selectedAreas(options: Pick<RunOptions, 'suites' | 'suitesDir'>): {
 /** Loads, selects, runs and reports. Throws InputError for bad input (the CLI exits 2). */
 export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   const { areas, allAreas } = selectedAreas(options);
-  const loaded = await loadSuites(areas, allAreas, options.suitesDir);
+  const loaded = await suitesFor(areas, allAreas, options.suitesDir);
   const firstError = loaded.problems.find((p) => p.level === 'error');
   if (firstError)
     throw new InputError(firstError.where, `${firstError.what} (run 'edgecheck lint' for all problems)`);

@@ -95,6 +95,22 @@ describe('the compiled suites are never stale', () => {
     expect((await load()).cases).toEqual(loaded.cases);
   });
 
+  it('keeps no form whose lint found an error, so a run that skips lint on a kept form still stops on it', async () => {
+    const file = path.join(suites, 'mgmt', 'detail.case.yaml');
+    const text = readFileSync(file, 'utf8');
+    const cited = /clauses: \[([\w.-]+)/.exec(text)?.[1];
+    expect(cited).toBeDefined();
+    writeFileSync(file, text.replace(cited!, 'no.such.clause'));
+    const kept = entries().length;
+    const areas = listAreas(suites);
+    for (let i = 0; i < 2; i++) {
+      const loaded = await loadSuites(areas, areas, suites, { errorsOnly: true });
+      expect(loaded.problems.map((p) => p.what).join('\n')).toMatch(/unknown clause 'no\.such\.clause'/);
+    }
+    expect(entries()).toHaveLength(kept);
+    writeFileSync(file, text);
+  });
+
   it('reports a broken case file instead of an old compiled form of it', async () => {
     const file = path.join(suites, 'mgmt', 'detail.case.yaml');
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n  - nonsense: [\n`);

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { displayPath, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
+import { displayPath, FIXTURES_DIR, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
 
 /**
  * Suites loaded once into the form the engine runs, kept between runs: a file per content key under
@@ -11,7 +11,9 @@ import { displayPath, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
  * EDGECHECK_CACHE=0 off). The key hashes the content of every file the form is made from (the suites
  * folder, schemas/, the engine's own code), so an edit anywhere is a new key: an entry is never
  * stale, only unused. Entries are JSON, which parses ten times faster than v8's own serialization;
- * a value JSON would not give back as it is (a NaN, a Date, a binary) is not kept.
+ * a value JSON would not give back as it is (a NaN, a Date, a binary) is not kept. An entry is kept
+ * only once lint found no error in what it holds, so a run, which stops on errors alone, need not
+ * lint it again.
  */
 
 /** The engine's own code: the loader and what it builds with (runner/ or its build, dist/runner/). */
@@ -77,7 +79,8 @@ export function contentKey(root: string, selection: string): string {
   hash.update(
     `edgecheck compiled suites 1\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`,
   );
-  for (const dir of [root, SCHEMAS_DIR, ENGINE_DIR]) {
+  // The fixtures too: lint, whose clean result an entry stands for, reads their names.
+  for (const dir of [root, SCHEMAS_DIR, FIXTURES_DIR, ENGINE_DIR]) {
     for (const file of filesBelow(dir)) {
       hash.update(`${path.relative(dir, file)}\0`);
       hash.update(readFileSync(file));
@@ -98,12 +101,13 @@ export function readCached<T>(key: string): T | undefined {
   }
 }
 
-/** Keeps `value` under `key`; a cache that cannot be written is only a slower next run. */
-export function writeCached(key: string, value: unknown): void {
+/**
+ * Keeps `text` (from `keepable`) under `key`; a cache that cannot be written is only a slower next
+ * run.
+ */
+export function writeCached(key: string, text: string): void {
   const dir = cacheDir();
   if (!dir) return;
-  const text = faithfulJson(value);
-  if (text === undefined) return;
   try {
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `suites-${key}.json`);
@@ -131,7 +135,7 @@ function prune(dir: string): void {
  * a hole or undefined in an array, or an object JSON flattens (a Date, a Map, a binary). An object's
  * undefined property is left out, as reading it gives the same.
  */
-function faithfulJson(value: unknown): string | undefined {
+export function keepable(value: unknown): string | undefined {
   let faithful = true;
   const text = JSON.stringify(value, function (this: Record<string, unknown>, key, v) {
     const raw = this[key];

@@ -4,7 +4,7 @@ import { InputError } from '../util/errors.ts';
 import { SUITES_DIR } from '../util/paths.ts';
 import { caseFiles, loadCaseFile } from './cases.ts';
 import { loadClauses } from './clauses.ts';
-import { cacheDir, contentKey, readCached, writeCached } from './compiled-cache.ts';
+import { cacheDir, contentKey, keepable, readCached, writeCached } from './compiled-cache.ts';
 import { lintSuites, type Problem } from './lint.ts';
 import { resolvePassiveRefs } from './passive-refs.ts';
 import { type LoadedProperty, loadProperties } from './properties.ts';
@@ -18,6 +18,14 @@ export interface LoadedSuites {
   problems: Problem[];
 }
 
+export interface LoadOptions {
+  /**
+   * Only errors matter (a run stops on them; warnings are lint's): a form read from the compiled
+   * cache, kept only when its lint found no error, is not linted again.
+   */
+  errorsOnly?: boolean;
+}
+
 /**
  * Loads clauses of all areas and cases/properties of the selected ones, collecting every
  * problem instead of stopping at the first, so lint can list them all.
@@ -26,6 +34,7 @@ export async function loadSuites(
   areas: string[],
   allAreas: string[],
   root = SUITES_DIR,
+  options: LoadOptions = {},
 ): Promise<LoadedSuites> {
   for (const a of areas) {
     if (!allAreas.includes(a))
@@ -35,8 +44,10 @@ export async function loadSuites(
   // The YAML as the engine runs it, from the compiled cache when no source file changed since.
   // With the cache off (EDGECHECK_CACHE=0, or no folder of this user's), nothing is hashed either.
   const key = cacheDir() ? contentKey(root, `${areas.join(',')}\0${allAreas.join(',')}`) : undefined;
-  const compiled = (key && fromCache(readCached<Kept>(key))) || compile(areas, allAreas, root, problems);
-  if (key && !problems.length) writeCachedOnce(key, compiled);
+  const cached = key ? fromCache(readCached<Kept>(key)) : undefined;
+  const compiled = cached ?? compile(areas, allAreas, root, problems);
+  // Taken now: resolving passive references below changes the clauses in place.
+  const fresh = key && !cached && !problems.length ? keepable(kept(compiled)) : undefined;
   const { clauses, cases } = compiled;
   let properties: LoadedProperty[] = [];
   try {
@@ -46,7 +57,9 @@ export async function loadSuites(
   }
   if (!problems.length)
     problems.push(...resolvePassiveRefs(clauses, cases, areas.length === allAreas.length));
-  if (!problems.length) problems.push(...lintSuites(clauses, cases, properties));
+  if (!problems.length && !(cached && options.errorsOnly))
+    problems.push(...lintSuites(clauses, cases, properties));
+  if (key && fresh !== undefined && !problems.some((p) => p.level === 'error')) writeCached(key, fresh);
   return { areas, clauses, cases, properties, problems };
 }
 
@@ -66,12 +79,7 @@ function fromCache(kept: Kept | undefined): Compiled | undefined {
 }
 
 /** Clauses of all areas and cases of the selected ones from their YAML, each problem collected. */
-function compile(
-  areas: string[],
-  allAreas: string[],
-  root: string,
-  problems: Problem[],
-): Compiled & { fresh: true } {
+function compile(areas: string[], allAreas: string[], root: string, problems: Problem[]): Compiled {
   const asProblem = collectInto(problems);
   let clauses = new Map<string, Clause>();
   try {
@@ -89,14 +97,11 @@ function compile(
       }
     }
   }
-  return { clauses, cases, fresh: true };
+  return { clauses, cases };
 }
 
-/** Keeps a freshly compiled form (one read from the cache is there already). */
-function writeCachedOnce(key: string, compiled: Compiled & { fresh?: true }): void {
-  if (!compiled.fresh) return;
-  const kept: Kept = { clauses: [...compiled.clauses], cases: compiled.cases };
-  writeCached(key, kept);
+function kept(compiled: Compiled): Kept {
+  return { clauses: [...compiled.clauses], cases: compiled.cases };
 }
 
 /** An InputError as a problem of `problems`; anything else is not the input's, and is thrown. */

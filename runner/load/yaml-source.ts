@@ -1,18 +1,8 @@
 import { statSync } from 'node:fs';
-import {
-  Composer,
-  type Document,
-  isMap,
-  isNode,
-  isScalar,
-  Lexer,
-  LineCounter,
-  type Node,
-  Parser,
-  visit,
-} from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import { InputError } from '../util/errors.ts';
 import { INPUT_LIMITS, type InputKind, MAX_NESTING, readInputFile } from '../util/input-file.ts';
+import { yaml } from '../util/packages.ts';
 import { displayPath } from '../util/paths.ts';
 
 /** A parsed YAML file that can say where any of its values stands (file:line:column). */
@@ -66,7 +56,7 @@ function parseYaml(file: string, kind: Exclude<InputKind, 'results' | 'secret'>)
     if (err instanceof InputError) throw err;
     throw new InputError(shown, `cannot read: ${(err as Error).message}`);
   }
-  const lines = new LineCounter();
+  const lines = new (yaml().LineCounter)();
   const at = (offset: number) => {
     const pos = lines.linePos(offset);
     return `${shown}:${pos.line}:${pos.col}`;
@@ -86,16 +76,18 @@ function parseYaml(file: string, kind: Exclude<InputKind, 'results' | 'secret'>)
       // Walk up until a node exists (an error may name a key that is missing).
       for (let n = path.length; n >= 0; n--) {
         const node = doc.getIn(path.slice(0, n), true);
-        if (isNode(node) && node.range) return at(node.range[0]);
+        if (yaml().isNode(node) && node.range) return at(node.range[0]);
         if (n === 0 && doc.contents?.range) return at(doc.contents.range[0]);
       }
       return `${shown}:1:1`;
     },
     whereKey(path) {
       const parent = doc.getIn(path.slice(0, -1), true);
-      if (isMap(parent)) {
-        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]);
-        if (pair && isNode(pair.key) && pair.key.range) return at(pair.key.range[0]);
+      if (yaml().isMap(parent)) {
+        const pair = parent.items.find(
+          (p) => yaml().isScalar(p.key) && p.key.value === path[path.length - 1],
+        );
+        if (pair && yaml().isNode(pair.key) && pair.key.range) return at(pair.key.range[0]);
       }
       return this.where(path);
     },
@@ -112,10 +104,10 @@ function parseBounded(
   at: (offset: number) => string,
   kind: string,
 ): Document {
-  const parser = new Parser(lines.addNewLine);
+  const parser = new (yaml().Parser)(lines.addNewLine);
   function* tokens() {
     lines.addNewLine(0);
-    for (const lexeme of new Lexer().lex(text)) {
+    for (const lexeme of new (yaml().Lexer)().lex(text)) {
       yield* parser.next(lexeme);
       if (parser.stack.length > MAX_NESTING) {
         throw new InputError(
@@ -127,7 +119,7 @@ function parseBounded(
     yield* parser.end();
   }
   // Duplicate keys are found by checkKeysAndAliases: the library's own check is quadratic in a map's size.
-  const composer = new Composer({ uniqueKeys: false, prettyErrors: false });
+  const composer = new (yaml().Composer)({ uniqueKeys: false, prettyErrors: false });
   let doc: Document | undefined;
   for (const next of composer.compose(tokens(), true, text.length)) {
     if (!doc) doc = next;
@@ -141,11 +133,11 @@ function parseBounded(
 /** Duplicate keys, and aliases: how many, and none inside its own anchor (an endless value). */
 function checkKeysAndAliases(doc: Document, lines: LineCounter, at: (offset: number) => string): void {
   let aliases = 0;
-  visit(doc, {
+  yaml().visit(doc, {
     Map(_, map) {
       const seen = new Map<unknown, number>();
       for (const pair of map.items) {
-        if (!isScalar(pair.key) || !pair.key.range) continue;
+        if (!yaml().isScalar(pair.key) || !pair.key.range) continue;
         const first = seen.get(pair.key.value);
         if (first !== undefined) {
           throw new InputError(
@@ -181,10 +173,10 @@ function toValue(doc: Document, at: (offset: number) => string): unknown {
   } catch (err) {
     if (!(err instanceof ReferenceError)) throw err;
     let first = 0;
-    visit(doc, {
+    yaml().visit(doc, {
       Alias(_, alias) {
         first = alias.range?.[0] ?? 0;
-        return visit.BREAK;
+        return yaml().visit.BREAK;
       },
     });
     throw new InputError(

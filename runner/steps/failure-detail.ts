@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
-import { type Document, isMap, isNode, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import {
   EXCHANGE_BODY_LIMIT,
   type Exchange,
@@ -9,6 +9,7 @@ import {
 } from '../model/results.ts';
 import type { OutgoingRequest } from '../transports/http.ts';
 import type { StepResponse } from '../transports/response.ts';
+import { yaml } from '../util/packages.ts';
 import { displayPath } from '../util/paths.ts';
 import { redactDeep, redactText } from '../util/redact.ts';
 
@@ -34,8 +35,8 @@ function parsedCaseFile(file: string): { text: string; doc: Document; counter: L
   } catch {
     return undefined;
   }
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
+  const counter = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: counter, uniqueKeys: false });
   const entry = { stamp, text, doc, counter };
   caseFiles.set(file, entry);
   return entry;
@@ -58,13 +59,13 @@ export function sourceExcerpt(
   const { text, doc, counter } = parsed;
   const want = { line: Number(at[1]), col: Number(at[2]) };
   let check: Node | undefined;
-  visit(doc, {
+  yaml().visit(doc, {
     Map(_, map) {
       if (!map.range) return undefined;
       const pos = counter.linePos(map.range[0]);
       if (pos.line === want.line && pos.col === want.col) {
         check = map;
-        return visit.BREAK;
+        return yaml().visit.BREAK;
       }
       return undefined;
     },
@@ -72,11 +73,11 @@ export function sourceExcerpt(
   let pos = want;
   let node: unknown = check;
   for (const k of key) {
-    if (!isMap(node)) break;
-    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === k);
+    if (!yaml().isMap(node)) break;
+    const pair = node.items.find((p) => yaml().isScalar(p.key) && String(p.key.value) === k);
     if (!pair) break;
-    const target = isNode(pair.value) && pair.value.range ? pair.value : pair.key;
-    if (isNode(target) && target.range) pos = counter.linePos(target.range[0]);
+    const target = yaml().isNode(pair.value) && pair.value.range ? pair.value : pair.key;
+    if (yaml().isNode(target) && target.range) pos = counter.linePos(target.range[0]);
     node = pair.value;
   }
   const all = text.split(/\r?\n/);

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent, buildConnector } from 'undici';
+import type { Agent } from 'undici';
+import { undiciAgent, undiciConnector } from '../util/packages.ts';
 import { keepReading, type Writing } from './early-answer.ts';
 
 /**
@@ -22,8 +23,9 @@ export function lookupLocalhost(
 
 /** One keep-alive pool per run: connections are reused across cases. */
 export function createAgent(connections: number, timeoutMs: number): Agent {
-  const connector = buildConnector({ lookup: lookupLocalhost as any, timeout: timeoutMs });
-  return new Agent({
+  const connector = undiciConnector()({ lookup: lookupLocalhost as any, timeout: timeoutMs });
+  const UndiciAgent = undiciAgent();
+  return new UndiciAgent({
     connections: Math.max(connections, 4),
     keepAliveTimeout: 4000,
     headersTimeout: timeoutMs,

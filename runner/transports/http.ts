@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
-import { type Agent, errors as undiciErrors } from 'undici';
+import type { Agent } from 'undici';
 import { generateStream } from '../data/generate.ts';
 import { GeneratedBody } from '../template/resolve.ts';
 import { errorMessage, TargetError } from '../util/errors.ts';
+import { undiciErrors } from '../util/packages.ts';
 import { Deadline } from './deadline.ts';
 import { exchange } from './exchange.ts';
 import { StepResponse } from './response.ts';
@@ -155,8 +156,8 @@ async function sendOnce(
     const path = new URL(req.url).pathname;
     if (
       deadline.aborted ||
-      err instanceof undiciErrors.HeadersTimeoutError ||
-      err instanceof undiciErrors.BodyTimeoutError
+      err instanceof undiciErrors().HeadersTimeoutError ||
+      err instanceof undiciErrors().BodyTimeoutError
     ) {
       throw new TargetError(`no complete answer to ${req.method} ${path} within ${limitMs} ms (--timeout)`);
     }

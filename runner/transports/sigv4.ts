@@ -1,10 +1,16 @@
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { HttpRequest } from '@smithy/protocol-http';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { S3Target } from '../model/target.ts';
-import { NodeSha256 } from './sha256.ts';
+import { onFirstUse } from '../util/packages.ts';
+import { nodeSha256 } from './sha256.ts';
+
+// Loaded by the first raw S3 request: a run of the management API alone signs nothing.
+const smithyRequest = onFirstUse<typeof import('@smithy/protocol-http')>('@smithy/protocol-http');
+const smithySigner = onFirstUse<typeof import('@smithy/signature-v4')>('@smithy/signature-v4');
 
 /** AWS's own SigV4 signer, for raw S3 requests. */
 export function signerFor(target: S3Target, secretOverride?: string): SignatureV4 {
+  const { SignatureV4 } = smithySigner();
   return new SignatureV4({
     service: 's3',
     region: target.region,
@@ -12,7 +18,7 @@ export function signerFor(target: S3Target, secretOverride?: string): SignatureV
       accessKeyId: target.accessKeyId,
       secretAccessKey: secretOverride ?? target.secretAccessKey,
     },
-    sha256: NodeSha256,
+    sha256: nodeSha256(),
     uriEscapePath: false,
     applyChecksum: false,
   });
@@ -32,7 +38,7 @@ function toSmithy(req: Unsigned): HttpRequest {
     const prev = query[k];
     query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
-  return new HttpRequest({
+  return new (smithyRequest().HttpRequest)({
     method: req.method,
     protocol: req.url.protocol,
     hostname: req.url.hostname,
