@@ -100,6 +100,10 @@ export function registerDnsRecords(router: Router): void {
   });
 
   router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
+    // A record not found answered as an empty success, as a lookup that finds nothing might.
+    requireZone(req);
+    if (!req.state.dnsRecords.has(req.params.dns_record_id) && req.ctx.faults.has('missing-record-200-null'))
+      return { result: null };
     const out = toResponse(req.ctx, find(req), true);
     // The detail view leaves out type, or answers created_on as Unix seconds, where the list and writes
     // answer the full record.
