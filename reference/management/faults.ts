@@ -112,7 +112,7 @@ const ENTRIES: Entry[] = [
   // DNS records
   [
     'relative-record-name',
-    'record names are answered relative to the zone (www instead of www.example.com)',
+    'record names are kept relative to the zone: answered so (www instead of www.example.com), and lists ordered by name sort them so',
     ['mgmt.dns.name'],
   ],
   ['dns-get-drops-type', 'GET of one DNS record answers it without type', ['mgmt.dns.record-fields']],
