@@ -41,7 +41,6 @@ const REACHED = [
   'mgmt.errors.object',
   'mgmt.result-info.fields',
   'mgmt.zones.get',
-  'mgmt.dns.list',
   'mgmt.dns.record-fields',
   'mgmt.dns.name',
   'mgmt.dns-settings.types',
