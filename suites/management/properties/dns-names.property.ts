@@ -81,11 +81,19 @@ const fullNames: PropertyDef = {
 const ZONE = /^\/client\/v4\/zones\/([^/]+)$/;
 const RECORDS = /^\/client\/v4\/zones\/([^/]+)\/dns_records(?:\/[^/]+)?$/;
 
-/** The zones' names as their reads answered them, by id: the most recent 1,000 zones seen. */
+/** The longest zone id and name remembered: a DNS name has at most 253 characters, an id far fewer. */
+const LONGEST = 255;
+
+/**
+ * The zones' names as their reads answered them, by id: the most recent 1,000 zones seen, each id
+ * and name at most LONGEST characters, whatever a target answers.
+ */
 function observeNames(): Observer {
   const names = new RecentMap<string, string>(1_000);
   const learn = (zone: { id?: unknown; name?: unknown } | null | undefined) => {
-    if (typeof zone?.id === 'string' && typeof zone.name === 'string') names.set(zone.id, zone.name);
+    const { id, name } = zone ?? {};
+    if (typeof id !== 'string' || typeof name !== 'string') return;
+    if (id.length <= LONGEST && name.length <= LONGEST) names.set(id, name);
   };
   return (ex: ObservedView) => {
     if (ex.door !== 'management' || ex.status < 200 || ex.status >= 300) return undefined;
