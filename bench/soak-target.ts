@@ -13,7 +13,16 @@ const ZONE = JSON.stringify({
   success: true,
   errors: [],
   messages: [],
-  result: { id: 'z', name: 'example.com' },
+  result: {
+    id: 'z',
+    name: 'example.com',
+    status: 'active',
+    paused: false,
+    type: 'full',
+    name_servers: ['a.ns.example.net', 'b.ns.example.net'],
+    created_on: '2026-01-01T00:00:00Z',
+    modified_on: '2026-01-01T00:00:00Z',
+  },
 });
 
 function zones(page: number): string {

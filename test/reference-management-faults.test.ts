@@ -326,6 +326,7 @@ const PROBES: Record<string, Probe> = {
   'past-end-last-page': now(get(`${Z}/dns_records?page=50`)),
   'total-pages-floor': now(get(`${Z}/dns_records?per_page=2`)),
   'echo-default-per-page': now(get(`${Z}/dns_records?per_page=2`)),
+  'per-page-over-10-ignored': now(get(`${Z}/dns_records?per_page=20`)),
   'legacy-key-not-compared': now(get(Z, { 'x-auth-email': 'admin@example.com', 'x-auth-key': 'wrong' })),
   'zone-id-uppercase': now(async (api) => (await api('GET', Z)).body.result.id),
   'dns-list-drops-proxiable': now(get(`${Z}/dns_records`)),
@@ -444,6 +445,7 @@ const PROBES: Record<string, Probe> = {
     );
   }),
   'not-found-without-message': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
+  'missing-record-200-null': now(get(`${Z}/dns_records/0000000000000000000000000000ffff`)),
   'retire-early': at('2019-01-01', get('/organizations/0f0f/roles')),
   'retired-server-error': now(get(`${Z}/rate_limits`)),
   'retired-error-code-string': now(get(`${Z}/rate_limits`)),

@@ -87,7 +87,7 @@ export function toResponse(ctx: ReferenceContext, rec: StoredRecord, detail = fa
   return out;
 }
 
-function relativeName(name: string, zone: string): string {
+export function relativeName(name: string, zone: string): string {
   if (name === zone) return '@';
   return name.endsWith(`.${zone}`) ? name.slice(0, -(zone.length + 1)) : name;
 }

@@ -1,6 +1,6 @@
 import type { ReferenceContext } from '../context.ts';
 import { ApiError, CODES, notFound } from './api-error.ts';
-import { type StoredRecord, toResponse } from './dns-record-shape.ts';
+import { relativeName, type StoredRecord, toResponse } from './dns-record-shape.ts';
 import { fullName, type RecordFields, validateRecord } from './dns-record-validation.ts';
 import { epochSeconds, newId, nowIso } from './ids.ts';
 import { type ListSpec, paginate } from './pagination.ts';
@@ -20,6 +20,12 @@ const LIST: ListSpec<StoredRecord> = {
   defaultOrder: 'type',
   defaultPerPage: 100,
   maxPerPage: 5000,
+};
+
+/** The list as an implementation that keeps names relative to the zone sorts it by name. */
+const RELATIVE_LIST: ListSpec<StoredRecord> = {
+  ...LIST,
+  orderBy: { ...LIST.orderBy, name: (r) => relativeName(r.name, r.zone_name) },
 };
 
 function find(req: ApiRequest): StoredRecord {
@@ -70,7 +76,8 @@ export function registerDnsRecords(router: Router): void {
     if (type) all = all.filter((r) => r.type === type.toUpperCase());
     if (name) all = all.filter((r) => r.name === fullName(name, zone.name));
     if (content) all = all.filter((r) => r.content === content);
-    const page = paginate(req.ctx, all, q, LIST);
+    const relative = q.get('order') === 'name' && req.ctx.faults.has('relative-record-name');
+    const page = paginate(req.ctx, all, q, relative ? RELATIVE_LIST : LIST);
     const result = page.items.map((r) => toResponse(req.ctx, r));
     // A lighter list view without proxiable.
     if (req.ctx.faults.has('dns-list-drops-proxiable')) for (const r of result) delete r.proxiable;
@@ -100,6 +107,10 @@ export function registerDnsRecords(router: Router): void {
   });
 
   router.on('GET', '/zones/:zone_id/dns_records/:dns_record_id', (req) => {
+    // A record not found answered as an empty success, as a lookup that finds nothing might.
+    requireZone(req);
+    if (!req.state.dnsRecords.has(req.params.dns_record_id) && req.ctx.faults.has('missing-record-200-null'))
+      return { result: null };
     const out = toResponse(req.ctx, find(req), true);
     // The detail view leaves out type, or answers created_on as Unix seconds, where the list and writes
     // answer the full record.

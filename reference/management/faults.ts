@@ -28,6 +28,16 @@ const ENTRIES: Entry[] = [
     'a page past the last one answers an error instead of an empty result',
     ['mgmt.pagination.past-end'],
   ],
+  [
+    'missing-record-200-null',
+    'a DNS record that does not exist answers 200 with success true and result null instead of an error',
+    ['mgmt.errors.envelope'],
+  ],
+  [
+    'per-page-over-10-ignored',
+    'a per_page over 10 is ignored: lists answer pages of the default size, and result_info.per_page says so',
+    ['mgmt.pagination.echo'],
+  ],
   ['failure-result-not-null', 'failure envelopes carry result {} instead of null', ['mgmt.errors.envelope']],
   [
     'not-found-in-messages',
@@ -102,7 +112,7 @@ const ENTRIES: Entry[] = [
   // DNS records
   [
     'relative-record-name',
-    'record names are answered relative to the zone (www instead of www.example.com)',
+    'record names are kept relative to the zone: answered so (www instead of www.example.com), and lists ordered by name sort them so',
     ['mgmt.dns.name'],
   ],
   ['dns-get-drops-type', 'GET of one DNS record answers it without type', ['mgmt.dns.record-fields']],

@@ -48,10 +48,13 @@ export function paginate<T>(
 ): Page<T> {
   const page = positiveInt(query, 'page') ?? 1;
   if (page < 1) throw badRequest(`page must be 1 or more, got ${page}`);
-  const perPage = positiveInt(query, 'per_page') ?? spec.defaultPerPage;
+  let perPage = positiveInt(query, 'per_page') ?? spec.defaultPerPage;
   if (perPage < 1 || perPage > spec.maxPerPage) {
     throw badRequest(`per_page must be between 1 and ${spec.maxPerPage}, got ${perPage}`);
   }
+  // A page size over 10 not taken: the default one answered instead, and result_info says so.
+  if (perPage > 10 && perPage !== spec.defaultPerPage && ctx.faults.has('per-page-over-10-ignored'))
+    perPage = spec.defaultPerPage;
   const order = query.get('order');
   if (order !== null && !(order in spec.orderBy)) {
     throw badRequest(`order must be one of ${Object.keys(spec.orderBy).join(', ')}, got '${order}'`);

@@ -470,10 +470,62 @@ const pastEnd: PropertyDef = {
   },
 };
 
+/**
+ * The page sizes whose echo traffic is judged on: those the checks of a run ask for (PER_PAGE here,
+ * SPEC's example 20 in the case). SPEC states no smallest or largest size, and a service answers
+ * another size for one it does not take.
+ */
+const ECHOED = { min: PER_PAGE.min, max: 20 } as const;
+
+/** result_info says the page size asked for, and the page where one was asked for. */
+function judgeEcho(ri: ResultInfo, { page, perPage, where }: Omit<At, 'page'> & { page?: number }): void {
+  if (ri.per_page !== perPage)
+    violation(
+      `${where}: result_info.per_page is ${JSON.stringify(ri.per_page)}, per_page ${perPage} was asked for`,
+    );
+  if (page !== undefined && ri.page !== page)
+    violation(`${where}: result_info.page is ${JSON.stringify(ri.page)}, page ${page} was asked for`);
+}
+
+const echo: PropertyDef = {
+  id: 'mgmt.pagination.echo-asked',
+  title: 'result_info echoes the page and per_page asked for, at any page size from 5 to 10',
+  clauses: ['mgmt.pagination.echo'],
+  readOnly: true,
+  requests: 2,
+  run: (ctx) => onExistingPages(ctx, 2, (_env, ri, at) => judgeEcho(ri, at)),
+  observe: {
+    selects: `list pages answered 200 to GETs asking for a per_page from ${ECHOED.min} to ${ECHOED.max} (the page too, up to the last)`,
+    observer: () => observeEcho,
+  },
+};
+
+/** A query parameter's value as a whole number, else undefined. */
+function wholeNumber(value: string | null): number | undefined {
+  return value !== null && /^\d{1,9}$/.test(value) ? Number(value) : undefined;
+}
+
+function observeEcho(ex: ObservedView): boolean | undefined {
+  if (ex.door !== 'management' || ex.method !== 'GET' || ex.status !== 200) return undefined;
+  const perPage = wholeNumber(ex.query.get('per_page'));
+  if (perPage === undefined || perPage < ECHOED.min || perPage > ECHOED.max) return undefined;
+  const env = ex.json() as Page;
+  const ri = env?.result_info;
+  // A list without result_info, or a block without per_page, is another clause's to judge.
+  if (env?.success !== true || !Array.isArray(env.result) || !ri || typeof ri !== 'object') return undefined;
+  if (ri.per_page === undefined) return undefined;
+  // The page's echo where one was asked for, up to the last: one past it is mgmt.pagination.past-end's.
+  let page = wholeNumber(ex.query.get('page'));
+  const last = Number.isInteger(ri.total_count) ? Math.max(1, Math.ceil(ri.total_count / perPage)) : 0;
+  if (page !== undefined && (page < 1 || page > last)) page = undefined;
+  judgeEcho(ri, { page, perPage, where: `GET ${ex.path}?${ex.query}` });
+  return true;
+}
+
 /** A page past the last one holds nothing. */
 function judgePastEnd(items: number, { page, perPage, where }: At, last: number): void {
   if (items !== 0)
     violation(`${where}: page ${page} at per_page ${perPage} (last is ${last}) holds ${items} items`);
 }
 
-export default [pages, order, count, totals, pastEnd] satisfies PropertyDef[];
+export default [pages, order, count, totals, pastEnd, echo] satisfies PropertyDef[];
