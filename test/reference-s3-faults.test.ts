@@ -1188,6 +1188,15 @@ const SCENARIOS: Record<string, Scenario> = {
     for (const method of ['HEAD', 'GET'])
       log.push(expiration(await s3.send({ method, path: obj('habits', 'logs/a') })));
   },
+
+  /** What clients rely on beyond SPEC, of listings: the order of a page's keys. */
+  async clientListings(s3, log) {
+    await bucket(s3, 'listings');
+    for (const key of ['😀', 'café', 'banana~', 'apple', 'ｚ', 'cafz', 'Zebra', 'bananas', 'cafe', 'banana'])
+      await put(s3, 'listings', key, key);
+    for (const query of [{ 'list-type': '2' }, {}] as Record<string, string>[])
+      log.push(snap(await s3.send({ method: 'GET', path: obj('listings'), query })));
+  },
 };
 
 /** Which scenario shows each fault. */
@@ -1197,6 +1206,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
     /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-)/,
     'clientHabits',
   ],
+  [/^s3-list-(case-insensitive-order|v1-locale-order)/, 'clientListings'],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

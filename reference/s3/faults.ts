@@ -612,7 +612,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-utf16-order',
     'Listings order keys by UTF-16 code units (JavaScript string order), which puts keys above U+FFFF before those from U+E000 to U+FFFF',
-    ['s3.list.pagination'],
+    ['s3.list.pagination', 's3.list.key-order'],
   ],
   [
     's3-list-keycount-without-prefixes',
@@ -1422,7 +1422,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-path-order',
     "Keys are listed in a file system's order, segment by segment (a/1 before a-x), not by their bytes",
-    ['s3.list.pagination'],
+    ['s3.list.pagination', 's3.list.key-order'],
   ],
   [
     's3-list-buckets-cf-continuation-token-ignored',
@@ -1698,6 +1698,16 @@ const CATALOG: [string, string, string[]][] = [
     's3-expiration-read-omitted',
     'PutObject answers x-amz-expiration, but GET and HEAD of the object leave it out',
     ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-list-case-insensitive-order',
+    'ListObjects and ListObjectsV2 order keys case-insensitively (Zebra after apple), not by their bytes',
+    ['s3.list.key-order'],
+  ],
+  [
+    's3-list-v1-locale-order',
+    "ListObjects (V1) orders keys by the locale's collation (localeCompare: ~ before letters, café between cafe and cafz); ListObjectsV2 by their bytes",
+    ['s3.list.key-order'],
   ],
 ];
 

@@ -2,7 +2,7 @@ import type { S3Call } from './call.ts';
 import { headerValue } from './call.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { invalidArgument, notImplemented, S3Error } from './errors.ts';
-import { keyOrder, utf16Order } from './key-order.ts';
+import { caseInsensitiveOrder, keyOrder, localeOrder, utf16Order } from './key-order.ts';
 import { boundedInt } from './multipart.ts';
 import { sendResult } from './respond.ts';
 
@@ -35,6 +35,29 @@ function byPathSegments(a: string, b: string): number {
     if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
   }
   return x.length - y.length;
+}
+
+/**
+ * The order a page's keys are sorted in: `compare` (S3's), or under a fault another that only
+ * sorts, each asked only where it would change the order of the bucket's keys: case-insensitive
+ * (keys differing in case only there), or, for ListObjects (V1) alone, the locale's collation.
+ */
+function pageOrder(
+  f: S3Call['ctx']['faults'],
+  v2: boolean,
+  keys: Iterable<string>,
+  compare: (a: string, b: string) => number,
+): (a: string, b: string) => number {
+  const all = [...keys];
+  const differs = (other: (a: string, b: string) => number) => {
+    const mine = [...all].sort(compare);
+    return [...all].sort(other).some((k, i) => k !== mine[i]);
+  };
+  const cased = all.some((k) => k.toLowerCase() !== k);
+  if (cased && differs(caseInsensitiveOrder) && f.has('s3-list-case-insensitive-order'))
+    return caseInsensitiveOrder;
+  if (!v2 && differs(localeOrder) && f.has('s3-list-v1-locale-order')) return localeOrder;
+  return compare;
 }
 
 /**
@@ -170,9 +193,10 @@ export function listObjects(call: S3Call): void {
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (compare(resume, after) > 0) after = resume;
   }
-  const sorted = [...bucket.objects.entries()].sort(
-    f.has('s3-list-path-order') ? (a, b) => byPathSegments(a[0], b[0]) : (a, b) => compare(a[0], b[0]),
-  );
+  const order = f.has('s3-list-path-order')
+    ? byPathSegments
+    : pageOrder(f, v2, bucket.objects.keys(), compare);
+  const sorted = [...bucket.objects.entries()].sort((a, b) => order(a[0], b[0]));
   const pageOpts = pageOptions(f, { v2, compare, prefix, delimiter, after, afterInclusive, cursor, maxKeys });
   const page = paginate(sorted, pageOpts);
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };

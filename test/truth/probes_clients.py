@@ -1,8 +1,8 @@
 """What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
 PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
 request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients);
-x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration). Each probe decides one
-clause (source: s3)."""
+x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
+byte order (aws s3 sync). Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -189,4 +189,23 @@ def _(t: Target):
             continue
         tally.check(a.header("x-amz-expiration") is None,
                     f"PutObject {key} ({why}): x-amz-expiration {a.header('x-amz-expiration')!r} (want none)")
+    return tally.outcome()
+
+
+@probe("s3.list.key-order")
+def _(t: Target):
+    b = t.new_bucket("order")
+    # Upper case first, ~ after the letters, é after z, U+FF5A before an emoji (UTF-16 says the reverse).
+    keys = ("😀", "café", "banana~", "apple", "ｚ", "cafz", "Zebra", "bananas", "cafe", "banana")
+    put_keys(t, b, keys)
+    want = sorted(keys, key=lambda k: k.encode("utf-8"))
+    tally = Tally()
+    for query, what in (({"list-type": "2"}, "ListObjectsV2"), ({}, "ListObjects")):
+        a = t.request("GET", b, query=query)
+        listed = [child_text(c, "Key") for c in a.all("Contents")]
+        if not accepted(a) or sorted(listed, key=lambda k: (k or "").encode()) != want:
+            # Which keys a page lists is the other listing clauses'; this one judges their order.
+            tally.skip(f"{what} answered {st(a)} listing {listed}")
+            continue
+        tally.check(listed == want, f"{what}: keys {listed} (want {want})")
     return tally.outcome()
