@@ -1187,6 +1187,11 @@ const SCENARIOS: Record<string, Scenario> = {
     for (const key of ['logs/a', 'other/b', 'tmp/c']) log.push(expiration(await put(s3, 'habits', key, key)));
     for (const method of ['HEAD', 'GET'])
       log.push(expiration(await s3.send({ method, path: obj('habits', 'logs/a') })));
+    // The CRC32 boto3 sends with every PutObject: of the body, and of other bytes.
+    const crc32 = { 'x-amz-sdk-checksum-algorithm': 'CRC32', 'x-amz-checksum-crc32': 'jA8cDQ==' };
+    log.push(snap(await put(s3, 'habits', 'crc-right', 'sent-whole', crc32)));
+    log.push(snap(await put(s3, 'habits', 'crc-wrong', 'sent-corrupted', crc32)));
+    log.push((await s3.send({ method: 'HEAD', path: obj('habits', 'crc-wrong') })).status);
   },
 
   /** What clients rely on beyond SPEC, of listings: the order of a page's keys. */
@@ -1203,7 +1208,7 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [
-    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-)/,
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32)/,
     'clientHabits',
   ],
   [/^s3-list-(case-insensitive-order|v1-locale-order)/, 'clientListings'],

@@ -175,7 +175,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-put-checksum-unverified',
     'Checksums sent with a body are stored without being verified',
-    ['s3.put.checksum-mismatch'],
+    ['s3.put.checksum-mismatch', 's3.checksum.crc32-mismatch'],
   ],
   [
     's3-content-type-not-inferred',
@@ -1708,6 +1708,21 @@ const CATALOG: [string, string, string[]][] = [
     's3-list-v1-locale-order',
     "ListObjects (V1) orders keys by the locale's collation (localeCompare: ~ before letters, café between cafe and cafz); ListObjectsV2 by their bytes",
     ['s3.list.key-order'],
+  ],
+  [
+    's3-checksum-crc32-unverified',
+    'x-amz-checksum-crc32 is stored without being verified (the SHA checksums are): a PutObject whose CRC32 does not match its body is stored',
+    ['s3.checksum.crc32-mismatch'],
+  ],
+  [
+    's3-checksum-crc32-invalid-request',
+    'A PutObject whose x-amz-checksum-crc32 does not match its body is refused with 400 InvalidRequest, not BadDigest',
+    ['s3.checksum.crc32-mismatch'],
+  ],
+  [
+    's3-checksum-crc32-checked-after-store',
+    'PutObject stores the object, then refuses an x-amz-checksum-crc32 that does not match it with 400 BadDigest',
+    ['s3.checksum.crc32-mismatch'],
   ],
 ];
 

@@ -130,6 +130,9 @@ export async function putObject(call: S3Call): Promise<void> {
   // Under a fault, a Content-MD5 that does not match is refused only once the object is stored.
   if (digest.mismatched.includes('md5') && call.ctx.faults.has('s3-content-md5-checked-after-store'))
     throw contentMd5Mismatch();
+  // Under a fault, a CRC32 that does not match is refused only once the object is stored.
+  if (digest.mismatched.includes('crc32') && call.ctx.faults.has('s3-checksum-crc32-checked-after-store'))
+    throw badDigest('crc32');
   // Under a fault, a SHA-1 that does not match is refused only once the object is stored.
   if (digest.mismatched.includes('sha1') && call.ctx.faults.has('s3-put-sha1-mismatch-stored'))
     throw badDigest('sha1');

@@ -2,7 +2,8 @@
 PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
 request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients);
 x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
-byte order (aws s3 sync). Each probe decides one clause (source: s3)."""
+byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3). Each probe
+decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import email.utils
 import hashlib
 import math
 import re
+import zlib
 
 from probes_cors import config, cors_bucket, preflight, rule
 from probes_multipart import create_upload
@@ -208,4 +210,28 @@ def _(t: Target):
             tally.skip(f"{what} answered {st(a)} listing {listed}")
             continue
         tally.check(listed == want, f"{what}: keys {listed} (want {want})")
+    return tally.outcome()
+
+
+def crc32b64(body: bytes) -> str:
+    return base64.b64encode(zlib.crc32(body).to_bytes(4, "big")).decode()
+
+
+@probe("s3.checksum.crc32-mismatch")
+def _(t: Target):
+    b = t.new_bucket("crc32")
+    tally = Tally()
+    # As boto3 sends a PutObject by default: the algorithm named, the CRC32 in a header.
+    whole = b"sent-whole"
+    sent = {"x-amz-sdk-checksum-algorithm": "CRC32", "x-amz-checksum-crc32": crc32b64(whole)}
+    right = t.request("PUT", b, "right.txt", body=whole, headers=sent)
+    wrong = t.request("PUT", b, "wrong.txt", body=b"sent-corrupted", headers=sent)
+    left = t.request("HEAD", b, "wrong.txt")
+    seen = f"PutObject of other bytes than its x-amz-checksum-crc32's -> {st(wrong)} (want 400 BadDigest), HEAD then {left.status}"
+    named = wrong.status == 400 and wrong.code == "BadDigest"
+    if accepted(right):
+        tally.check(named and left.status == 404, seen)
+    else:
+        tally.refused_anyway(wrong, seen, f"PutObject with the right CRC32 -> {st(right)}",
+                             stored=left.status == 200, as_named=named)
     return tally.outcome()
