@@ -1192,6 +1192,14 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await put(s3, 'habits', 'crc-right', 'sent-whole', crc32)));
     log.push(snap(await put(s3, 'habits', 'crc-wrong', 'sent-corrupted', crc32)));
     log.push((await s3.send({ method: 'HEAD', path: obj('habits', 'crc-wrong') })).status);
+    // GET and HEAD of a missing key with If-Match (an ETag, and *) and If-None-Match.
+    for (const method of ['GET', 'HEAD'])
+      for (const headers of [
+        { 'if-match': '"x"' },
+        { 'if-match': '*' },
+        { 'if-none-match': '"x"' },
+      ] as Record<string, string>[])
+        log.push(snap(await s3.send({ method, path: obj('habits', 'gone'), headers })));
   },
 
   /** What clients rely on beyond SPEC, of listings: the order of a page's keys. */
@@ -1208,7 +1216,7 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [
-    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32)/,
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32|cond-missing)/,
     'clientHabits',
   ],
   [/^s3-list-(case-insensitive-order|v1-locale-order)/, 'clientListings'],

@@ -1724,6 +1724,21 @@ const CATALOG: [string, string, string[]][] = [
     'PutObject stores the object, then refuses an x-amz-checksum-crc32 that does not match it with 400 BadDigest',
     ['s3.checksum.crc32-mismatch'],
   ],
+  [
+    's3-cond-missing-if-match-412',
+    'GET and HEAD of a missing key with If-Match answer 412 PreconditionFailed (RFC 9110: no current representation), not 404',
+    ['s3.cond.missing-key-404'],
+  ],
+  [
+    's3-cond-missing-if-none-match-304',
+    'GET and HEAD of a missing key with If-None-Match answer 304 Not Modified, not 404',
+    ['s3.cond.missing-key-404'],
+  ],
+  [
+    's3-cond-missing-if-match-star-412',
+    'GET and HEAD of a missing key with If-Match * answer 412 PreconditionFailed (* matches no object); an ETag there answers 404',
+    ['s3.cond.missing-key-404'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

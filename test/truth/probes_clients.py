@@ -2,8 +2,9 @@
 PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
 request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients);
 x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
-byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3). Each probe
-decides one clause (source: s3)."""
+byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3); 404 for a
+conditional read of a missing key (HTTP caches, the AWS SDK for Java). Each probe decides one clause
+(source: s3)."""
 
 from __future__ import annotations
 
@@ -234,4 +235,32 @@ def _(t: Target):
     else:
         tally.refused_anyway(wrong, seen, f"PutObject with the right CRC32 -> {st(right)}",
                              stored=left.status == 200, as_named=named)
+    return tally.outcome()
+
+
+@probe("s3.cond.missing-key-404")
+def _(t: Target):
+    b = t.new_bucket("condmissing")
+    here = t.put(b, "here.txt", b"here")
+    etag = here.header("etag")
+    if not accepted(here) or not etag:
+        raise Unjudgeable(f"PutObject here.txt answered {st(here)}, ETag {etag!r}")
+    # The valid twins: each header on the object that is there, where it lets the read through.
+    twins = {
+        "If-Match": t.request("GET", b, "here.txt", headers={"If-Match": etag}),
+        "If-None-Match": t.request("GET", b, "here.txt", headers={"If-None-Match": '"00000000000000000000000000000000"'}),
+    }
+    tally = Tally()
+    for method, name, value in (
+        ("GET", "If-Match", etag), ("GET", "If-Match", "*"), ("HEAD", "If-Match", etag),
+        ("GET", "If-None-Match", etag), ("GET", "If-None-Match", "*"), ("HEAD", "If-None-Match", etag),
+    ):
+        a = t.request(method, b, "gone.txt", headers={name: value})
+        named = a.status == 404 and (method == "HEAD" or a.code == "NoSuchKey")
+        seen = f"{method} of a missing key with {name}: {value} -> {st(a)} (want 404{' NoSuchKey' if method == 'GET' else ''})"
+        twin = twins[name]
+        if accepted(twin):
+            tally.check(named, seen)
+        else:
+            tally.refused_anyway(a, seen, f"GET of here.txt with {name} -> {st(twin)}", as_named=named)
     return tally.outcome()
