@@ -1202,12 +1202,17 @@ const SCENARIOS: Record<string, Scenario> = {
         log.push(snap(await s3.send({ method, path: obj('habits', 'gone'), headers })));
   },
 
-  /** What clients rely on beyond SPEC, of listings: the order of a page's keys. */
+  /** What clients rely on beyond SPEC, of listings: the order of a page's keys; Owner with fetch-owner. */
   async clientListings(s3, log) {
     await bucket(s3, 'listings');
     for (const key of ['😀', 'café', 'banana~', 'apple', 'ｚ', 'cafz', 'Zebra', 'bananas', 'cafe', 'banana'])
       await put(s3, 'listings', key, key);
-    for (const query of [{ 'list-type': '2' }, {}] as Record<string, string>[])
+    for (const query of [
+      { 'list-type': '2' },
+      {},
+      { 'list-type': '2', 'fetch-owner': 'true' },
+      { 'list-type': '2', 'fetch-owner': 'false' },
+    ] as Record<string, string>[])
       log.push(snap(await s3.send({ method: 'GET', path: obj('listings'), query })));
   },
 };
@@ -1219,7 +1224,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
     /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32|cond-missing)/,
     'clientHabits',
   ],
-  [/^s3-list-(case-insensitive-order|v1-locale-order)/, 'clientListings'],
+  [/^s3-list-(case-insensitive-order|v1-locale-order|fetch-owner)/, 'clientListings'],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

@@ -1739,6 +1739,21 @@ const CATALOG: [string, string, string[]][] = [
     'GET and HEAD of a missing key with If-Match * answer 412 PreconditionFailed (* matches no object); an ETag there answers 404',
     ['s3.cond.missing-key-404'],
   ],
+  [
+    's3-list-fetch-owner-ignored',
+    'ListObjectsV2 gives no Owner even when fetch-owner=true asks for it',
+    ['s3.list.fetch-owner'],
+  ],
+  [
+    's3-list-fetch-owner-present-means-true',
+    'ListObjectsV2 gives each key its Owner whenever fetch-owner is sent, fetch-owner=false too',
+    ['s3.list.fetch-owner'],
+  ],
+  [
+    's3-list-fetch-owner-display-name-only',
+    'ListObjectsV2 with fetch-owner=true gives each Owner a DisplayName but no ID',
+    ['s3.list.fetch-owner'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -213,7 +213,7 @@ export function listObjects(call: S3Call): void {
     ETag: f.has('s3-list-etag-unquoted') ? o.etag.replace(/^"|"$/g, '') : o.etag,
     Size: o.blob.size,
     StorageClass: 'STANDARD',
-    ...(!v2 || q.get('fetch-owner') === 'true' ? { Owner: owner } : {}),
+    ...(ownerOf(f, v2, q.get('fetch-owner'), owner) ?? {}),
   }));
   // Under a fault, ListObjects (V1) encodes keys but leaves its common prefixes as stored.
   const prefixesUnencoded = (p: string) => !v2 && encode(p) !== p && f.has('s3-list-v1-prefixes-unencoded');
@@ -282,6 +282,27 @@ function pageClaims(
         ? maxKeys + 1
         : maxKeys;
   return { keyCount, truncated, echoedMaxKeys };
+}
+
+/**
+ * Each key's Owner: always in ListObjects (V1), in ListObjectsV2 only with fetch-owner=true. Under
+ * faults, each asked only where fetch-owner is sent, it is ignored when true, or taken as true
+ * whatever its value, or the Owner given has no ID.
+ */
+function ownerOf(
+  f: S3Call['ctx']['faults'],
+  v2: boolean,
+  fetchOwner: string | null,
+  owner: { ID: string; DisplayName: string },
+): { Owner: Partial<typeof owner> } | undefined {
+  if (!v2) return { Owner: owner };
+  if (fetchOwner === null) return undefined;
+  if (fetchOwner !== 'true')
+    return f.has('s3-list-fetch-owner-present-means-true') ? { Owner: owner } : undefined;
+  if (f.has('s3-list-fetch-owner-ignored')) return undefined;
+  return f.has('s3-list-fetch-owner-display-name-only')
+    ? { Owner: { DisplayName: owner.DisplayName } }
+    : { Owner: owner };
 }
 
 /** How a page is cut from the sorted keys, with the faults that cut it otherwise. */

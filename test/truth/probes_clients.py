@@ -3,8 +3,8 @@ PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a C
 request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients);
 x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
 byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3); 404 for a
-conditional read of a missing key (HTTP caches, the AWS SDK for Java). Each probe decides one clause
-(source: s3)."""
+conditional read of a missing key (HTTP caches, the AWS SDK for Java); Owner with fetch-owner alone
+(minio-go). Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -263,4 +263,25 @@ def _(t: Target):
             tally.check(named, seen)
         else:
             tally.refused_anyway(a, seen, f"GET of here.txt with {name} -> {st(twin)}", as_named=named)
+    return tally.outcome()
+
+
+@probe("s3.list.fetch-owner")
+def _(t: Target):
+    b = t.new_bucket("owner")
+    put_keys(t, b, ("o1", "o2"))
+    tally = Tally()
+    for extra, asked in (({"fetch-owner": "true"}, True), ({}, False), ({"fetch-owner": "false"}, False)):
+        a = t.request("GET", b, query={"list-type": "2", **extra})
+        contents = a.all("Contents")
+        keys = [child_text(c, "Key") for c in contents]
+        if not accepted(a) or keys != ["o1", "o2"]:
+            # Which keys a page lists is the other listing clauses'; this one judges their Owner.
+            tally.skip(f"ListObjectsV2 {extra or 'without fetch-owner'} answered {st(a)} listing {keys}")
+            continue
+        ids = [child_text(o, "ID") for c in contents for o in c if o.tag.endswith("Owner")]
+        owners = sum(1 for c in contents for o in c if o.tag.endswith("Owner"))
+        ok = len(ids) == 2 and all(i and i.strip() for i in ids) if asked else owners == 0
+        tally.check(ok, f"ListObjectsV2 {extra or 'without fetch-owner'}: {owners} Owner, IDs {ids} "
+                        f"(want {'an Owner with an ID for each key' if asked else 'none'})")
     return tally.outcome()
