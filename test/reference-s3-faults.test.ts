@@ -1202,7 +1202,7 @@ const SCENARIOS: Record<string, Scenario> = {
         log.push(snap(await s3.send({ method, path: obj('habits', 'gone'), headers })));
   },
 
-  /** What clients rely on beyond SPEC, of listings: the order of a page's keys; Owner with fetch-owner. */
+  /** What clients rely on beyond SPEC, of listings: the order of a page's keys; Owner with fetch-owner; StartAfter. */
   async clientListings(s3, log) {
     await bucket(s3, 'listings');
     for (const key of ['😀', 'café', 'banana~', 'apple', 'ｚ', 'cafz', 'Zebra', 'bananas', 'cafe', 'banana'])
@@ -1212,6 +1212,7 @@ const SCENARIOS: Record<string, Scenario> = {
       {},
       { 'list-type': '2', 'fetch-owner': 'true' },
       { 'list-type': '2', 'fetch-owner': 'false' },
+      { 'list-type': '2', 'start-after': 'b é+c' },
     ] as Record<string, string>[])
       log.push(snap(await s3.send({ method: 'GET', path: obj('listings'), query })));
   },
@@ -1224,7 +1225,10 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
     /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32|cond-missing)/,
     'clientHabits',
   ],
-  [/^s3-list-(case-insensitive-order|v1-locale-order|fetch-owner)/, 'clientListings'],
+  [
+    /^s3-list-(case-insensitive-order|v1-locale-order|fetch-owner|start-after-not-echoed|start-after-echo-encoded)/,
+    'clientListings',
+  ],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,
     'clientReads',

@@ -1754,6 +1754,16 @@ const CATALOG: [string, string, string[]][] = [
     'ListObjectsV2 with fetch-owner=true gives each Owner a DisplayName but no ID',
     ['s3.list.fetch-owner'],
   ],
+  [
+    's3-list-start-after-not-echoed',
+    'ListObjectsV2 without encoding-type answers no StartAfter, whatever start-after it was sent',
+    ['s3.list.start-after-echo'],
+  ],
+  [
+    's3-list-start-after-echo-encoded',
+    'ListObjectsV2 answers StartAfter URL-encoded though encoding-type was not asked',
+    ['s3.list.start-after-echo'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

@@ -367,10 +367,28 @@ function v2Cursors(
     ...(page.truncated && page.last !== undefined
       ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
       : {}),
-    ...(q.has('start-after')
-      ? { StartAfter: echo(q.get('start-after') ?? '', 's3-list-start-after-echo-unencoded') }
-      : {}),
+    ...startAfterEcho(f, q, echo),
   };
+}
+
+/**
+ * ListObjectsV2's StartAfter: the start-after sent, encoded as encoding-type asks. Under faults, each
+ * asked only of a listing without encoding-type (whose echo the encoding-type clause judges), it is
+ * left out, or URL-encoded where that changes it.
+ */
+function startAfterEcho(
+  f: S3Call['ctx']['faults'],
+  q: URLSearchParams,
+  echo: (s: string, fault: string) => string,
+): { StartAfter?: string } {
+  const sent = q.get('start-after');
+  if (sent === null) return {};
+  if (q.get('encoding-type') !== 'url') {
+    if (f.has('s3-list-start-after-not-echoed')) return {};
+    if (urlEncodeKey(sent) !== sent && f.has('s3-list-start-after-echo-encoded'))
+      return { StartAfter: urlEncodeKey(sent) };
+  }
+  return { StartAfter: echo(sent, 's3-list-start-after-echo-unencoded') };
 }
 
 /** ListBuckets: URL parameters or the equivalent cf-* headers (SPEC behaviour 13). */

@@ -4,7 +4,7 @@ request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-key
 x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
 byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3); 404 for a
 conditional read of a missing key (HTTP caches, the AWS SDK for Java); Owner with fetch-owner alone
-(minio-go). Each probe decides one clause (source: s3)."""
+(minio-go); StartAfter echoed as sent (the SDKs' StartAfter). Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -284,4 +284,19 @@ def _(t: Target):
         ok = len(ids) == 2 and all(i and i.strip() for i in ids) if asked else owners == 0
         tally.check(ok, f"ListObjectsV2 {extra or 'without fetch-owner'}: {owners} Owner, IDs {ids} "
                         f"(want {'an Owner with an ID for each key' if asked else 'none'})")
+    return tally.outcome()
+
+
+@probe("s3.list.start-after-echo")
+def _(t: Target):
+    b = t.new_bucket("startafter")
+    put_keys(t, b, ("photos/a", "photos/z"))
+    tally = Tally()
+    for sent in ("photos/a", "photos/b é+c%"):
+        a = t.request("GET", b, query={"list-type": "2", "start-after": sent})
+        if not accepted(a):
+            tally.skip(f"ListObjectsV2 start-after {sent!r} answered {st(a)}")
+            continue
+        got = a.text("StartAfter")
+        tally.check(got == sent, f"ListObjectsV2 start-after {sent!r}: StartAfter {got!r} (want {sent!r})")
     return tally.outcome()
