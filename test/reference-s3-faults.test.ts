@@ -1192,6 +1192,9 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await put(s3, 'habits', 'crc-right', 'sent-whole', crc32)));
     log.push(snap(await put(s3, 'habits', 'crc-wrong', 'sent-corrupted', crc32)));
     log.push((await s3.send({ method: 'HEAD', path: obj('habits', 'crc-wrong') })).status);
+    // DeleteObjects naming no Object, with Quiet alone and bare.
+    for (const body of ['<Delete><Quiet>true</Quiet></Delete>', '<Delete></Delete>'])
+      log.push(snap(await s3.send({ method: 'POST', path: obj('habits'), query: { delete: '' }, body })));
     // GET and HEAD of a missing key with If-Match (an ETag, and *) and If-None-Match.
     for (const method of ['GET', 'HEAD'])
       for (const headers of [
@@ -1222,7 +1225,7 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [
-    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32|cond-missing)/,
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32|cond-missing|delete-objects-empty)/,
     'clientHabits',
   ],
   [

@@ -1764,6 +1764,16 @@ const CATALOG: [string, string, string[]][] = [
     'ListObjectsV2 answers StartAfter URL-encoded though encoding-type was not asked',
     ['s3.list.start-after-echo'],
   ],
+  [
+    's3-delete-objects-empty-accepted',
+    'DeleteObjects whose Delete names no Object answers 200 with an empty DeleteResult',
+    ['s3.delete.empty-malformed-xml'],
+  ],
+  [
+    's3-delete-objects-empty-invalid-request',
+    'DeleteObjects whose Delete names no Object is refused with 400 InvalidRequest, not MalformedXML',
+    ['s3.delete.empty-malformed-xml'],
+  ],
 ];
 
 export const s3Faults: FaultDef[] = CATALOG.map(([name, description, breaks]) => ({

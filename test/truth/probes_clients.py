@@ -4,7 +4,8 @@ request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-key
 x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
 byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3); 404 for a
 conditional read of a missing key (HTTP caches, the AWS SDK for Java); Owner with fetch-owner alone
-(minio-go); StartAfter echoed as sent (the SDKs' StartAfter). Each probe decides one clause (source: s3)."""
+(minio-go); StartAfter echoed as sent (the SDKs' StartAfter); an empty DeleteObjects refused as MalformedXML
+(batch deleters). Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -299,4 +300,21 @@ def _(t: Target):
             continue
         got = a.text("StartAfter")
         tally.check(got == sent, f"ListObjectsV2 start-after {sent!r}: StartAfter {got!r} (want {sent!r})")
+    return tally.outcome()
+
+
+@probe("s3.delete.empty-malformed-xml")
+def _(t: Target):
+    b = t.new_bucket("emptydelete")
+    put_keys(t, b, ("d1",))
+    twin = delete_objects(t, b, b"<Delete><Object><Key>d1</Key></Object></Delete>")
+    tally = Tally()
+    for body in (b"<Delete><Quiet>true</Quiet></Delete>", b"<Delete></Delete>"):
+        a = delete_objects(t, b, body)
+        named = a.status == 400 and a.code == "MalformedXML"
+        seen = f"DeleteObjects {body.decode()} -> {st(a)} (want 400 MalformedXML)"
+        if accepted(twin):
+            tally.check(named, seen)
+        else:
+            tally.refused_anyway(a, seen, f"DeleteObjects naming d1 -> {st(twin)}", as_named=named)
     return tally.outcome()
