@@ -1731,7 +1731,7 @@ const CATALOG: [string, string, string[]][] = [
   ],
   [
     's3-cond-missing-if-none-match-304',
-    'GET and HEAD of a missing key with If-None-Match answer 304 Not Modified, not 404',
+    'GET and HEAD of a missing key with an If-None-Match ETag answer 304 Not Modified, not 404 (If-None-Match * is 404)',
     ['s3.cond.missing-key-404'],
   ],
   [

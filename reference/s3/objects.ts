@@ -171,7 +171,7 @@ export async function getObject(call: S3Call): Promise<void> {
 /**
  * GET or HEAD of a missing key: 404 NoSuchKey, whatever conditions it carries, as Amazon S3 answers.
  * Under faults, each asked only of a request that carries the condition, If-Match (or If-Match *
- * alone) is a failed precondition, or If-None-Match is answered 304.
+ * alone) is a failed precondition, or an If-None-Match ETag is answered 304.
  */
 function missingKey(call: S3Call): void {
   const ifMatch = headerValue(call.req, 'if-match');
@@ -182,7 +182,9 @@ function missingKey(call: S3Call): void {
       (ifMatch.trim() === '*' && f.has('s3-cond-missing-if-match-star-412')))
   )
     throw preconditionFailed();
-  if (headerValue(call.req, 'if-none-match') === undefined || !f.has('s3-cond-missing-if-none-match-304'))
+  // If-None-Match * on a missing key is s3.cond.wildcard's: the fault takes ETags alone.
+  const ifNoneMatch = headerValue(call.req, 'if-none-match');
+  if (ifNoneMatch === undefined || ifNoneMatch.trim() === '*' || !f.has('s3-cond-missing-if-none-match-304'))
     throw noSuchKey(call.key);
   sendEmpty(call.res, 304);
 }
