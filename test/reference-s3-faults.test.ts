@@ -1187,6 +1187,37 @@ const SCENARIOS: Record<string, Scenario> = {
     for (const key of ['logs/a', 'other/b', 'tmp/c']) log.push(expiration(await put(s3, 'habits', key, key)));
     for (const method of ['HEAD', 'GET'])
       log.push(expiration(await s3.send({ method, path: obj('habits', 'logs/a') })));
+    // The CRC32 boto3 sends with every PutObject: of the body, and of other bytes.
+    const crc32 = { 'x-amz-sdk-checksum-algorithm': 'CRC32', 'x-amz-checksum-crc32': 'jA8cDQ==' };
+    log.push(snap(await put(s3, 'habits', 'crc-right', 'sent-whole', crc32)));
+    log.push(snap(await put(s3, 'habits', 'crc-wrong', 'sent-corrupted', crc32)));
+    log.push((await s3.send({ method: 'HEAD', path: obj('habits', 'crc-wrong') })).status);
+    // DeleteObjects naming no Object, with Quiet alone and bare.
+    for (const body of ['<Delete><Quiet>true</Quiet></Delete>', '<Delete></Delete>'])
+      log.push(snap(await s3.send({ method: 'POST', path: obj('habits'), query: { delete: '' }, body })));
+    // GET and HEAD of a missing key with If-Match (an ETag, and *) and If-None-Match.
+    for (const method of ['GET', 'HEAD'])
+      for (const headers of [
+        { 'if-match': '"x"' },
+        { 'if-match': '*' },
+        { 'if-none-match': '"x"' },
+      ] as Record<string, string>[])
+        log.push(snap(await s3.send({ method, path: obj('habits', 'gone'), headers })));
+  },
+
+  /** What clients rely on beyond SPEC, of listings: the order of a page's keys; Owner with fetch-owner; StartAfter. */
+  async clientListings(s3, log) {
+    await bucket(s3, 'listings');
+    for (const key of ['😀', 'café', 'banana~', 'apple', 'ｚ', 'cafz', 'Zebra', 'bananas', 'cafe', 'banana'])
+      await put(s3, 'listings', key, key);
+    for (const query of [
+      { 'list-type': '2' },
+      {},
+      { 'list-type': '2', 'fetch-owner': 'true' },
+      { 'list-type': '2', 'fetch-owner': 'false' },
+      { 'list-type': '2', 'start-after': 'b é+c' },
+    ] as Record<string, string>[])
+      log.push(snap(await s3.send({ method: 'GET', path: obj('listings'), query })));
   },
 };
 
@@ -1194,8 +1225,12 @@ const SCENARIOS: Record<string, Scenario> = {
 const SCENARIO_OF: Record<string, keyof typeof SCENARIOS> = {};
 const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [
-    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-)/,
+    /^s3-(content-md5|part-content-md5|delete-objects-quiet|delete-objects-missing|cors-allow-origin|cors-wildcard-echoes|expiration-|checksum-crc32|cond-missing|delete-objects-empty)/,
     'clientHabits',
+  ],
+  [
+    /^s3-list-(case-insensitive-order|v1-locale-order|fetch-owner|start-after-not-echoed|start-after-echo-encoded)/,
+    'clientListings',
   ],
   [
     /^s3-(put-etag|object-etag|empty-object-etag|get-etag|last-modified|list-etag|list-last-modified|response-overrides|cond-modified|cond-unmodified|cond-dates)/,

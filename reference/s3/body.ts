@@ -85,6 +85,8 @@ export interface BodyOptions {
   chunkSignature?: ChunkSignature;
   /** Asked only of a body whose Content-Encoding names aws-chunked but whose signature is not streaming. */
   awsChunkedByContentEncoding?: () => boolean;
+  /** The code a checksum of this algorithm that does not match the body is refused with (default BadDigest). */
+  checksumCode?: (alg: string) => string;
   /** Asked only of a Content-MD5 that does not match the body: false lets the body through (faults). */
   verifyContentMd5?: () => boolean;
   /** The code a Content-MD5 that does not match the body is refused with (default BadDigest). */
@@ -164,7 +166,7 @@ export function incomingBody(
     for (const [alg, value] of declared) {
       const checkable = (VERIFIED as readonly string[]).includes(alg);
       if (checkable && digester.digestBase64(alg as Verified) !== value) {
-        if (options.verifyChecksums?.(alg) ?? true) throw badDigest(alg);
+        if (options.verifyChecksums?.(alg) ?? true) throw badDigest(alg, options.checksumCode?.(alg));
         mismatched.push(alg);
       }
       checksums[alg] = value;
@@ -177,12 +179,8 @@ export function incomingBody(
 export const contentMd5Mismatch = (code = 'BadDigest') =>
   new S3Error(400, code, 'The Content-MD5 you specified did not match what we received.');
 
-export const badDigest = (alg: string) =>
-  new S3Error(
-    400,
-    'BadDigest',
-    `The ${alg.toUpperCase()} you specified did not match the calculated checksum.`,
-  );
+export const badDigest = (alg: string, code = 'BadDigest') =>
+  new S3Error(400, code, `The ${alg.toUpperCase()} you specified did not match the calculated checksum.`);
 
 /** Reads a small request document (XML) whole, with a size cap. */
 export async function readSmallBody(

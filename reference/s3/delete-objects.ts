@@ -10,10 +10,17 @@ export const DELETE_OBJECTS_MAX = 1000;
 export async function deleteObjects(call: S3Call): Promise<void> {
   const bucket = call.store.bucket(call.bucket);
   const doc = await readRequestXml(call);
-  const del = doc?.Delete as Record<string, unknown> | undefined;
+  // <Delete></Delete> parses as text, an empty Delete as one with Quiet alone does as an element.
+  const raw = doc?.Delete;
+  const del = (typeof raw === 'string' && raw.trim() === '' ? {} : raw) as
+    | Record<string, unknown>
+    | undefined;
   if (!del || typeof del !== 'object') throw malformedXml();
   const objects = asArray(del.Object as Record<string, unknown> | Record<string, unknown>[]);
-  if (objects.length === 0) throw malformedXml();
+  if (objects.length === 0) {
+    emptyDelete(call);
+    return;
+  }
   // The lower limit under the fault matters only for a request of exactly the maximum.
   const limit =
     objects.length >= DELETE_OBJECTS_MAX && call.ctx.faults.has('s3-delete-objects-limit-999')
@@ -50,4 +57,19 @@ export async function deleteObjects(call: S3Call): Promise<void> {
     if (existed || !f.has('s3-delete-objects-missing-not-listed')) deleted.push({ Key: key });
   }
   sendResult(call.res, 'DeleteResult', quiet ? {} : { Deleted: deleted }, {}, call.ctx);
+}
+
+/**
+ * A Delete that names no Object: Amazon S3's schema requires one, and a request without is refused
+ * with 400 MalformedXML. Under faults, it is answered 200 with an empty DeleteResult, or refused
+ * with 400 InvalidRequest.
+ */
+function emptyDelete(call: S3Call): void {
+  if (call.ctx.faults.has('s3-delete-objects-empty-accepted')) {
+    sendResult(call.res, 'DeleteResult', {}, {}, call.ctx);
+    return;
+  }
+  if (call.ctx.faults.has('s3-delete-objects-empty-invalid-request'))
+    throw new S3Error(400, 'InvalidRequest', 'The request names no object to delete.');
+  throw malformedXml();
 }

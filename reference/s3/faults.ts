@@ -175,7 +175,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-put-checksum-unverified',
     'Checksums sent with a body are stored without being verified',
-    ['s3.put.checksum-mismatch'],
+    ['s3.put.checksum-mismatch', 's3.checksum.crc32-mismatch'],
   ],
   [
     's3-content-type-not-inferred',
@@ -612,7 +612,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-utf16-order',
     'Listings order keys by UTF-16 code units (JavaScript string order), which puts keys above U+FFFF before those from U+E000 to U+FFFF',
-    ['s3.list.pagination'],
+    ['s3.list.pagination', 's3.list.key-order'],
   ],
   [
     's3-list-keycount-without-prefixes',
@@ -1422,7 +1422,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-list-path-order',
     "Keys are listed in a file system's order, segment by segment (a/1 before a-x), not by their bytes",
-    ['s3.list.pagination'],
+    ['s3.list.pagination', 's3.list.key-order'],
   ],
   [
     's3-list-buckets-cf-continuation-token-ignored',
@@ -1698,6 +1698,81 @@ const CATALOG: [string, string, string[]][] = [
     's3-expiration-read-omitted',
     'PutObject answers x-amz-expiration, but GET and HEAD of the object leave it out',
     ['s3.lifecycle.expiration-header'],
+  ],
+  [
+    's3-list-case-insensitive-order',
+    'ListObjects and ListObjectsV2 order keys case-insensitively (Zebra after apple), not by their bytes',
+    ['s3.list.key-order'],
+  ],
+  [
+    's3-list-v1-locale-order',
+    "ListObjects (V1) orders keys by the locale's collation (localeCompare: ~ before letters, café between cafe and cafz); ListObjectsV2 by their bytes",
+    ['s3.list.key-order'],
+  ],
+  [
+    's3-checksum-crc32-unverified',
+    'x-amz-checksum-crc32 is stored without being verified (the SHA checksums are): a PutObject whose CRC32 does not match its body is stored',
+    ['s3.checksum.crc32-mismatch'],
+  ],
+  [
+    's3-checksum-crc32-invalid-request',
+    'A PutObject whose x-amz-checksum-crc32 does not match its body is refused with 400 InvalidRequest, not BadDigest',
+    ['s3.checksum.crc32-mismatch'],
+  ],
+  [
+    's3-checksum-crc32-checked-after-store',
+    'PutObject stores the object, then refuses an x-amz-checksum-crc32 that does not match it with 400 BadDigest',
+    ['s3.checksum.crc32-mismatch'],
+  ],
+  [
+    's3-cond-missing-if-match-412',
+    'GET and HEAD of a missing key with If-Match answer 412 PreconditionFailed (RFC 9110: no current representation), not 404',
+    ['s3.cond.missing-key-404'],
+  ],
+  [
+    's3-cond-missing-if-none-match-304',
+    'GET and HEAD of a missing key with an If-None-Match ETag answer 304 Not Modified, not 404 (If-None-Match * is 404)',
+    ['s3.cond.missing-key-404'],
+  ],
+  [
+    's3-cond-missing-if-match-star-412',
+    'GET and HEAD of a missing key with If-Match * answer 412 PreconditionFailed (* matches no object); an ETag there answers 404',
+    ['s3.cond.missing-key-404'],
+  ],
+  [
+    's3-list-fetch-owner-ignored',
+    'ListObjectsV2 gives no Owner even when fetch-owner=true asks for it',
+    ['s3.list.fetch-owner'],
+  ],
+  [
+    's3-list-fetch-owner-present-means-true',
+    'ListObjectsV2 gives each key its Owner whenever fetch-owner is sent, fetch-owner=false too',
+    ['s3.list.fetch-owner'],
+  ],
+  [
+    's3-list-fetch-owner-display-name-only',
+    'ListObjectsV2 with fetch-owner=true gives each Owner a DisplayName but no ID',
+    ['s3.list.fetch-owner'],
+  ],
+  [
+    's3-list-start-after-not-echoed',
+    'ListObjectsV2 without encoding-type answers no StartAfter, whatever start-after it was sent',
+    ['s3.list.start-after-echo'],
+  ],
+  [
+    's3-list-start-after-echo-encoded',
+    'ListObjectsV2 answers StartAfter URL-encoded though encoding-type was not asked',
+    ['s3.list.start-after-echo'],
+  ],
+  [
+    's3-delete-objects-empty-accepted',
+    'DeleteObjects whose Delete names no Object answers 200 with an empty DeleteResult',
+    ['s3.delete.empty-malformed-xml'],
+  ],
+  [
+    's3-delete-objects-empty-invalid-request',
+    'DeleteObjects whose Delete names no Object is refused with 400 InvalidRequest, not MalformedXML',
+    ['s3.delete.empty-malformed-xml'],
   ],
 ];
 

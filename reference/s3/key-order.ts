@@ -22,3 +22,15 @@ export function keyOrder(a: string, b: string): number {
 export function utf16Order(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Keys compared by their lower-case form, then by S3's order: a fault's case-insensitive listing. */
+export function caseInsensitiveOrder(a: string, b: string): number {
+  return keyOrder(a.toLowerCase(), b.toLowerCase()) || keyOrder(a, b);
+}
+
+const collator = new Intl.Collator('en');
+
+/** The locale's collation (ICU, as localeCompare sorts), then S3's order: a fault's listing order. */
+export function localeOrder(a: string, b: string): number {
+  return collator.compare(a, b) || keyOrder(a, b);
+}

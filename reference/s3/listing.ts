@@ -2,7 +2,7 @@ import type { S3Call } from './call.ts';
 import { headerValue } from './call.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { invalidArgument, notImplemented, S3Error } from './errors.ts';
-import { keyOrder, utf16Order } from './key-order.ts';
+import { caseInsensitiveOrder, keyOrder, localeOrder, utf16Order } from './key-order.ts';
 import { boundedInt } from './multipart.ts';
 import { sendResult } from './respond.ts';
 
@@ -35,6 +35,29 @@ function byPathSegments(a: string, b: string): number {
     if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
   }
   return x.length - y.length;
+}
+
+/**
+ * The order a page's keys are sorted in: `compare` (S3's), or under a fault another that only
+ * sorts, each asked only where it would change the order of the bucket's keys: case-insensitive
+ * (keys differing in case only there), or, for ListObjects (V1) alone, the locale's collation.
+ */
+function pageOrder(
+  f: S3Call['ctx']['faults'],
+  v2: boolean,
+  keys: Iterable<string>,
+  compare: (a: string, b: string) => number,
+): (a: string, b: string) => number {
+  const all = [...keys];
+  const differs = (other: (a: string, b: string) => number) => {
+    const mine = [...all].sort(compare);
+    return [...all].sort(other).some((k, i) => k !== mine[i]);
+  };
+  const cased = all.some((k) => k.toLowerCase() !== k);
+  if (cased && differs(caseInsensitiveOrder) && f.has('s3-list-case-insensitive-order'))
+    return caseInsensitiveOrder;
+  if (!v2 && differs(localeOrder) && f.has('s3-list-v1-locale-order')) return localeOrder;
+  return compare;
 }
 
 /**
@@ -170,9 +193,10 @@ export function listObjects(call: S3Call): void {
     const resume = f.has('s3-list-pagination-repeats-last') ? cursor.after.slice(0, -1) : cursor.after;
     if (compare(resume, after) > 0) after = resume;
   }
-  const sorted = [...bucket.objects.entries()].sort(
-    f.has('s3-list-path-order') ? (a, b) => byPathSegments(a[0], b[0]) : (a, b) => compare(a[0], b[0]),
-  );
+  const order = f.has('s3-list-path-order')
+    ? byPathSegments
+    : pageOrder(f, v2, bucket.objects.keys(), compare);
+  const sorted = [...bucket.objects.entries()].sort((a, b) => order(a[0], b[0]));
   const pageOpts = pageOptions(f, { v2, compare, prefix, delimiter, after, afterInclusive, cursor, maxKeys });
   const page = paginate(sorted, pageOpts);
   const owner = { ID: call.ctx.ids.accountId, DisplayName: call.ctx.ids.accountId };
@@ -189,7 +213,7 @@ export function listObjects(call: S3Call): void {
     ETag: f.has('s3-list-etag-unquoted') ? o.etag.replace(/^"|"$/g, '') : o.etag,
     Size: o.blob.size,
     StorageClass: 'STANDARD',
-    ...(!v2 || q.get('fetch-owner') === 'true' ? { Owner: owner } : {}),
+    ...(ownerOf(f, v2, q.get('fetch-owner'), owner) ?? {}),
   }));
   // Under a fault, ListObjects (V1) encodes keys but leaves its common prefixes as stored.
   const prefixesUnencoded = (p: string) => !v2 && encode(p) !== p && f.has('s3-list-v1-prefixes-unencoded');
@@ -260,6 +284,27 @@ function pageClaims(
   return { keyCount, truncated, echoedMaxKeys };
 }
 
+/**
+ * Each key's Owner: always in ListObjects (V1), in ListObjectsV2 only with fetch-owner=true. Under
+ * faults, each asked only where fetch-owner is sent, it is ignored when true, or taken as true
+ * whatever its value, or the Owner given has no ID.
+ */
+function ownerOf(
+  f: S3Call['ctx']['faults'],
+  v2: boolean,
+  fetchOwner: string | null,
+  owner: { ID: string; DisplayName: string },
+): { Owner: Partial<typeof owner> } | undefined {
+  if (!v2) return { Owner: owner };
+  if (fetchOwner === null) return undefined;
+  if (fetchOwner !== 'true')
+    return f.has('s3-list-fetch-owner-present-means-true') ? { Owner: owner } : undefined;
+  if (f.has('s3-list-fetch-owner-ignored')) return undefined;
+  return f.has('s3-list-fetch-owner-display-name-only')
+    ? { Owner: { DisplayName: owner.DisplayName } }
+    : { Owner: owner };
+}
+
 /** How a page is cut from the sorted keys, with the faults that cut it otherwise. */
 function pageOptions(
   f: S3Call['ctx']['faults'],
@@ -322,10 +367,28 @@ function v2Cursors(
     ...(page.truncated && page.last !== undefined
       ? { NextContinuationToken: encodeCursor(page.last, call.ctx.asOf) }
       : {}),
-    ...(q.has('start-after')
-      ? { StartAfter: echo(q.get('start-after') ?? '', 's3-list-start-after-echo-unencoded') }
-      : {}),
+    ...startAfterEcho(f, q, echo),
   };
+}
+
+/**
+ * ListObjectsV2's StartAfter: the start-after sent, encoded as encoding-type asks. Under faults, each
+ * asked only of a listing without encoding-type (whose echo the encoding-type clause judges), it is
+ * left out, or URL-encoded where that changes it.
+ */
+function startAfterEcho(
+  f: S3Call['ctx']['faults'],
+  q: URLSearchParams,
+  echo: (s: string, fault: string) => string,
+): { StartAfter?: string } {
+  const sent = q.get('start-after');
+  if (sent === null) return {};
+  if (q.get('encoding-type') !== 'url') {
+    if (f.has('s3-list-start-after-not-echoed')) return {};
+    if (urlEncodeKey(sent) !== sent && f.has('s3-list-start-after-echo-encoded'))
+      return { StartAfter: urlEncodeKey(sent) };
+  }
+  return { StartAfter: echo(sent, 's3-list-start-after-echo-unencoded') };
 }
 
 /** ListBuckets: URL parameters or the equivalent cf-* headers (SPEC behaviour 13). */

@@ -3,7 +3,7 @@ import { badDigest, contentMd5Mismatch } from './body.ts';
 import { headerValue, type S3Call } from './call.ts';
 import { anyCondition, type Conditions, checkWrite } from './conditionals.ts';
 import { extensionContentType, sniffContentType } from './content-type.ts';
-import { noSuchBucket, noSuchKey, notImplemented, S3Error } from './errors.ts';
+import { noSuchBucket, noSuchKey, notImplemented, preconditionFailed, S3Error } from './errors.ts';
 import { expirationHeaders } from './expiration.ts';
 import { sendEmpty } from './respond.ts';
 import { serveObject } from './serve-object.ts';
@@ -130,6 +130,9 @@ export async function putObject(call: S3Call): Promise<void> {
   // Under a fault, a Content-MD5 that does not match is refused only once the object is stored.
   if (digest.mismatched.includes('md5') && call.ctx.faults.has('s3-content-md5-checked-after-store'))
     throw contentMd5Mismatch();
+  // Under a fault, a CRC32 that does not match is refused only once the object is stored.
+  if (digest.mismatched.includes('crc32') && call.ctx.faults.has('s3-checksum-crc32-checked-after-store'))
+    throw badDigest('crc32');
   // Under a fault, a SHA-1 that does not match is refused only once the object is stored.
   if (digest.mismatched.includes('sha1') && call.ctx.faults.has('s3-put-sha1-mismatch-stored'))
     throw badDigest('sha1');
@@ -150,7 +153,10 @@ export async function getObject(call: S3Call): Promise<void> {
   refuseEncryptionOnRead(call);
   const bucket = call.store.bucket(call.bucket);
   const obj = bucket.objects.get(call.key);
-  if (!obj) throw noSuchKey(call.key);
+  if (!obj) {
+    missingKey(call);
+    return;
+  }
   const versionId = call.query.get('versionId');
   if (versionId !== null && versionId !== obj.versionId && versionId !== 'null') {
     throw new S3Error(404, 'NoSuchVersion', 'The specified version does not exist.');
@@ -160,6 +166,27 @@ export async function getObject(call: S3Call): Promise<void> {
   const extraHeaders =
     Object.keys(expiration).length > 0 && call.ctx.faults.has('s3-expiration-read-omitted') ? {} : expiration;
   await serveObject(call.req, call.res, call.ctx, call.store.blobs, obj, { query: call.query, extraHeaders });
+}
+
+/**
+ * GET or HEAD of a missing key: 404 NoSuchKey, whatever conditions it carries, as Amazon S3 answers.
+ * Under faults, each asked only of a request that carries the condition, If-Match (or If-Match *
+ * alone) is a failed precondition, or an If-None-Match ETag is answered 304.
+ */
+function missingKey(call: S3Call): void {
+  const ifMatch = headerValue(call.req, 'if-match');
+  const f = call.ctx.faults;
+  if (
+    ifMatch !== undefined &&
+    (f.has('s3-cond-missing-if-match-412') ||
+      (ifMatch.trim() === '*' && f.has('s3-cond-missing-if-match-star-412')))
+  )
+    throw preconditionFailed();
+  // If-None-Match * on a missing key is s3.cond.wildcard's: the fault takes ETags alone.
+  const ifNoneMatch = headerValue(call.req, 'if-none-match');
+  if (ifNoneMatch === undefined || ifNoneMatch.trim() === '*' || !f.has('s3-cond-missing-if-none-match-304'))
+    throw noSuchKey(call.key);
+  sendEmpty(call.res, 304);
 }
 
 export function deleteObject(call: S3Call): void {

@@ -8,7 +8,23 @@ export async function storeBody(call: S3Call): Promise<{ blob: Blob; digest: Bod
     verifyChecksums: (alg) =>
       !call.ctx.faults.has('s3-put-checksum-unverified') &&
       // Under a fault, PutObject (not UploadPart) checks a SHA-1 only after storing the object.
-      !(alg === 'sha1' && !call.query.has('uploadId') && call.ctx.faults.has('s3-put-sha1-mismatch-stored')),
+      !(
+        alg === 'sha1' &&
+        !call.query.has('uploadId') &&
+        call.ctx.faults.has('s3-put-sha1-mismatch-stored')
+      ) &&
+      // Under faults, a CRC32 is never checked, or PutObject checks it only after storing the object.
+      !(alg === 'crc32' && call.ctx.faults.has('s3-checksum-crc32-unverified')) &&
+      !(
+        alg === 'crc32' &&
+        !call.query.has('uploadId') &&
+        call.ctx.faults.has('s3-checksum-crc32-checked-after-store')
+      ),
+    // Under a fault, a CRC32 that does not match is refused as InvalidRequest.
+    checksumCode: (alg) =>
+      alg === 'crc32' && call.ctx.faults.has('s3-checksum-crc32-invalid-request')
+        ? 'InvalidRequest'
+        : 'BadDigest',
     // Under faults, Content-MD5 is not checked (by UploadPart alone, under one), or PutObject checks
     // it only after storing the object; under another, a mismatch is refused as InvalidDigest.
     verifyContentMd5: () =>

@@ -1,8 +1,11 @@
 """What real clients rely on beyond what SPEC states, as Amazon S3 documents it: Content-MD5 checked on
 PutObject and UploadPart (rclone); DeleteObjects' Quiet mode (mc rm, boto3); a CORS grant naming the
 request's origin, * only for a rule of * (browsers); MaxKeys echoing the max-keys asked (paging clients);
-x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration). Each probe decides one
-clause (source: s3)."""
+x-amz-expiration of an object a lifecycle rule expires (boto3's Expiration); a page's keys in UTF-8
+byte order (aws s3 sync); a PutObject whose default CRC32 does not match refused (boto3); 404 for a
+conditional read of a missing key (HTTP caches, the AWS SDK for Java); Owner with fetch-owner alone
+(minio-go); StartAfter echoed as sent (the SDKs' StartAfter); an empty DeleteObjects refused as MalformedXML
+(batch deleters). Each probe decides one clause (source: s3)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import email.utils
 import hashlib
 import math
 import re
+import zlib
 
 from probes_cors import config, cors_bucket, preflight, rule
 from probes_multipart import create_upload
@@ -189,4 +193,128 @@ def _(t: Target):
             continue
         tally.check(a.header("x-amz-expiration") is None,
                     f"PutObject {key} ({why}): x-amz-expiration {a.header('x-amz-expiration')!r} (want none)")
+    return tally.outcome()
+
+
+@probe("s3.list.key-order")
+def _(t: Target):
+    b = t.new_bucket("order")
+    # Upper case first, ~ after the letters, é after z, U+FF5A before an emoji (UTF-16 says the reverse).
+    keys = ("😀", "café", "banana~", "apple", "ｚ", "cafz", "Zebra", "bananas", "cafe", "banana")
+    put_keys(t, b, keys)
+    want = sorted(keys, key=lambda k: k.encode("utf-8"))
+    tally = Tally()
+    for query, what in (({"list-type": "2"}, "ListObjectsV2"), ({}, "ListObjects")):
+        a = t.request("GET", b, query=query)
+        listed = [child_text(c, "Key") for c in a.all("Contents")]
+        if not accepted(a) or sorted(listed, key=lambda k: (k or "").encode()) != want:
+            # Which keys a page lists is the other listing clauses'; this one judges their order.
+            tally.skip(f"{what} answered {st(a)} listing {listed}")
+            continue
+        tally.check(listed == want, f"{what}: keys {listed} (want {want})")
+    return tally.outcome()
+
+
+def crc32b64(body: bytes) -> str:
+    return base64.b64encode(zlib.crc32(body).to_bytes(4, "big")).decode()
+
+
+@probe("s3.checksum.crc32-mismatch")
+def _(t: Target):
+    b = t.new_bucket("crc32")
+    tally = Tally()
+    # As boto3 sends a PutObject by default: the algorithm named, the CRC32 in a header.
+    whole = b"sent-whole"
+    sent = {"x-amz-sdk-checksum-algorithm": "CRC32", "x-amz-checksum-crc32": crc32b64(whole)}
+    right = t.request("PUT", b, "right.txt", body=whole, headers=sent)
+    wrong = t.request("PUT", b, "wrong.txt", body=b"sent-corrupted", headers=sent)
+    left = t.request("HEAD", b, "wrong.txt")
+    seen = f"PutObject of other bytes than its x-amz-checksum-crc32's -> {st(wrong)} (want 400 BadDigest), HEAD then {left.status}"
+    named = wrong.status == 400 and wrong.code == "BadDigest"
+    if accepted(right):
+        tally.check(named and left.status == 404, seen)
+    else:
+        tally.refused_anyway(wrong, seen, f"PutObject with the right CRC32 -> {st(right)}",
+                             stored=left.status == 200, as_named=named)
+    return tally.outcome()
+
+
+@probe("s3.cond.missing-key-404")
+def _(t: Target):
+    b = t.new_bucket("condmissing")
+    here = t.put(b, "here.txt", b"here")
+    etag = here.header("etag")
+    if not accepted(here) or not etag:
+        raise Unjudgeable(f"PutObject here.txt answered {st(here)}, ETag {etag!r}")
+    # The valid twins: each header on the object that is there, where it lets the read through.
+    twins = {
+        "If-Match": t.request("GET", b, "here.txt", headers={"If-Match": etag}),
+        "If-None-Match": t.request("GET", b, "here.txt", headers={"If-None-Match": '"00000000000000000000000000000000"'}),
+    }
+    tally = Tally()
+    for method, name, value in (
+        ("GET", "If-Match", etag), ("GET", "If-Match", "*"), ("HEAD", "If-Match", etag),
+        ("GET", "If-None-Match", etag), ("GET", "If-None-Match", "*"), ("HEAD", "If-None-Match", etag),
+    ):
+        a = t.request(method, b, "gone.txt", headers={name: value})
+        named = a.status == 404 and (method == "HEAD" or a.code == "NoSuchKey")
+        seen = f"{method} of a missing key with {name}: {value} -> {st(a)} (want 404{' NoSuchKey' if method == 'GET' else ''})"
+        twin = twins[name]
+        if accepted(twin):
+            tally.check(named, seen)
+        else:
+            tally.refused_anyway(a, seen, f"GET of here.txt with {name} -> {st(twin)}", as_named=named)
+    return tally.outcome()
+
+
+@probe("s3.list.fetch-owner")
+def _(t: Target):
+    b = t.new_bucket("owner")
+    put_keys(t, b, ("o1", "o2"))
+    tally = Tally()
+    for extra, asked in (({"fetch-owner": "true"}, True), ({}, False), ({"fetch-owner": "false"}, False)):
+        a = t.request("GET", b, query={"list-type": "2", **extra})
+        contents = a.all("Contents")
+        keys = [child_text(c, "Key") for c in contents]
+        if not accepted(a) or keys != ["o1", "o2"]:
+            # Which keys a page lists is the other listing clauses'; this one judges their Owner.
+            tally.skip(f"ListObjectsV2 {extra or 'without fetch-owner'} answered {st(a)} listing {keys}")
+            continue
+        ids = [child_text(o, "ID") for c in contents for o in c if o.tag.endswith("Owner")]
+        owners = sum(1 for c in contents for o in c if o.tag.endswith("Owner"))
+        ok = len(ids) == 2 and all(i and i.strip() for i in ids) if asked else owners == 0
+        tally.check(ok, f"ListObjectsV2 {extra or 'without fetch-owner'}: {owners} Owner, IDs {ids} "
+                        f"(want {'an Owner with an ID for each key' if asked else 'none'})")
+    return tally.outcome()
+
+
+@probe("s3.list.start-after-echo")
+def _(t: Target):
+    b = t.new_bucket("startafter")
+    put_keys(t, b, ("photos/a", "photos/z"))
+    tally = Tally()
+    for sent in ("photos/a", "photos/b é+c%"):
+        a = t.request("GET", b, query={"list-type": "2", "start-after": sent})
+        if not accepted(a):
+            tally.skip(f"ListObjectsV2 start-after {sent!r} answered {st(a)}")
+            continue
+        got = a.text("StartAfter")
+        tally.check(got == sent, f"ListObjectsV2 start-after {sent!r}: StartAfter {got!r} (want {sent!r})")
+    return tally.outcome()
+
+
+@probe("s3.delete.empty-malformed-xml")
+def _(t: Target):
+    b = t.new_bucket("emptydelete")
+    put_keys(t, b, ("d1",))
+    twin = delete_objects(t, b, b"<Delete><Object><Key>d1</Key></Object></Delete>")
+    tally = Tally()
+    for body in (b"<Delete><Quiet>true</Quiet></Delete>", b"<Delete></Delete>"):
+        a = delete_objects(t, b, body)
+        named = a.status == 400 and a.code == "MalformedXML"
+        seen = f"DeleteObjects {body.decode()} -> {st(a)} (want 400 MalformedXML)"
+        if accepted(twin):
+            tally.check(named, seen)
+        else:
+            tally.refused_anyway(a, seen, f"DeleteObjects naming d1 -> {st(twin)}", as_named=named)
     return tally.outcome()
