@@ -8,7 +8,8 @@ import {
   urlDecode,
   utf8Compare,
 } from './support/keys.ts';
-import { observedListings } from './support/observed-listing.ts';
+import { BucketTraffic } from './support/observed-keys.ts';
+import { observedListings, type SeenListing } from './support/observed-listing.ts';
 import { expectThat } from './support/wire.ts';
 import { type ListEchoes, type ListPage, parseListPage } from './support/xml.ts';
 
@@ -440,6 +441,11 @@ const properties: PropertyDef[] = [
         `V1, ${total} entries, max-keys ${total}: NextMarker ${show(v1.nextMarker)}`,
       );
     },
+    {
+      selects:
+        'ListObjects and ListObjectsV2 pages asked for with a cursor that a page of exactly max-keys entries gave',
+      observer: exactFitObserver,
+    },
   ),
   property(
     's3.prop.list-token-echo',
@@ -613,8 +619,10 @@ function judgeEchoes(
  */
 function paginationObserver(): Observer {
   const issued = new RecentMap<string, { list: string; last: string }>();
-  return observedListings('', (l) => {
-    if (!l.v2) return false;
+  const traffic = new BucketTraffic();
+  const pages = observedListings('', (l) => {
+    const judged = judgeClaimsEnd(l, traffic);
+    if (!l.v2) return judged;
     for (const [what, list] of [
       ['keys', l.page.keys],
       ['common prefixes', l.page.prefixes],
@@ -634,6 +642,66 @@ function paginationObserver(): Observer {
     if (l.page.nextToken !== undefined && entries.length)
       issued.set(l.page.nextToken, { list: l.list, last: entries[entries.length - 1] });
   }).observer();
+  return (ex) => {
+    traffic.observe(ex);
+    return pages(ex);
+  };
+}
+
+/**
+ * A page that says the listing ends (not truncated) while it holds exactly max-keys keys (no
+ * delimiter) ends too soon where the traffic stored a key under its prefix, sorting after its last
+ * key, and has not deleted it since: the pages together leave that key out. Judged only there, and
+ * only with what the traffic itself did: a key another writer deleted meanwhile would be a false
+ * claim, so the traffic's own keys are the only ones counted, and a page that stops short of
+ * max-keys is left alone (the keys after it may be gone).
+ */
+function judgeClaimsEnd(l: SeenListing, traffic: BucketTraffic): boolean {
+  const maxKeys = l.maxKeys ?? 1000;
+  const keys = l.page.keys;
+  if (l.page.isTruncated || l.delimiter || l.bucket === undefined) return false;
+  if (maxKeys === 0 || maxKeys > 1000 || keys.length !== maxKeys || l.page.prefixes.length) return false;
+  const left = traffic.storedAfter(l.bucket, l.prefix, keys[keys.length - 1]);
+  expectThat(
+    left === undefined,
+    `${l.where}: says the listing ends (IsTruncated false) after exactly max-keys ${maxKeys} keys, the last ${show(keys[keys.length - 1])}, but the traffic stored ${show(left)} under its prefix and has not deleted it`,
+  );
+  return true;
+}
+
+/**
+ * A cursor given with a page of exactly max-keys entries (NextContinuationToken, or NextMarker in
+ * V1), followed by the traffic to an empty page that ends the listing: nothing followed, so no cursor
+ * was due (s3.list.no-cursor-at-max-keys). Not judged where the traffic deleted anything in the bucket
+ * between the two pages, which could have emptied what followed.
+ */
+function exactFitObserver(): Observer {
+  const given = new RecentMap<string, { list: string; deletes: number; where: string }>();
+  const traffic = new BucketTraffic();
+  const pages = observedListings('', (l) => {
+    if (l.bucket === undefined) return false;
+    const sent = l.v2 ? l.token : l.startAfter;
+    const from = sent === undefined ? undefined : given.get(sent);
+    let judged = false;
+    if (from && from.list === l.list && from.deletes === traffic.deletes(l.bucket)) {
+      const empty = l.page.keys.length + l.page.prefixes.length === 0;
+      if (!l.page.isTruncated)
+        expectThat(
+          !empty,
+          `${from.where} listed exactly max-keys entries and gave a cursor, and the page it leads to (${l.where}) is empty`,
+        );
+      judged = !l.page.isTruncated;
+    }
+    const cursor = l.v2 ? l.page.nextToken : l.page.nextMarker;
+    const entries = l.page.keys.length + l.page.prefixes.length;
+    if (cursor !== undefined && l.maxKeys !== undefined && entries === l.maxKeys && entries > 0)
+      given.set(cursor, { list: l.list, deletes: traffic.deletes(l.bucket), where: l.where });
+    return judged;
+  }).observer();
+  return (ex) => {
+    traffic.observe(ex);
+    return pages(ex);
+  };
 }
 
 export default properties;
