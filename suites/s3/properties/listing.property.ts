@@ -340,7 +340,8 @@ const properties: PropertyDef[] = [
       );
     },
     {
-      selects: 'ListObjectsV2 pages, and those asked for with a continuation token a page seen earlier gave',
+      selects:
+        'ListObjectsV2 pages, those asked for with a continuation token a page seen earlier gave, and pages of exactly max-keys keys that say the listing ends',
       observer: paginationObserver,
     },
   ),
