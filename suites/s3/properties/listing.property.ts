@@ -670,39 +670,87 @@ function judgeClaimsEnd(l: SeenListing, traffic: BucketTraffic): boolean {
   return true;
 }
 
+/** A walk through one listing's pages by their cursors: where it started, and the entries listed so far. */
+interface Walk {
+  list: string;
+  bucket: string;
+  start?: string;
+  listed: Set<string>;
+  /** The traffic's deletes in the bucket when the walk began. */
+  deletes: number;
+  where: string;
+}
+
+/** Walks remembered by their latest cursor, and entries kept of each: bounded whatever the traffic. */
+const WALKS = 256;
+const WALK_ENTRIES = 1000;
+
 /**
  * A cursor given with a page of exactly max-keys entries (NextContinuationToken, or NextMarker in
- * V1), followed by the traffic to an empty page that ends the listing: nothing followed, so no cursor
- * was due (s3.list.no-cursor-at-max-keys). Not judged where the traffic deleted anything in the bucket
- * between the two pages, which could have emptied what followed.
+ * V1), followed by the traffic to the page that ends the listing: one that lists something shows the
+ * cursor was due, an empty one that nothing followed, so no cursor was (s3.list.no-cursor-at-max-keys). An empty page may also mean the server lost what followed
+ * (s3.list.pagination's to judge): so judged only where the pages of that walk listed every key the
+ * traffic stored under the prefix after the walk's start, and the traffic deleted nothing in the
+ * bucket meanwhile.
  */
 function exactFitObserver(): Observer {
-  const given = new RecentMap<string, { list: string; deletes: number; where: string }>();
+  const walks = new RecentMap<string, Walk>(WALKS);
   const traffic = new BucketTraffic();
   const pages = observedListings('', (l) => {
     if (l.bucket === undefined) return false;
     const sent = l.v2 ? l.token : l.startAfter;
-    const from = sent === undefined ? undefined : given.get(sent);
-    let judged = false;
-    if (from && from.list === l.list && from.deletes === traffic.deletes(l.bucket)) {
-      const empty = l.page.keys.length + l.page.prefixes.length === 0;
-      if (!l.page.isTruncated)
-        expectThat(
-          !empty,
-          `${from.where} listed exactly max-keys entries and gave a cursor, and the page it leads to (${l.where}) is empty`,
-        );
-      judged = !l.page.isTruncated;
-    }
+    const from = sent === undefined ? undefined : walks.get(sent);
+    const walk: Walk =
+      from && from.list === l.list
+        ? from
+        : {
+            list: l.list,
+            bucket: l.bucket,
+            start: l.startAfter,
+            listed: new Set(),
+            deletes: 0,
+            where: l.where,
+          };
+    if (walk !== from) walk.deletes = traffic.deletes(l.bucket);
+    const entries = [...l.page.keys, ...l.page.prefixes];
+    // A last page that lists something shows the cursor before it was due: the clause held there.
+    const last = walk === from && !l.page.isTruncated;
+    const judged = last && (entries.length > 0 || covers(walk, l, traffic));
+    if (judged)
+      expectThat(
+        entries.length > 0,
+        `${walk.where} and the pages after it listed exactly max-keys entries a page, each with a cursor, and the page the last cursor leads to (${l.where}) is empty`,
+      );
+    for (const e of entries) walk.listed.add(e);
     const cursor = l.v2 ? l.page.nextToken : l.page.nextMarker;
-    const entries = l.page.keys.length + l.page.prefixes.length;
-    if (cursor !== undefined && l.maxKeys !== undefined && entries === l.maxKeys && entries > 0)
-      given.set(cursor, { list: l.list, deletes: traffic.deletes(l.bucket), where: l.where });
+    if (
+      cursor !== undefined &&
+      entries.length > 0 &&
+      entries.length === l.maxKeys &&
+      walk.listed.size <= WALK_ENTRIES
+    )
+      walks.set(cursor, walk);
     return judged;
   }).observer();
   return (ex) => {
     traffic.observe(ex);
     return pages(ex);
   };
+}
+
+/** Whether the walk listed every key the traffic stored (and kept) under the prefix after its start. */
+function covers(walk: Walk, l: SeenListing, traffic: BucketTraffic): boolean {
+  if (walk.deletes !== traffic.deletes(walk.bucket)) return false;
+  for (const key of traffic.stored(walk.bucket)) {
+    if (!key.startsWith(l.prefix) || (walk.start !== undefined && utf8Compare(key, walk.start) <= 0))
+      continue;
+    const rolled = l.delimiter
+      ? expectedListing([key], { prefix: l.prefix, delimiter: l.delimiter })
+      : undefined;
+    const entry = rolled?.prefixes[0] ?? key;
+    if (!walk.listed.has(entry)) return false;
+  }
+  return true;
 }
 
 export default properties;

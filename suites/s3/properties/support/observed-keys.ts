@@ -37,6 +37,11 @@ export class BucketTraffic {
     return this.deleted.get(bucket) ?? 0;
   }
 
+  /** The keys the traffic stored in the bucket and did not delete since, as far as remembered. */
+  stored(bucket: string): Iterable<string> {
+    return this.keys.get(bucket) ?? [];
+  }
+
   /** A key the traffic stored in the bucket under `prefix` that sorts after `last` (UTF-8 order), if any. */
   storedAfter(bucket: string, prefix: string, last: string): string | undefined {
     const after = Buffer.from(last, 'utf8');
