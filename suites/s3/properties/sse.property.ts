@@ -1,6 +1,5 @@
 import { fc, generateBuffer, type Observer, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
-import { keyArb } from './support/keys.ts';
 import { seenObject, seenWrite, Versions } from './support/observed-objects.ts';
 import { expectThat } from './support/wire.ts';
 
@@ -10,6 +9,7 @@ import { expectThat } from './support/wire.ts';
  */
 
 const SSE = 'x-amz-server-side-encryption';
+const plainKeyArb = fc.stringMatching(/^[a-z0-9][a-z0-9/._-]{0,30}$/).filter((k) => !k.includes('//'));
 const show = (v: unknown) => JSON.stringify(v);
 
 /**
@@ -54,7 +54,8 @@ const properties: PropertyDef[] = [
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'sse');
       await fc.assert(
-        fc.asyncProperty(keyArb, fc.nat(4096), fc.nat(1_000_000), async (key, size, seed) => {
+        // Plain keys: how a key is encoded on the way is other clauses' to judge, not the encryption's.
+        fc.asyncProperty(plainKeyArb, fc.nat(4096), fc.nat(1_000_000), async (key, size, seed) => {
           const put = await ctx.http({
             method: 'PUT',
             bucket,
