@@ -9,7 +9,7 @@ import type { RunResults } from '../runner/model/results.ts';
 import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { type ForeignServer, haveMoto, startMoto, startS3rver } from './helpers/foreign-servers.ts';
-import { haveBotocore } from './helpers/not-run.ts';
+import { haveBoto3, haveBotocore } from './helpers/not-run.ts';
 import { s3Traffic, sdkClient } from './helpers/passive-traffic.ts';
 
 /*
@@ -20,6 +20,7 @@ import { s3Traffic, sdkClient } from './helpers/passive-traffic.ts';
  */
 
 const TRUTH = path.join(ROOT, 'test', 'truth', 'truth.py');
+const BOTO3_TRAFFIC = path.join(ROOT, 'test', 'passive', 'traffic_s3.py');
 const run = promisify(execFile);
 const HAVE_PYTHON = haveBotocore(
   "the independent check of the passive judge's verdicts on foreign servers (test/passive-foreign.test.ts)",
@@ -46,6 +47,17 @@ async function judged(server: ForeignServer): Promise<RunResults> {
   const startedAt = new Date();
   try {
     await s3Traffic(s3, 'passive-foreign');
+    // boto3's everyday calls too (test/passive-departures-s3.test.ts), where boto3 is installed.
+    if (haveBoto3('boto3 traffic to foreign servers (test/passive-foreign.test.ts)')) {
+      const c = server.s3;
+      await run(
+        'python3',
+        [BOTO3_TRAFFIC, proxy.urls.s3!, c.accessKeyId, c.secretAccessKey, c.region, 'everyday'],
+        {
+          timeout: 60_000,
+        },
+      );
+    }
   } finally {
     s3.destroy();
     await proxy.close();

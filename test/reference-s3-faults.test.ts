@@ -303,6 +303,9 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push(snap(await get({ 'if-match': '*' })));
     log.push(snap(await get({ 'if-none-match': etag })));
     log.push(snap(await get({ 'if-match': '"nope"' })));
+    log.push(
+      snap(await s3.send({ method: 'HEAD', path: obj('cond', 'k'), headers: { 'if-match': '"nope"' } })),
+    );
     // Both conditions: If-Match first (RFC 9110).
     log.push(snap(await get({ 'if-match': '"nope"', 'if-none-match': etag })));
     log.push(snap(await get({ 'if-match': etag, 'if-none-match': etag })));
@@ -929,6 +932,7 @@ const SCENARIOS: Record<string, Scenario> = {
       'content-language',
       'cache-control',
       'x-amz-meta-colour',
+      'content-length',
     ];
     await put(s3, 'meta', 'k', 'described', {
       'content-encoding': 'deflate, gzip',
@@ -1035,6 +1039,7 @@ const SCENARIOS: Record<string, Scenario> = {
     log.push({
       etags: [...listed.text.matchAll(/<ETag>([^<]*)<\/ETag>/g)].map((m) => m[1]),
       sameSecond: second(listedAt) === second(empty.headers['last-modified']),
+      iso: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(listedAt),
     });
     // Date conditions, to the second.
     const earlier = 'Sat, 01 Jan 2000 00:00:00 GMT';
@@ -1238,7 +1243,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   ],
   [/^s3-(aws-chunked|multipart-content-encoding)/, 'metadata'],
   [/^s3-sse-/, 'sse'],
-  [/^s3-(content-encoding|content-language|metadata-|multipart-headers)/, 'metadata'],
+  [/^s3-(content-encoding|content-language|metadata-|multipart-headers|head-content-)/, 'metadata'],
   [/^s3-(checksum-not-answered|checksum-mode|part-checksum|complete-checksum)/, 'checksums'],
   [/^bindings-/, 'bindings'],
   [/^s3-virtual-hosted/, 'addressing'],

@@ -266,6 +266,11 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-cond-head-if-match-unchecked',
+    'HEAD with one strong ETag in If-Match and no other condition answers 200 whatever that ETag is (lists, weak tags and * are compared; GET compares it)',
+    ['s3.cond.get-not-modified'],
+  ],
+  [
     's3-cond-get-304-ignored',
     'GET and HEAD answer 200 where If-None-Match matches',
     [
@@ -959,6 +964,16 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-head-content-length-zero',
+    'HeadObject of an object a PutObject wrote answers Content-Length 0, the length of its own empty body, instead of the object size (copies and multipart objects answer theirs)',
+    ['s3.object.content-headers'],
+  ],
+  [
+    's3-head-content-type-omitted',
+    'HeadObject of an object a PutObject wrote under a key without an extension answers no Content-Type, as a server typing a HEAD by the key extension would (GetObject gives it)',
+    ['s3.object.content-headers'],
+  ],
+  [
     's3-metadata-head-omitted',
     'HeadObject answers without the user metadata that GetObject returns',
     ['s3.object.user-metadata', 's3.object.multipart-headers', 's3.copy.metadata-directive'],
@@ -1571,6 +1586,11 @@ const CATALOG: [string, string, string[]][] = [
     'GET of an object written whole answers its ETag weak (W/"..."), as a compressing proxy does; HEAD answers it strong',
     ['s3.object.etag-md5'],
   ],
+  [
+    's3-put-etag-omitted',
+    'PutObject of no bytes answers without an ETag header, as a server that hashes only the bytes it is fed may (GET and HEAD of the object give it)',
+    ['s3.object.etag-md5'],
+  ],
   ['s3-last-modified-get-omitted', 'GET answers no Last-Modified (HEAD does)', ['s3.object.last-modified']],
   [
     's3-last-modified-kept-on-overwrite',
@@ -1578,6 +1598,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.object.last-modified'],
   ],
   ['s3-list-etag-unquoted', 'Listings give ETags without their double quotes', ['s3.list.object-attributes']],
+  [
+    's3-list-last-modified-http-date',
+    "Listings give each key's LastModified as an HTTP date (the Last-Modified header's form), not ISO 8601",
+    ['s3.list.object-attributes'],
+  ],
   [
     's3-list-last-modified-now',
     "Listings give each key's LastModified as the time of the listing",

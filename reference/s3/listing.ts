@@ -209,7 +209,7 @@ export function listObjects(call: S3Call): void {
   const contents = page.items.map((o) => ({
     Key: encodeKey(o.key),
     // Under a fault, the time of the listing stands for each key's; under another, ETags lose their quotes.
-    LastModified: (f.has('s3-list-last-modified-now') ? listedAt : o.lastModified).toISOString(),
+    LastModified: listedDate(f.has('s3-list-last-modified-now') ? listedAt : o.lastModified, f),
     ETag: f.has('s3-list-etag-unquoted') ? o.etag.replace(/^"|"$/g, '') : o.etag,
     Size: o.blob.size,
     StorageClass: 'STANDARD',
@@ -450,4 +450,9 @@ export function ignoredParam(name: string): boolean {
 /** The fault that makes a bad token of this kind an internal error. */
 function cursorFault(kind: 'undecodable' | 'shape'): string {
   return kind === 'shape' ? 's3-list-cursor-shape-internal-error' : 's3-list-bad-cursor-internal-error';
+}
+
+/** A key's LastModified in a listing: ISO 8601 UTC, or under a fault the HTTP date of the Last-Modified header. */
+function listedDate(d: Date, f: { has(name: string): boolean }): string {
+  return f.has('s3-list-last-modified-http-date') ? d.toUTCString() : d.toISOString();
 }

@@ -125,6 +125,7 @@ export async function putObject(call: S3Call): Promise<void> {
         ? sse
         : undefined,
     sseByDefault: !asked,
+    byPut: true,
   };
   call.store.putObject(bucket, record);
   // Under a fault, a Content-MD5 that does not match is refused only once the object is stored.
@@ -139,6 +140,8 @@ export async function putObject(call: S3Call): Promise<void> {
   // Under a fault, PutObject answers the ETag without its double quotes (GET and HEAD keep them).
   const etag = call.ctx.faults.has('s3-put-etag-unquoted') ? record.etag.replace(/^"|"$/g, '') : record.etag;
   const headers: Record<string, string> = { etag, 'x-amz-version-id': record.versionId };
+  // Under a fault, PutObject of no bytes answers no ETag, as a server that hashes only the bytes it is fed may.
+  if (digest.size === 0 && call.ctx.faults.has('s3-put-etag-omitted')) delete headers.etag;
   if (Object.keys(digest.checksums).length > 0 && !call.ctx.faults.has('s3-checksum-not-answered'))
     for (const [alg, v] of Object.entries(digest.checksums)) headers[`x-amz-checksum-${alg}`] = v;
   if (sse && !(asked && call.ctx.faults.has('s3-sse-header-not-echoed')))

@@ -57,7 +57,7 @@ export async function serveObject(
   const headers = answerHeaders(req, ctx, obj, options);
   const notModified = checkRead(
     {
-      ifMatch: header(req, 'if-match'),
+      ifMatch: ifMatchCompared(req, ctx),
       ifNoneMatch: header(req, 'if-none-match'),
       ifModifiedSince: header(req, 'if-modified-since'),
       ifUnmodifiedSince: header(req, 'if-unmodified-since'),
@@ -131,8 +131,22 @@ export async function serveObject(
     // A multipart object's checksum is the composite of its parts' checksums.
     if (obj.partSizes) headers['x-amz-checksum-type'] = 'COMPOSITE';
   }
-  headers['content-length'] = obj.blob.size;
+  // Under a fault, HEAD of an object a PutObject wrote answers the length of its own empty body.
+  const zero = head && obj.byPut && ctx.faults.has('s3-head-content-length-zero');
+  headers['content-length'] = zero ? 0 : obj.blob.size;
   return send(res, 200, headers, head || obj.blob.size === 0 ? undefined : () => blobs.read(obj.blob));
+}
+
+/**
+ * If-Match as compared: under a fault, HEAD does not compare one strong ETag alone in it, with no
+ * other condition, as a server answering HEAD from what it keeps of the object before the conditions.
+ */
+function ifMatchCompared(req: http.IncomingMessage, ctx: ReferenceContext): string | undefined {
+  const value = header(req, 'if-match');
+  if (value === undefined || req.method !== 'HEAD') return value;
+  if (!ctx.faults.has('s3-cond-head-if-match-unchecked')) return value;
+  const others = ['if-none-match', 'if-modified-since', 'if-unmodified-since'].some((h) => header(req, h));
+  return /^\s*"[^",]*"\s*$/.test(value) && !others ? undefined : value;
 }
 
 /** The object's headers as this request gets them (HEAD or GET), before conditionals and ranges. */
@@ -147,6 +161,10 @@ function answerHeaders(
   // Under a fault, HEAD leaves out the encryption an object got from its bucket's default.
   if (head && obj.sse && obj.sseByDefault && ctx.faults.has('s3-sse-bucket-default-head-omitted'))
     delete headers['x-amz-server-side-encryption'];
+  // Under a fault, HEAD of an object a PutObject wrote under a key without an extension answers no
+  // Content-Type, as a server that types a HEAD by the key's extension may.
+  const typedByKey = head && obj.byPut && !/\.[^./]+$/.test(obj.key);
+  if (typedByKey && ctx.faults.has('s3-head-content-type-omitted')) delete headers['content-type'];
   // Under a fault, a GET (not a HEAD) answers no Last-Modified, as a server streaming the body may.
   if (!head && ctx.faults.has('s3-last-modified-get-omitted')) delete headers['last-modified'];
   // Under a fault, a GET of an object written whole answers its ETag weak, as a compressing proxy does.

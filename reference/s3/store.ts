@@ -22,6 +22,8 @@ export interface ObjectRecord {
   sse?: 'AES256';
   /** Set when `sse` is the bucket's default, not what a PutObject asked for. */
   sseByDefault?: boolean;
+  /** Set on an object a single PutObject wrote (not a copy, not a multipart upload). */
+  byPut?: boolean;
 }
 
 export interface CorsRule {

@@ -47,3 +47,15 @@ export function haveBotocore(what: string): boolean {
   });
   return false;
 }
+
+/** True when python3 with boto3 is there; otherwise records what does not run. */
+export function haveBoto3(what: string): boolean {
+  const python = spawnSync('python3', ['-c', 'import boto3'], { encoding: 'utf8' });
+  if (python.status === 0) return true;
+  recordNotRun({
+    what,
+    why: python.error ? 'no python3 on PATH' : 'python3 has no boto3',
+    remedy: 'apt-get install python3-boto3',
+  });
+  return false;
+}

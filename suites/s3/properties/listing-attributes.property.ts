@@ -1,6 +1,7 @@
 import { fc, generateBuffer, type PropertyContext, type PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { completeXml } from './support/multipart.ts';
+import { observedListings } from './support/observed-listing.ts';
 import { expectThat } from './support/wire.ts';
 import { xmlResult } from './support/xml.ts';
 
@@ -88,6 +89,16 @@ const properties: PropertyDef[] = [
     title:
       'For any objects written, overwritten and copied, ListObjects and ListObjectsV2 give each key its size, the ETag HEAD answers and a LastModified in ISO 8601 UTC of the second HEAD names',
     clauses: ['s3.list.object-attributes'],
+    // Seen in traffic: each key's LastModified is ISO 8601 UTC. Which second it names, and the Size
+    // and ETag, need what HEAD answered of the same write, which an ETag alone does not tell.
+    observe: observedListings('that list keys', (l) => {
+      if (l.page.keys.length === 0) return false;
+      const at = l.page.modified.findIndex((m) => !ISO_UTC.test(m));
+      expectThat(
+        at < 0,
+        `${l.where}: ${show(l.page.keys[at])} has LastModified ${show(l.page.modified[at])}, not ISO 8601 UTC`,
+      );
+    }),
     // Quick: one run of at most 4 writes (up to 3 requests each), two listings and a HEAD per key.
     requests: 4 * 3 + 2 + 4,
     async run(ctx) {

@@ -8,7 +8,8 @@ import {
   urlDecode,
   utf8Compare,
 } from './support/keys.ts';
-import { observedListings } from './support/observed-listing.ts';
+import { BucketTraffic } from './support/observed-keys.ts';
+import { observedListings, type SeenListing } from './support/observed-listing.ts';
 import { expectThat } from './support/wire.ts';
 import { type ListEchoes, type ListPage, parseListPage } from './support/xml.ts';
 
@@ -339,7 +340,8 @@ const properties: PropertyDef[] = [
       );
     },
     {
-      selects: 'ListObjectsV2 pages, and those asked for with a continuation token a page seen earlier gave',
+      selects:
+        'ListObjectsV2 pages, those asked for with a continuation token a page seen earlier gave, and pages of exactly max-keys keys that say the listing ends',
       observer: paginationObserver,
     },
   ),
@@ -439,6 +441,11 @@ const properties: PropertyDef[] = [
         v1.nextMarker === undefined,
         `V1, ${total} entries, max-keys ${total}: NextMarker ${show(v1.nextMarker)}`,
       );
+    },
+    {
+      selects:
+        'ListObjects and ListObjectsV2 pages asked for with a cursor that a page of exactly max-keys entries gave',
+      observer: exactFitObserver,
     },
   ),
   property(
@@ -613,8 +620,10 @@ function judgeEchoes(
  */
 function paginationObserver(): Observer {
   const issued = new RecentMap<string, { list: string; last: string }>();
-  return observedListings('', (l) => {
-    if (!l.v2) return false;
+  const traffic = new BucketTraffic();
+  const pages = observedListings('', (l) => {
+    const judged = judgeClaimsEnd(l, traffic);
+    if (!l.v2) return judged;
     for (const [what, list] of [
       ['keys', l.page.keys],
       ['common prefixes', l.page.prefixes],
@@ -634,6 +643,114 @@ function paginationObserver(): Observer {
     if (l.page.nextToken !== undefined && entries.length)
       issued.set(l.page.nextToken, { list: l.list, last: entries[entries.length - 1] });
   }).observer();
+  return (ex) => {
+    traffic.observe(ex);
+    return pages(ex);
+  };
+}
+
+/**
+ * A page that says the listing ends (not truncated) while it holds exactly max-keys keys (no
+ * delimiter) ends too soon where the traffic stored a key under its prefix, sorting after its last
+ * key, and has not deleted it since: the pages together leave that key out. Judged only there, and
+ * only with what the traffic itself did: a key another writer deleted meanwhile would be a false
+ * claim, so the traffic's own keys are the only ones counted, and a page that stops short of
+ * max-keys is left alone (the keys after it may be gone).
+ */
+function judgeClaimsEnd(l: SeenListing, traffic: BucketTraffic): boolean {
+  const maxKeys = l.maxKeys ?? 1000;
+  const keys = l.page.keys;
+  if (l.page.isTruncated || l.delimiter || l.bucket === undefined) return false;
+  if (maxKeys === 0 || maxKeys > 1000 || keys.length !== maxKeys || l.page.prefixes.length) return false;
+  const left = traffic.storedAfter(l.bucket, l.prefix, keys[keys.length - 1]);
+  expectThat(
+    left === undefined,
+    `${l.where}: says the listing ends (IsTruncated false) after exactly max-keys ${maxKeys} keys, the last ${show(keys[keys.length - 1])}, but the traffic stored ${show(left)} under its prefix and has not deleted it`,
+  );
+  return true;
+}
+
+/** A walk through one listing's pages by their cursors: where it started, and the entries listed so far. */
+interface Walk {
+  list: string;
+  bucket: string;
+  start?: string;
+  listed: Set<string>;
+  /** The traffic's deletes in the bucket when the walk began. */
+  deletes: number;
+  where: string;
+}
+
+/** Walks remembered by their latest cursor, and entries kept of each: bounded whatever the traffic. */
+const WALKS = 256;
+const WALK_ENTRIES = 1000;
+
+/**
+ * A cursor given with a page of exactly max-keys entries (NextContinuationToken, or NextMarker in
+ * V1), followed by the traffic to the page that ends the listing: one that lists something shows the
+ * cursor was due, an empty one that nothing followed, so no cursor was (s3.list.no-cursor-at-max-keys). An empty page may also mean the server lost what followed
+ * (s3.list.pagination's to judge): so judged only where the pages of that walk listed every key the
+ * traffic stored under the prefix after the walk's start, and the traffic deleted nothing in the
+ * bucket meanwhile.
+ */
+function exactFitObserver(): Observer {
+  const walks = new RecentMap<string, Walk>(WALKS);
+  const traffic = new BucketTraffic();
+  const pages = observedListings('', (l) => {
+    if (l.bucket === undefined) return false;
+    const sent = l.v2 ? l.token : l.startAfter;
+    const from = sent === undefined ? undefined : walks.get(sent);
+    const walk: Walk =
+      from && from.list === l.list
+        ? from
+        : {
+            list: l.list,
+            bucket: l.bucket,
+            start: l.startAfter,
+            listed: new Set(),
+            deletes: 0,
+            where: l.where,
+          };
+    if (walk !== from) walk.deletes = traffic.deletes(l.bucket);
+    const entries = [...l.page.keys, ...l.page.prefixes];
+    // A last page that lists something shows the cursor before it was due: the clause held there.
+    const last = walk === from && !l.page.isTruncated;
+    const judged = last && (entries.length > 0 || covers(walk, l, traffic));
+    if (judged)
+      expectThat(
+        entries.length > 0,
+        `${walk.where} and the pages after it listed exactly max-keys entries a page, each with a cursor, and the page the last cursor leads to (${l.where}) is empty`,
+      );
+    for (const e of entries) walk.listed.add(e);
+    const cursor = l.v2 ? l.page.nextToken : l.page.nextMarker;
+    if (
+      cursor !== undefined &&
+      entries.length > 0 &&
+      entries.length === l.maxKeys &&
+      walk.listed.size <= WALK_ENTRIES
+    )
+      walks.set(cursor, walk);
+    return judged;
+  }).observer();
+  return (ex) => {
+    traffic.observe(ex);
+    return pages(ex);
+  };
+}
+
+/** Whether the walk listed every key the traffic stored (and kept) under the prefix after its start. */
+function covers(walk: Walk, l: SeenListing, traffic: BucketTraffic): boolean {
+  if (walk.deletes !== traffic.deletes(walk.bucket)) return false;
+  for (const key of traffic.stored(walk.bucket)) {
+    if (!key.startsWith(l.prefix) || (walk.start !== undefined && utf8Compare(key, walk.start) <= 0))
+      continue;
+    const rolled = l.delimiter
+      ? expectedListing([key], { prefix: l.prefix, delimiter: l.delimiter })
+      : undefined;
+    const entry = rolled?.prefixes[0] ?? key;
+    if (!walk.listed.has(entry)) return false;
+  }
+  return true;
 }
 
 export default properties;

@@ -1,6 +1,7 @@
-import { fc, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
+import { fc, type Observer, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
 import { utf8Compare } from './support/keys.ts';
 import { md5 } from './support/multipart.ts';
+import { seenObject, seenRead, seenWrite, Versions } from './support/observed-objects.ts';
 import {
   type Model,
   play,
@@ -70,6 +71,47 @@ function checkHeaders(key: string, o: Stored, reads: Reads) {
   );
 }
 
+/**
+ * Content headers seen in traffic, by the version (ETag) an answer speaks of: HEAD answers as
+ * Content-Length the size a PutObject request sent or a whole GET answered for that version, and GET
+ * and HEAD of a version written with a Content-Type answer one. Which type, where a server may
+ * normalise it, is left to the run.
+ */
+function observeContentHeaders(): Observer {
+  const versions = new Versions<{ size?: number; type?: string }>();
+  return (ex) => {
+    const written = seenWrite(ex);
+    if (written) {
+      versions.remember(seenObject(ex)!, written.etag, { size: written.size, type: written.contentType });
+      return undefined;
+    }
+    const o = seenRead(ex);
+    const etag = ex.headers.etag;
+    if (!o || !etag) return undefined;
+    const known = versions.recall(o, etag);
+    const length = ex.headers['content-length'];
+    // A whole GET tells the size, unless something on the way encoded the bytes it sent.
+    if (ex.method === 'GET' && length !== undefined && ex.headers['content-encoding'] === undefined) {
+      if (!known) versions.remember(o, etag, { size: Number(length) });
+      else known.size ??= Number(length);
+    }
+    const where = `${ex.method} ${ex.path} (ETag ${etag})`;
+    const typed = known?.type !== undefined;
+    if (typed)
+      expectThat(
+        ex.headers['content-type'] !== undefined,
+        `${where}: no Content-Type, where the object was written with Content-Type ${show(known?.type)}`,
+      );
+    const sized = ex.method === 'HEAD' && known?.size !== undefined && length !== undefined;
+    if (sized)
+      expectThat(
+        length === String(known?.size),
+        `${where}: Content-Length ${length}, where the object of that ETag has ${known?.size} bytes`,
+      );
+    return typed || sized || undefined;
+  };
+}
+
 /** ListObjectsV2 under the run's namespace, following continuation tokens. */
 async function listAll(ctx: PropertyContext, w: World, maxKeys: number, limit: number) {
   const keys: string[] = [];
@@ -105,11 +147,13 @@ function roundTrip(
   label: string,
   kinds: ('put' | 'mpu' | 'copy')[],
   check: (ctx: PropertyContext, w: World, model: Model) => Promise<void>,
+  observe?: PropertyDef['observe'],
 ): PropertyDef {
   return {
     id,
     title,
     clauses: [clause],
+    observe,
     // Quick: 4 runs of at most 4 writes (up to 3 requests each) and a GET and HEAD of each.
     requests: 4 * (4 * 3 + 4 * 2),
     async run(ctx) {
@@ -153,6 +197,11 @@ const properties: PropertyDef[] = [
     'rthead',
     ['put'],
     (ctx, w, model) => eachRead(ctx, w, model, checkHeaders),
+    {
+      selects:
+        'GET and HEAD answered 200 of an object version (ETag) a PutObject wrote or a whole GET answered',
+      observer: observeContentHeaders,
+    },
   ),
   roundTrip(
     's3.prop.round-trip-copy',

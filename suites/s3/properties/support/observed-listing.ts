@@ -1,10 +1,13 @@
 import type { ObservedView, Observer } from 'edgecheck/kit';
 import { urlDecode } from './keys.ts';
+import { bucketOf } from './observed-objects.ts';
 import { type ListPage, parseListPage } from './xml.ts';
 
 /** A ListObjects or ListObjectsV2 page seen in traffic, with what its request asked. */
 export interface SeenListing {
   v2: boolean;
+  /** The bucket as addressed (observed-objects.ts bucketOf). */
+  bucket?: string;
   /** The bucket and the parameters that choose the list (prefix, delimiter, encoding-type): pages of one listing share it. */
   list: string;
   prefix: string;
@@ -76,6 +79,7 @@ function readListing(ex: ObservedView): SeenListing | undefined {
   const host = ex.requestHeaders.host ?? '';
   return {
     v2,
+    bucket: bucketOf(ex),
     list: JSON.stringify([host, ex.path, q.get('prefix') ?? '', q.get('delimiter') ?? '', encoded, v2]),
     prefix: q.get('prefix') ?? '',
     delimiter: q.get('delimiter') || undefined,

@@ -36,6 +36,8 @@ export function xmlResult(text: string, name: string): Record<string, any> | und
 
 export interface ListPage {
   keys: string[];
+  /** Each key's LastModified as sent, in the order of keys ('' where it has none). */
+  modified: string[];
   prefixes: string[];
   isTruncated: boolean;
   keyCount?: number;
@@ -64,6 +66,7 @@ export function parseListPage(body: string): ListPage {
   const num = (v: unknown) => (v === undefined ? undefined : Number(v));
   return {
     keys: (doc.Contents ?? []).map((c: any) => String(c.Key ?? '')),
+    modified: (doc.Contents ?? []).map((c: any) => String(c.LastModified ?? '')),
     prefixes: (doc.CommonPrefixes ?? []).map((c: any) => String(c.Prefix ?? '')),
     isTruncated: String(doc.IsTruncated) === 'true',
     keyCount: num(doc.KeyCount),

@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAULTS } from '../reference/faults.ts';
+import { startReference } from '../reference/server.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { ROOT } from '../runner/util/paths.ts';
+import { haveBoto3 } from './helpers/not-run.ts';
+
+// Departures everyday S3 traffic carries, judged in passing: what each object answer must say (its
+// size, type, date, ETag, encryption), what a listing and a conditional read must say given what the
+// traffic saw before. boto3 makes the traffic (test/passive/traffic_s3.py), the proxy judges it on
+// its way to the reference: fault-free nothing fails; with each fault on, its clause fails in passing,
+// and nothing outside the clauses the fault breaks.
+
+const TRAFFIC = path.join(ROOT, 'test', 'passive', 'traffic_s3.py');
+const run = promisify(execFile);
+const HAVE_BOTO3 = haveBoto3('boto3 traffic judged in passing (test/passive-departures-s3.test.ts)');
+const asOf = today();
+let suites: LoadedSuites;
+
+/** The clauses this traffic judges in passing, fault-free. */
+const JUDGED = [
+  's3.object.content-headers',
+  's3.object.last-modified',
+  's3.object.etag-md5',
+  's3.sse.aes256',
+  's3.list.object-attributes',
+  's3.error.no-such-key',
+  's3.list.no-cursor-at-max-keys',
+  's3.list.pagination',
+  's3.cond.get-not-modified',
+];
+
+/** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
+async function observe(faults: string[] = []): Promise<RunResults> {
+  const ref = await startReference({ asOf, faults });
+  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
+  const proxy = await startProxy({
+    upstream: { management: ref.urls.management, s3: ref.urls.s3 },
+    onExchange: (ex) => judge.observe(ex),
+  });
+  const startedAt = new Date();
+  const c = ref.context.credentials;
+  try {
+    await run('python3', [TRAFFIC, proxy.urls.s3!, c.accessKeyId, c.secretAccessKey, 'auto', 'everyday'], {
+      timeout: 60_000,
+    });
+  } finally {
+    await proxy.close();
+    await ref.close();
+  }
+  return passiveResults({
+    judge,
+    clauses: [...suites.clauses.values()],
+    mode: 'proxy',
+    target: { name: 'reference', embedded: false },
+    asOf,
+    startedAt,
+  });
+}
+
+const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+const failing = (r: RunResults) =>
+  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+
+describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged in passing', () => {
+  beforeAll(async () => {
+    const areas = listAreas();
+    suites = await loadSuites(areas, areas);
+  });
+
+  it('fault-free: every clause the traffic judges passes, and none fails', async () => {
+    const results = await observe();
+    expect(failing(results)).toEqual([]);
+    const v = verdicts(results);
+    for (const id of JUDGED) expect(v[id], id).toBe('pass');
+  }, 60_000);
+
+  for (const [fault, clause] of [
+    ['s3-head-content-length-zero', 's3.object.content-headers'],
+    ['s3-head-content-type-omitted', 's3.object.content-headers'],
+    ['s3-last-modified-get-omitted', 's3.object.last-modified'],
+    ['s3-put-etag-omitted', 's3.object.etag-md5'],
+    ['s3-put-etag-unquoted', 's3.object.etag-md5'],
+    ['s3-sse-header-not-echoed', 's3.sse.aes256'],
+    ['s3-sse-not-kept', 's3.sse.aes256'],
+    ['s3-list-last-modified-http-date', 's3.list.object-attributes'],
+    ['s3-no-such-key-generic', 's3.error.no-such-key'],
+    ['s3-list-cursor-at-max-keys', 's3.list.no-cursor-at-max-keys'],
+    ['s3-list-v1-truncated-false-lies', 's3.list.pagination'],
+    ['s3-cond-head-if-match-unchecked', 's3.cond.get-not-modified'],
+    ['s3-cond-get-304-ignored', 's3.cond.get-not-modified'],
+  ] as const) {
+    it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
+      const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];
+      const results = await observe([fault]);
+      const failed = failing(results);
+      expect(failed).toContain(clause);
+      expect(failed.filter((id) => !family.includes(id))).toEqual([]);
+      const evidence = results.cases
+        .flatMap((c) => c.checks)
+        .find((k) => k.verdict === 'fail' && k.clauses.includes(clause));
+      expect(evidence?.exchange?.response.status).toBeGreaterThan(0);
+    }, 60_000);
+  }
+});

@@ -1,0 +1,123 @@
+"""Everyday S3 traffic from boto3, for the passive judge to read (test/passive-departures-s3.test.ts).
+
+An application's calls, nothing aimed at a clause: a bucket made, objects written (one with
+AES256, one empty, one typed under a key without an extension), read whole, by range and on
+condition, listed in V2 and V1 pages by their cursors, a missing key read, objects deleted.
+Every answer is taken as it comes: a server that refuses a call is the judge's to read, not this
+script's, so errors are printed and the traffic goes on.
+
+Usage: traffic_s3.py ENDPOINT ACCESS_KEY SECRET REGION BUCKET
+"""
+
+import sys
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+OTHER = '"' + "0" * 32 + '"'
+DOCS = ["docs/a.txt", "docs/b.txt", "docs/c.txt", "docs/d.txt"]
+
+
+def client(endpoint, key, secret, region):
+    return boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id=key,
+        aws_secret_access_key=secret,
+        region_name=region,
+        config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}),
+    )
+
+
+def call(what, fn, **kwargs):
+    """One call; its answer, or None where the server refused it (printed)."""
+    try:
+        return fn(**kwargs)
+    except ClientError as err:
+        print(f"{what}: {err.response.get('Error', {}).get('Code')}", file=sys.stderr)
+        return None
+
+
+def write(s3, bucket):
+    for key in DOCS:
+        s3.put_object(Bucket=bucket, Key=key, Body=f"text of {key}".encode(), ContentType="text/plain")
+    s3.put_object(Bucket=bucket, Key="notes", Body=b"typed, without an extension", ContentType="text/markdown")
+    s3.put_object(Bucket=bucket, Key="img/x", Body=bytes(range(256)) * 4)
+    s3.put_object(Bucket=bucket, Key="empty", Body=b"")
+    call("PutObject AES256", s3.put_object, Bucket=bucket, Key="secret", Body=b"kept at rest", ServerSideEncryption="AES256")
+
+
+def read(s3, bucket):
+    for key in ["notes", "img/x", "empty", "secret", "docs/a.txt"]:
+        call(f"HeadObject {key}", s3.head_object, Bucket=bucket, Key=key)
+        got = call(f"GetObject {key}", s3.get_object, Bucket=bucket, Key=key)
+        if got:
+            got["Body"].read()
+    got = call("GetObject range", s3.get_object, Bucket=bucket, Key="img/x", Range="bytes=0-9")
+    if got:
+        got["Body"].read()
+
+
+def conditionals(s3, bucket):
+    head = s3.head_object(Bucket=bucket, Key="notes")
+    etag = head["ETag"]
+    for method in (s3.get_object, s3.head_object):
+        for cond in ({"IfMatch": etag}, {"IfMatch": OTHER}, {"IfNoneMatch": etag}, {"IfNoneMatch": OTHER}):
+            got = call(f"{method.__name__} {cond}", method, Bucket=bucket, Key="notes", **cond)
+            if got and "Body" in got:
+                got["Body"].read()
+
+
+def list_v2(s3, bucket, **params):
+    token = None
+    for _ in range(10):
+        extra = {"ContinuationToken": token} if token else {}
+        page = call("ListObjectsV2", s3.list_objects_v2, Bucket=bucket, **params, **extra)
+        token = page and page.get("NextContinuationToken")
+        if not token:
+            return
+
+
+def list_v1(s3, bucket, **params):
+    marker = None
+    for _ in range(10):
+        extra = {"Marker": marker} if marker else {}
+        page = call("ListObjects", s3.list_objects, Bucket=bucket, **params, **extra)
+        if not page:
+            return
+        contents = page.get("Contents") or []
+        marker = page.get("NextMarker") or (contents[-1]["Key"] if contents else None)
+        if not page.get("IsTruncated") or not marker:
+            return
+
+
+def listings(s3, bucket):
+    list_v2(s3, bucket)
+    list_v2(s3, bucket, Prefix="docs/", MaxKeys=2)
+    list_v1(s3, bucket)
+    list_v1(s3, bucket, Prefix="docs/", MaxKeys=2)
+    list_v2(s3, bucket, Delimiter="/")
+
+
+def missing_and_deletes(s3, bucket):
+    call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
+    call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
+    s3.delete_object(Bucket=bucket, Key="docs/d.txt")
+    s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": "empty"}]})
+    list_v2(s3, bucket, Prefix="docs/")
+
+
+def main():
+    endpoint, key, secret, region, bucket = sys.argv[1:6]
+    s3 = client(endpoint, key, secret, region)
+    s3.create_bucket(Bucket=bucket)
+    write(s3, bucket)
+    read(s3, bucket)
+    conditionals(s3, bucket)
+    listings(s3, bucket)
+    missing_and_deletes(s3, bucket)
+
+
+if __name__ == "__main__":
+    main()
