@@ -9,9 +9,10 @@ import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { startProxy } from '../runner/passive/index.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { haveTool } from './helpers/not-run.ts';
+import { clauseVerdicts, RecordingJudge } from './helpers/passive-recording.ts';
 
 /*
  * The management departures everyday traffic carries, judged in passing: a plain Python script
@@ -98,11 +99,9 @@ async function startVariants(upstream: string): Promise<{ url: string; close(): 
 async function observe(faults: string[] = [], variants = false): Promise<RunResults> {
   const ref = await startReference({ asOf, faults });
   const front = variants ? await startVariants(ref.urls.management) : undefined;
-  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
-  const proxy = await startProxy({
-    upstream: { management: front?.url ?? ref.urls.management },
-    onExchange: (ex) => judge.observe(ex),
-  });
+  const upstream = { management: front?.url ?? ref.urls.management };
+  const judged = new RecordingJudge(suites, asOf, upstream);
+  const proxy = await startProxy({ upstream, onExchange: judged.onExchange });
   const startedAt = new Date();
   try {
     const base = `${proxy.urls.management}/client/v4`;
@@ -115,14 +114,10 @@ async function observe(faults: string[] = [], variants = false): Promise<RunResu
     await front?.close();
     await ref.close();
   }
-  return passiveResults({
-    judge,
-    clauses: [...suites.clauses.values()],
-    mode: 'proxy',
-    target: { name: 'reference', embedded: false },
-    asOf,
-    startedAt,
-  });
+  const results = judged.results(startedAt);
+  // edgecheck judge on the proxy's recording of the same traffic gives the same verdicts.
+  expect(clauseVerdicts(await judged.judgedAgain())).toEqual(clauseVerdicts(results));
+  return results;
 }
 
 const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));

@@ -7,9 +7,10 @@ import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { startProxy } from '../runner/passive/index.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { haveBoto3 } from './helpers/not-run.ts';
+import { clauseVerdicts, RecordingJudge } from './helpers/passive-recording.ts';
 
 // Departures everyday S3 traffic carries, judged in passing: what each object answer must say (its
 // size, type, date, ETag, encryption), what a listing and a conditional read must say given what the
@@ -39,11 +40,9 @@ const JUDGED = [
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
 async function observe(faults: string[] = []): Promise<RunResults> {
   const ref = await startReference({ asOf, faults });
-  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
-  const proxy = await startProxy({
-    upstream: { management: ref.urls.management, s3: ref.urls.s3 },
-    onExchange: (ex) => judge.observe(ex),
-  });
+  const upstream = { management: ref.urls.management, s3: ref.urls.s3 };
+  const judged = new RecordingJudge(suites, asOf, upstream);
+  const proxy = await startProxy({ upstream, onExchange: judged.onExchange });
   const startedAt = new Date();
   const c = ref.context.credentials;
   try {
@@ -54,14 +53,10 @@ async function observe(faults: string[] = []): Promise<RunResults> {
     await proxy.close();
     await ref.close();
   }
-  return passiveResults({
-    judge,
-    clauses: [...suites.clauses.values()],
-    mode: 'proxy',
-    target: { name: 'reference', embedded: false },
-    asOf,
-    startedAt,
-  });
+  const results = judged.results(startedAt);
+  // edgecheck judge on the proxy's recording of the same traffic gives the same verdicts.
+  expect(clauseVerdicts(await judged.judgedAgain())).toEqual(clauseVerdicts(results));
+  return results;
 }
 
 const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
