@@ -57,6 +57,7 @@ beforeAll(async () => {
 
 describe('the management observers leave alone what a conformant target may answer', () => {
   it('a request signed in by cookie, or a CORS preflight, is no request without credentials; a bare one served is', () => {
+    const signed = exchange({ method: 'GET', target: '/zones/z' }, 200, ok({}));
     const cookie = exchange({ method: 'GET', target: '/zones/z', headers: { cookie: 's=1' } }, 200, ok({}));
     const preflight = exchange(
       {
@@ -67,11 +68,16 @@ describe('the management observers leave alone what a conformant target may answ
       204,
       '',
     );
-    expect(verdicts([cookie, preflight])['mgmt.auth.missing']).toBeUndefined();
+    expect(verdicts([signed, cookie, preflight])['mgmt.auth.missing']).toBeUndefined();
     const bare = exchange({ method: 'GET', target: '/zones/z', headers: {} }, 200, ok({}));
-    expect(verdicts([bare])['mgmt.auth.missing']).toBe('fail');
+    expect(verdicts([signed, bare])['mgmt.auth.missing']).toBe('fail');
     const refused = exchange({ method: 'GET', target: '/zones/z', headers: {} }, 403, refusal);
-    expect(verdicts([refused])['mgmt.auth.missing']).toBe('pass');
+    expect(verdicts([signed, refused])['mgmt.auth.missing']).toBe('pass');
+  });
+
+  it('traffic carrying no credentials at all (a recording stripped of them) does not judge requests without them', () => {
+    const stripped = exchange({ method: 'GET', target: '/zones/z', headers: {} }, 200, ok({}));
+    expect(verdicts([stripped, stripped])['mgmt.auth.missing']).toBeUndefined();
   });
 
   it('a refused request a clause forbids leaves it untested, an answer that is no JSON too; one accepted fails it', () => {
