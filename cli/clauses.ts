@@ -35,7 +35,7 @@ export async function clausesCommand(argv: string[], out: NodeJS.WritableStream)
   const cite = (id: string) => cites.set(id, (cites.get(id) ?? 0) + 1);
   for (const c of loaded.cases)
     for (const s of [...c.given, ...c.steps]) for (const k of s.expect ?? []) k.clauses.forEach(cite);
-  for (const p of loaded.properties) p.def.clauses.forEach(cite);
+  for (const p of loaded.properties) if (p.def.run) p.def.clauses.forEach(cite);
   const verdicts = new Map<string, ClauseVerdict>();
   let resultsFile: string | undefined;
   /** Why no verdicts are shown, when none are. */

@@ -32,7 +32,9 @@ function item(a: Assertion, area: string): string {
     a.kind === 'property'
       ? `property ${code(a.holder)}`
       : a.kind === 'traffic'
-        ? 'traffic check'
+        ? a.holder === 'clauses.yaml'
+          ? 'traffic check'
+          : `traffic check ${code(a.holder)}`
         : `${code(a.holder)} step ${code(a.step ?? '')}`;
   const what = a.titled ? md(a.statement) : code(a.statement);
   return `  - ${who} (${md(where)}): ${what}`;

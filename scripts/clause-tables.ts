@@ -69,7 +69,7 @@ export async function loadCoverage(): Promise<Coverage> {
     for (const step of [...c.given, ...c.steps])
       for (const check of step.expect ?? []) cite(c.id, check.clauses);
   }
-  for (const p of suites.properties) cite(p.def.id, p.def.clauses);
+  for (const p of suites.properties) if (p.def.run) cite(p.def.id, p.def.clauses);
 
   const unknownBreaks: string[] = [];
   for (const fault of FAULTS) {

@@ -58,11 +58,13 @@ export function clauseAssertions(suites: {
   }
   const lines = new Map<string, string[]>();
   for (const p of suites.properties) {
+    // A property that only observes is a check of traffic, as a passive entry is.
+    const observes = !p.def.run && p.def.observe;
     cite(p.def.clauses, {
       holder: p.def.id,
       origin: `${p.file}${lineOf(p.file, p.def.id, lines)}`,
-      statement: p.def.title,
-      kind: 'property',
+      statement: observes ? `observed ${observes.selects}: ${p.def.title}` : p.def.title,
+      kind: observes ? 'traffic' : 'property',
       titled: true,
     });
   }

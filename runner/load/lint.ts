@@ -29,12 +29,13 @@ export function lintSuites(
   const cited = new Set<string>();
   const caseIds = new Map<string, string>();
 
-  const citeAll = (where: string, ids: string[]) => {
+  /** `tests`: the citing check runs (an observer alone leaves its clauses untested by a run). */
+  const citeAll = (where: string, ids: string[], tests = true) => {
     for (const id of ids) {
       const clause = clauses.get(id);
       if (!clause) error(where, `unknown clause '${id}'; add it to a clauses.yaml or fix the id`);
       else if (clause.untestable) error(where, `clause '${id}' is marked untestable, yet a check cites it`);
-      else cited.add(id);
+      else if (tests) cited.add(id);
     }
   };
   const report: LintReport = {
@@ -53,7 +54,7 @@ export function lintSuites(
     const prior = caseIds.get(p.def.id);
     if (prior) error(p.file, `duplicate case id '${p.def.id}' (first at ${prior})`);
     caseIds.set(p.def.id, p.file);
-    citeAll(`${p.file} (${p.def.id})`, p.def.clauses);
+    citeAll(`${p.file} (${p.def.id})`, p.def.clauses, Boolean(p.def.run));
     for (const f of p.def.features ?? [])
       if (!isFeature(f)) error(`${p.file} (${p.def.id})`, unknownFeature(f));
   }

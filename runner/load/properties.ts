@@ -113,11 +113,11 @@ export async function loadProperties(areas: string[], root = SUITES_DIR): Promis
           !def ||
           typeof def.id !== 'string' ||
           !Array.isArray(def.clauses) ||
-          typeof def.run !== 'function'
+          (typeof def.run !== 'function' && typeof def.observe?.observer !== 'function')
         ) {
           throw new InputError(
             `${displayPath(file)} [${i}]`,
-            'a property needs id, title, clauses and run(ctx)',
+            'a property needs id, title, clauses and run(ctx), or observe where it only judges traffic',
           );
         }
         out.push({ def, file: displayPath(file), area });

@@ -24,7 +24,11 @@ export interface PropertyDef {
   disruptive?: string;
   /** About how many requests one run of it sends (quick profile), for the request budget. */
   requests?: number;
-  run(ctx: PropertyContext): Promise<void>;
+  /**
+   * The check a run makes. Absent for a property that only observes traffic (`observe`): its
+   * clauses are checked in a run by their cases, and a run never selects it.
+   */
+  run?(ctx: PropertyContext): Promise<void>;
   /**
    * How traffic the run did not send judges the same clauses (edgecheck proxy, edgecheck judge):
    * called once per judge, it returns the function each observed exchange is given, which keeps
@@ -62,6 +66,13 @@ export interface ObservedView {
   body?: Buffer;
   /** The answer's length in bytes, whole or not. */
   size: number;
+  /**
+   * When the request was sent and when its answer was whole (milliseconds since the epoch, the
+   * proxy's clock), where known: an observer ordering exchanges by them knows one ended before
+   * another began, which the order they are observed in does not tell.
+   */
+  startedAt?: number;
+  answeredAt?: number;
   /**
    * The answer's body as text, or parsed as JSON. Where it was not kept whole or does not parse,
    * these throw an error the judge reads as "not judged", never as a contradiction.

@@ -21,6 +21,8 @@ export interface ObservedExchange {
   };
   /** When the request started (ISO 8601), where known. */
   startedAt?: string;
+  /** From the request's start until its answer was whole, in milliseconds, where known. */
+  durationMs?: number;
 }
 
 /** The management API's prefix: requests under it go through the management door. */

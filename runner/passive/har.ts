@@ -11,6 +11,8 @@ interface HarHeader {
 }
 interface HarEntry {
   startedDateTime?: string;
+  /** Milliseconds from the request's start to its answer's end. */
+  time?: number;
   request: {
     method: string;
     url: string;
@@ -95,6 +97,8 @@ function exchangeOf(e: HarEntry, where: string): ObservedExchange {
       body: bodyOf(e.response.content, e.response.content?.size),
     },
     startedAt: e.startedDateTime,
+    // 0 is what recordings made before durations were kept say: not known.
+    durationMs: typeof e.time === 'number' && e.time > 0 ? e.time : undefined,
   };
 }
 

@@ -202,6 +202,7 @@ async function forward(
       },
       response: { status, headers: flattenHeaders(answer.headers), body: collector.done() },
       startedAt,
+      durationMs: performance.now() - began,
     };
     // Judged once the answer is written whole, and after the loop has forwarded whatever else was
     // ready: judging never holds an answer back. It waits one turn of the loop at most, an

@@ -185,7 +185,7 @@ function harEntry(ex: ObservedExchange, origin: { management?: string; s3?: stri
   const sent = ex.request.body;
   return {
     startedDateTime: ex.startedAt ?? new Date().toISOString(),
-    time: 0,
+    time: ex.durationMs ?? 0,
     request: {
       method: ex.request.method,
       url: redactText(new URL(ex.request.target, base).href),

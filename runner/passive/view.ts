@@ -29,6 +29,8 @@ class View implements ObservedView {
   readonly headers: Record<string, string>;
   readonly body?: Buffer;
   readonly size: number;
+  readonly startedAt?: number;
+  readonly answeredAt?: number;
   private params?: URLSearchParams;
   private decoded?: string;
   private parsed?: { value: unknown };
@@ -46,6 +48,12 @@ class View implements ObservedView {
     this.headers = ex.response.headers;
     this.body = whole(ex.response.body);
     this.size = ex.response.body.size;
+    const start = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt);
+    if (Number.isFinite(start)) {
+      this.startedAt = start;
+      if (ex.durationMs !== undefined && Number.isFinite(ex.durationMs))
+        this.answeredAt = start + ex.durationMs;
+    }
   }
 
   get query(): URLSearchParams {

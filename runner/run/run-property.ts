@@ -40,6 +40,8 @@ function causeOf<T extends Error>(err: unknown, kind: new (...args: any[]) => T)
 }
 
 export function propertySkipReason(p: PropertyDef, ctx: RunContext): string | undefined {
+  // Never selected for a run (runner/run/select.ts); said here should one be handed over.
+  if (!p.run) return 'it only observes traffic (edgecheck proxy, edgecheck judge)';
   const missing = (p.features ?? []).filter((f) => !ctx.target.features.includes(f));
   if (missing.length) return `the target does not offer ${missing.join(', ')}`;
   if (p.profiles && !p.profiles.includes(ctx.profile))
@@ -108,7 +110,7 @@ export async function runProperty(
     check = { ...base, verdict: 'error', message: down };
   } else {
     try {
-      await p.run(propertyContext(run, p.id, slug));
+      await p.run?.(propertyContext(run, p.id, slug));
       check = { ...base, verdict: 'pass' };
     } catch (err) {
       check = thrownVerdict(err, base, run.ctx);

@@ -43,8 +43,9 @@ export function selectWork(loaded: LoadedSuites, sel: Selection): Work {
       (!byClause || citedBy(c).some(byClause)) &&
       (!tags || c.tags.some((t) => tags.has(t))),
   );
+  // A property that only observes traffic has nothing to run.
   let properties = loaded.properties.filter(
-    (p) => (!byCase || byCase(p.def.id)) && (!byClause || p.def.clauses.some(byClause)) && !tags,
+    (p) => p.def.run && (!byCase || byCase(p.def.id)) && (!byClause || p.def.clauses.some(byClause)) && !tags,
   );
   const filtered = Boolean(byCase || byClause || tags);
   if (filtered && cases.length + properties.length === 0) {

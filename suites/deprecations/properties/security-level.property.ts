@@ -1,5 +1,7 @@
 import type { PropertyDef } from 'edgecheck/kit';
+import { refusalObserver, sentJson } from '../../management/properties/support/observed.ts';
 import {
+  ALWAYS_ACCEPTED,
   DISRUPTIVE,
   mustBeRefused,
   mustSucceed,
@@ -19,6 +21,8 @@ import {
  */
 const NO_LONGER_ACCEPTED = ['essentially_off', 'low', 'medium', 'high'];
 
+const SETTING = /^\/client\/v4\/zones\/[^/]+\/settings\/security_level$/;
+
 const anyValue: PropertyDef = {
   id: 'dep.security-level.medium-before',
   disruptive: DISRUPTIVE,
@@ -37,6 +41,17 @@ const restricted: PropertyDef = {
   title:
     'After 2024-09-30, security_level essentially_off, low, medium and high are refused, where an accepted value is accepted',
   clauses: ['dep.security-level.restricted'],
+  observe: {
+    selects: 'PATCHes of settings/security_level to a value other than off and under_attack, accepted',
+    observer: () =>
+      refusalObserver(
+        (ex) => {
+          const value = ex.method === 'PATCH' && SETTING.test(ex.path) ? sentJson(ex)?.value : undefined;
+          return value === undefined || ALWAYS_ACCEPTED.includes(value as string) ? undefined : String(value);
+        },
+        (env, _what, value) => mustBeRefused(value)(env),
+      ),
+  },
   run: async (ctx) => {
     // The valid twin first: the zone's own value set again where it is still accepted, else off. A
     // target that refuses it too proves nothing by refusing the others.

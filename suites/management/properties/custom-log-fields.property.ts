@@ -1,5 +1,5 @@
 import { fc, type PropertyContext, type PropertyDef, schemas } from 'edgecheck/kit';
-import { call, refused, succeed, violation } from './support/envelope.ts';
+import { call, mustHaveRefused, refused, succeed, violation } from './support/envelope.ts';
 import { examplesFor, firstDifference } from './support/examples.ts';
 import {
   LOG_FIELDS_PHASE,
@@ -10,6 +10,16 @@ import {
   withLogFieldsRulesetOnce,
   zoneId,
 } from './support/log-fields-ruleset.ts';
+import {
+  answeredLogFieldsPut,
+  cookieNamesKept,
+  expressionNotTrue,
+  headerNamesFolded,
+  names,
+  overFieldLimit,
+  refusedLogFieldsPut,
+  withoutFieldArrays,
+} from './support/observed-log-fields.ts';
 import { serialQueue } from './support/serial.ts';
 
 /*
@@ -23,11 +33,6 @@ const serial = serialQueue();
 type Field = { name: string };
 
 const fields = (...list: string[]): Field[] => list.map((name) => ({ name }));
-
-function names(params: Record<string, unknown> | undefined, key: string): string[] {
-  const list = params?.[key];
-  return Array.isArray(list) ? list.map((f) => (f as Field).name) : [];
-}
 
 const procedure: PropertyDef = {
   id: 'mgmt.lcf.procedure-end-to-end',
@@ -146,6 +151,10 @@ const oneArrayRequired: PropertyDef = {
   id: 'mgmt.lcf.needs-a-field-array',
   title: 'A log_custom_field rule without request_fields, response_fields or cookie_fields is refused',
   clauses: ['mgmt.lcf.one-array-required'],
+  observe: {
+    selects: 'PUTs of a zone ruleset holding a log_custom_field rule with none of the three arrays, accepted',
+    observer: () => refusedLogFieldsPut(withoutFieldArrays),
+  },
   run: (ctx) =>
     refusesRule(
       ctx,
@@ -158,6 +167,10 @@ const expressionTrue: PropertyDef = {
   id: 'mgmt.lcf.expression-must-be-true',
   title: 'A log_custom_field rule whose expression is not true is refused',
   clauses: ['mgmt.lcf.expression-true'],
+  observe: {
+    selects: 'PUTs of a zone ruleset holding a log_custom_field rule whose expression is not true, accepted',
+    observer: () => refusedLogFieldsPut(expressionNotTrue),
+  },
   run: (ctx) =>
     refusesRule(
       ctx,
@@ -196,6 +209,10 @@ const headerNamesLower: PropertyDef = {
   title: 'Header field names are lower case: lower-case names are kept, others refused or folded',
   clauses: ['mgmt.lcf.header-names-lower'],
   requests: 7,
+  observe: {
+    selects: 'PUTs of a zone ruleset holding log_custom_field rules with header fields, answered 2xx',
+    observer: () => answeredLogFieldsPut(headerNamesFolded),
+  },
   run: (ctx) =>
     serial(() =>
       withLogFieldsRulesetOnce(ctx, (ruleset) =>
@@ -242,6 +259,10 @@ const cookieCase: PropertyDef = {
   title: 'Cookie field names keep their capitalization',
   clauses: ['mgmt.lcf.cookie-case'],
   requests: 5,
+  observe: {
+    selects: 'PUTs of a zone ruleset holding log_custom_field rules with cookie fields, answered 2xx',
+    observer: () => answeredLogFieldsPut(cookieNamesKept),
+  },
   run: (ctx) =>
     serial(() =>
       withLogFieldsRulesetOnce(ctx, (ruleset) =>
@@ -281,6 +302,11 @@ const limit40: PropertyDef = {
   title: '40 custom log fields per zone, all types together, are accepted; 41 are refused',
   clauses: ['mgmt.lcf.limit-40'],
   requests: 5,
+  // Only the 41st field refused is seen in traffic: the 40 accepted need a zone known to hold no others.
+  observe: {
+    selects: 'PUTs of a zone ruleset whose log_custom_field rules hold over 40 fields together, accepted',
+    observer: () => refusedLogFieldsPut(overFieldLimit(40)),
+  },
   run: (ctx) =>
     serial(() =>
       fc.assert(
@@ -308,7 +334,7 @@ const limit40: PropertyDef = {
                   ],
                 },
               });
-              if (env.success) violation(`41 fields split ${split} were accepted`);
+              mustHaveRefused(env, `a PUT of 41 fields split ${split}`, 'a zone holds at most 40');
             }),
         ),
         // One split is enough to tell a limit that is missing, or counted per type, in the quick profile.

@@ -56,10 +56,14 @@ export async function succeed<T = unknown>(ctx: PropertyContext, req: ApiRequest
 
 /** The call must fail with an error envelope: success false and at least one error object. */
 export async function refused(ctx: PropertyContext, req: ApiRequest, why: string): Promise<void> {
-  const env = await call(ctx, req);
-  if (env.success) violation(`${describe(req)} succeeded, yet ${why}`);
+  mustHaveRefused(await call(ctx, req), describe(req), why);
+}
+
+/** `what` (a request, in words) answered `env`, which must refuse it, since `why`. */
+export function mustHaveRefused(env: Envelope, what: string, why: string): void {
+  if (env.success) violation(`${what} succeeded, yet ${why}`);
   if (!Array.isArray(env.errors) || env.errors.length === 0) {
-    violation(`${describe(req)} failed without an error object`);
+    violation(`${what} failed without an error object`);
   }
 }
 

@@ -14,7 +14,7 @@ const turn = serialQueue();
  * either rule may hold, so a value is taken as settable again only where both rules allow it.
  */
 const RESTRICTED_FROM = '2024-09-30';
-const ALWAYS_ACCEPTED = ['off', 'under_attack'];
+export const ALWAYS_ACCEPTED = ['off', 'under_attack'];
 
 /** Whether `value` can be set (so put back) under the rules in force at the run's --as-of. */
 export function settableAt(value: string, asOf: string): boolean {

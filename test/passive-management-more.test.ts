@@ -1,0 +1,256 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAULTS } from '../reference/faults.ts';
+import { startReference } from '../reference/server.ts';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+
+// The deprecation rows and management clauses judged in passing from what a request sent and what
+// its answer holds, or from what earlier writes answered: DNS records' locked and SRV name fields,
+// requests without credentials, ruleset versions and timestamps, custom log field rules, invitations,
+// and the security level. Plain fetch makes the traffic through the proxy in front of the reference.
+
+const TODAY = today();
+/** Before the SRV name fields (2024-05-31), locked (2024-07-14) and security level (2024-09-30) rows. */
+const EARLY = '2024-05-01';
+let suites: LoadedSuites;
+
+type Api = (method: string, path: string, body?: unknown, auth?: boolean) => Promise<any>;
+
+/** DNS records: an A record written with locked true, an SRV record read alone and in the list, one with the name fields. */
+async function dnsTraffic(api: Api, zoneId: string, zone: string): Promise<void> {
+  const records = `/zones/${zoneId}/dns_records`;
+  const a = { type: 'A', name: `locked.${zone}`, content: '192.0.2.20', ttl: 300 };
+  const made = await api('POST', records, { ...a, locked: true });
+  const id = made.result?.id;
+  await api('GET', `${records}/${id}`);
+  await api('PATCH', `${records}/${id}`, { locked: true, content: '192.0.2.21' });
+  await api('PUT', `${records}/${id}`, { ...a, content: '192.0.2.22', locked: true });
+  await api('GET', records, undefined);
+  const data = { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' };
+  const srv = await api('POST', records, { type: 'SRV', name: `_sip._udp.srv.${zone}`, ttl: 300, data });
+  await api('GET', `${records}/${srv.result?.id}`);
+  await api('GET', `${records}?type=SRV`);
+  const legacy = { service: '_sip', proto: '_tcp', name: `legacy.${zone}` };
+  await api('POST', records, {
+    type: 'SRV',
+    name: `_sip._tcp.legacy.${zone}`,
+    ttl: 300,
+    data: { ...data, ...legacy },
+  });
+}
+
+/** Rulesets: one put twice, the second over a second after its creation; rules the 2024-09-30 row refuses. */
+async function rulesetTraffic(api: Api, zoneId: string): Promise<void> {
+  const rulesets = `/zones/${zoneId}/rulesets`;
+  const made = await api('POST', rulesets, {
+    name: 'observed',
+    kind: 'zone',
+    description: 'observed',
+    phase: 'http_request_late_transform',
+  });
+  const rule = (n: number) => ({
+    action: 'rewrite',
+    expression: `http.request.uri.path eq "/${n}"`,
+    action_parameters: { headers: { 'x-observed': { operation: 'set', value: String(n) } } },
+  });
+  await sleep(1100);
+  await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(1)] });
+  await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(2)] });
+  const config = await api('POST', rulesets, {
+    name: 'observed-config',
+    kind: 'zone',
+    phase: 'http_config_settings',
+    rules: [{ action: 'set_config', expression: 'true', action_parameters: { ssl: 'full' } }],
+  });
+  const medium = {
+    action: 'set_config',
+    expression: 'true',
+    action_parameters: { security_level: 'medium' },
+  };
+  await api('PUT', `${rulesets}/${config.result?.id}`, { rules: [medium] });
+  await api('POST', `${rulesets}/${made.result?.id}/rules`, {
+    action: 'rewrite',
+    expression: '(cf.threat_score gt 10) and http.host eq "observed.invalid"',
+    action_parameters: { headers: { 'x-observed': { operation: 'set', value: 't' } } },
+  });
+}
+
+/** Custom log fields: a rule with header and cookie names in mixed case, and three the clauses refuse. */
+async function logFieldTraffic(api: Api, zoneId: string): Promise<void> {
+  const made = await api('POST', `/zones/${zoneId}/rulesets`, {
+    name: 'observed-log-fields',
+    kind: 'zone',
+    phase: 'http_log_custom_fields',
+  });
+  const put = (rule: object) =>
+    api('PUT', `/zones/${zoneId}/rulesets/${made.result?.id}`, {
+      rules: [{ action: 'log_custom_field', expression: 'true', ...rule }],
+    });
+  const fields = (...names: string[]) => names.map((name) => ({ name }));
+  await put({
+    action_parameters: {
+      request_fields: fields('x-request-id', 'x-forwarded-host'),
+      response_fields: fields('cf-cache-status'),
+      cookie_fields: fields('SessionId', 'theme'),
+    },
+  });
+  // Refused, or stored in lower case.
+  await put({ action_parameters: { request_fields: fields('X-Forwarded-Host') } });
+  await put({ action_parameters: {} });
+  await put({
+    expression: 'http.host eq "observed.invalid"',
+    action_parameters: { request_fields: fields('x-a') },
+  });
+  const many = Array.from({ length: 41 }, (_, i) => `x-field-${i}`);
+  await put({ action_parameters: { request_fields: fields(...many) } });
+}
+
+/** The invitation accepted then read; the security level set to two values no longer accepted, then off; a request without credentials. */
+async function otherTraffic(api: Api, zoneId: string, invite: string): Promise<void> {
+  await api('PATCH', `/user/invites/${invite}`, { status: 'accepted' });
+  await api('GET', `/user/invites/${invite}`);
+  for (const value of ['medium', 'high', 'off'])
+    await api('PATCH', `/zones/${zoneId}/settings/security_level`, { value });
+  await api('GET', `/zones/${zoneId}`, undefined, false);
+}
+
+/** The reference at `asOf` with `faults`, behind the proxy, sent the traffic above. */
+async function observe(faults: string[] = [], asOf = TODAY): Promise<RunResults> {
+  const ref = await startReference({ asOf, faults });
+  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
+  const proxy = await startProxy({
+    upstream: { management: ref.urls.management, s3: ref.urls.s3 },
+    onExchange: (ex) => judge.observe(ex),
+  });
+  const startedAt = new Date();
+  const { token } = ref.context.credentials;
+  const api: Api = async (method, path, body, auth = true) => {
+    const res = await fetch(`${proxy.urls.management}/client/v4${path}`, {
+      method,
+      headers: {
+        ...(auth ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return res.json().catch(() => ({}));
+  };
+  try {
+    const zoneId = ref.context.ids.zoneId;
+    const zone = (await api('GET', `/zones/${zoneId}`)).result?.name;
+    await dnsTraffic(api, zoneId, zone);
+    await rulesetTraffic(api, zoneId);
+    await logFieldTraffic(api, zoneId);
+    await otherTraffic(api, zoneId, ref.context.ids.inviteId);
+  } finally {
+    await proxy.close();
+    await ref.close();
+  }
+  return passiveResults({
+    judge,
+    clauses: [...suites.clauses.values()],
+    mode: 'proxy',
+    target: { name: 'reference', embedded: false },
+    asOf,
+    startedAt,
+  });
+}
+
+const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+const failing = (r: RunResults) =>
+  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+
+/** Judged both ways: fault-free, the traffic above passes them. */
+const PASSING: Record<string, string[]> = {
+  [TODAY]: [
+    'dep.dns-locked.omitted',
+    'dep.dns-locked.ignored',
+    'dep.srv-name-fields.not-produced',
+    'mgmt.auth.missing',
+    'mgmt.rulesets.put-version',
+    'mgmt.rulesets.put-last-updated',
+    'mgmt.lcf.header-names-lower',
+    'mgmt.lcf.cookie-case',
+    'mgmt.invites.accepted-state',
+  ],
+  [EARLY]: ['dep.dns-locked.false', 'dep.dns-locked.ignored', 'dep.srv-name-fields.produced'],
+};
+
+/** Refusal clauses: a refusal is no pass without its valid twin, so fault-free they stay untested. */
+const REFUSALS = [
+  'dep.security-level.restricted',
+  'dep.ruleset-security-level.rejected',
+  'dep.threat-score.rejected',
+  'dep.srv-name-fields.rejected',
+  'mgmt.lcf.one-array-required',
+  'mgmt.lcf.expression-true',
+  'mgmt.lcf.limit-40',
+];
+
+/**
+ * What a fault breaks in passing beside its clauses: an answer 200 to a request without credentials,
+ * success false, is also a 2xx answer whose envelope says it failed, which the passive check of
+ * mgmt.envelope.success judges on every 2xx answer (a run sends no such request to that check).
+ */
+const ALSO: Record<string, string[]> = { 'auth-error-status-200': ['mgmt.envelope.success'] };
+
+describe('management and deprecation clauses judged from what requests sent and earlier answers said', () => {
+  beforeAll(async () => {
+    const areas = listAreas();
+    suites = await loadSuites(areas, areas);
+  });
+
+  for (const asOf of [TODAY, EARLY]) {
+    it(`fault-free as of ${asOf}: each clause judged both ways passes, the refusal clauses stay untested, none fails`, async () => {
+      const results = await observe([], asOf);
+      expect(failing(results)).toEqual([]);
+      const v = verdicts(results);
+      for (const id of PASSING[asOf]) expect(v[id], id).toBe('pass');
+      if (asOf === TODAY) for (const id of REFUSALS) expect(v[id], id).toBe('untested');
+    }, 60_000);
+  }
+
+  for (const [fault, clause, asOf = TODAY] of [
+    ['keep-locked-field', 'dep.dns-locked.omitted'],
+    ['honor-locked-input', 'dep.dns-locked.ignored'],
+    ['drop-locked-field-early', 'dep.dns-locked.false', EARLY],
+    ['locked-as-string', 'dep.dns-locked.false', EARLY],
+    ['produce-srv-name-fields', 'dep.srv-name-fields.not-produced'],
+    ['produce-srv-name-fields-on-get', 'dep.srv-name-fields.not-produced'],
+    ['hide-srv-name-fields-early', 'dep.srv-name-fields.produced', EARLY],
+    ['srv-data-name-full-early', 'dep.srv-name-fields.produced', EARLY],
+    ['accept-srv-name-fields', 'dep.srv-name-fields.rejected'],
+    ['accept-missing-auth', 'mgmt.auth.missing'],
+    ['auth-error-status-200', 'mgmt.auth.missing'],
+    ['static-ruleset-version', 'mgmt.rulesets.put-version'],
+    ['put-keeps-version', 'mgmt.rulesets.put-version'],
+    ['static-ruleset-last-updated', 'mgmt.rulesets.put-last-updated'],
+    ['rewrite-header-field-names', 'mgmt.lcf.header-names-lower'],
+    ['lowercase-cookie-fields', 'mgmt.lcf.cookie-case'],
+    ['accept-empty-custom-fields', 'mgmt.lcf.one-array-required'],
+    ['accept-custom-field-expression', 'mgmt.lcf.expression-true'],
+    ['no-custom-field-limit', 'mgmt.lcf.limit-40'],
+    ['invite-status-not-saved', 'mgmt.invites.accepted-state'],
+    ['invite-answer-echoes-status', 'mgmt.invites.accepted-state'],
+    ['invite-status-verb', 'mgmt.invites.accepted-state'],
+    ['accept-security-level-high', 'dep.security-level.restricted'],
+    ['restrict-medium-only', 'dep.security-level.restricted'],
+    ['accept-rule-security-level', 'dep.ruleset-security-level.rejected'],
+    ['accept-threat-score-expression', 'dep.threat-score.rejected'],
+  ] as const) {
+    it(`with the fault ${fault}${asOf === TODAY ? '' : ` as of ${asOf}`}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
+      const family = [...(FAULTS.find((f) => f.name === fault)?.breaks ?? []), ...(ALSO[fault] ?? [])];
+      const results = await observe([fault], asOf);
+      const failed = failing(results);
+      expect(failed).toContain(clause);
+      expect(failed.filter((id) => !family.includes(id))).toEqual([]);
+      const evidence = results.cases
+        .flatMap((c) => c.checks)
+        .find((k) => k.verdict === 'fail' && k.clauses.includes(clause));
+      expect(evidence?.exchange?.response.status).toBeGreaterThan(0);
+    }, 60_000);
+  }
+});
