@@ -915,7 +915,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-no-such-key-generic',
     'A missing key answers the code NotFound instead of NoSuchKey',
-    ['s3.copy.missing-source', 's3.error.no-such-key'],
+    ['s3.copy.missing-source', 's3.error.no-such-key', 's3.cond.missing-key-404'],
   ],
   [
     's3-no-such-upload-generic',
@@ -1340,7 +1340,7 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-no-such-key-no-body',
     'GetObject of a missing key answers 404 with no error document, as HEAD does',
-    ['s3.error.no-such-key'],
+    ['s3.error.no-such-key', 's3.cond.missing-key-404'],
   ],
   [
     's3-xml-error-html-content-type',
