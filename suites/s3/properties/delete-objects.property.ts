@@ -2,25 +2,12 @@ import { createHash } from 'node:crypto';
 import type { ObservedView, PropertyContext, PropertyDef } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
 import { DELETE_LIMIT, deleteAnswered, deleteAsked, deleteXml } from './support/delete-objects.ts';
-import { described, errorCodeOf } from './support/exchange.ts';
+import { described, errorCodeOf, refusedAs } from './support/exchange.ts';
 import { type Replayed, replayedProperty, type Sent } from './support/replay.ts';
 import { expectThat } from './support/wire.ts';
 
 // DeleteObjects judged from its request document (kept whole) and its answer: the run sends the
 // requests below and its observer judges them as it judges traffic.
-
-/** Codes of refusals made before the document is read (signature, integrity): they say nothing of it. */
-const BEFORE_THE_DOCUMENT = [
-  'AccessDenied',
-  'SignatureDoesNotMatch',
-  'InvalidAccessKeyId',
-  'AuthorizationHeaderMalformed',
-  'XAmzContentSHA256Mismatch',
-  'BadDigest',
-  'InvalidDigest',
-  'IncompleteBody',
-  'NoSuchBucket',
-];
 
 /** The answer lists, in Deleted and Error, only keys the request sent, byte for byte. */
 function noTrim(ex: ObservedView): boolean | undefined {
@@ -74,16 +61,7 @@ function withinLimit(ex: ObservedView): boolean | undefined {
 function overLimit(ex: ObservedView): boolean | undefined {
   const asked = deleteAsked(ex);
   if (!asked || asked.keys.length <= DELETE_LIMIT) return undefined;
-  const code = errorCodeOf(ex);
-  if (code !== undefined && BEFORE_THE_DOCUMENT.includes(code)) return undefined;
-  // A refusal whose document was not kept says nothing of its code.
-  if (ex.status === 400 && (code === undefined || code === 'MalformedXML')) return undefined;
-  if (ex.status >= 300 && ex.status < 500 && ex.status !== 400) return undefined;
-  expectThat(
-    false,
-    `${described(ex)}${code ? ` ${code}` : ''}: a DeleteObjects of ${asked.keys.length} keys, expected 400 MalformedXML`,
-  );
-  return undefined;
+  return refusedAs(ex, 400, 'MalformedXML', `a DeleteObjects of ${asked.keys.length} keys`);
 }
 
 const KEYS = [' lead', 'trail ', ' both ', 'plain'];

@@ -90,3 +90,36 @@ export function described(ex: ObservedView): string {
   const q = ex.query.toString();
   return `${ex.method} ${ex.path}${q ? `?${q}` : ''} answered ${ex.status}`;
 }
+
+/** Codes of refusals made before a request's document is read (signature, integrity, bucket): they say nothing of it. */
+const BEFORE_THE_DOCUMENT = new Set([
+  'AccessDenied',
+  'SignatureDoesNotMatch',
+  'InvalidAccessKeyId',
+  'AuthorizationHeaderMalformed',
+  'RequestTimeTooSkewed',
+  'XAmzContentSHA256Mismatch',
+  'BadDigest',
+  'InvalidDigest',
+  'MissingContentMD5',
+  'IncompleteBody',
+  'NoSuchBucket',
+]);
+
+export const refusedBeforeReading = (code: string | undefined): boolean =>
+  code !== undefined && BEFORE_THE_DOCUMENT.has(code);
+
+/**
+ * A refusal clause's judgement of an answer to what it refuses: carried out (2xx) or failing (5xx),
+ * or refused with another code than `code` (where the document was kept to read one), contradicts
+ * it; the right refusal, or one made before the document was read, is left unjudged.
+ */
+export function refusedAs(ex: ObservedView, status: number, code: string, what: string): undefined {
+  const got = errorCodeOf(ex);
+  if (refusedBeforeReading(got)) return undefined;
+  if (ex.status >= 300 && ex.status < 500 && ex.status !== status) return undefined;
+  // An answer not kept whole says nothing of its code; one kept whole without a code says it has none.
+  if (ex.status === status && (got === code || (got === undefined && ex.body === undefined)))
+    return undefined;
+  throw new Error(`${described(ex)}${got ? ` ${got}` : ''}: ${what}, expected ${status} ${code}`);
+}
