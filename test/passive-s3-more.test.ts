@@ -47,6 +47,8 @@ const OBSERVED = [
   's3.mpu.etag-quotes-ignored',
   's3.error.no-such-upload',
   's3.error.cors-no-match-not-403',
+  's3.lifecycle.rule-id-assigned',
+  's3.region.create-location-constraint',
 ];
 
 /** The reference with `faults`, behind the proxy, driven by the AWS SDK. */
@@ -133,6 +135,14 @@ describe('S3 configuration, checksums, deletes, uploads and refusals judged in p
     ['s3-sse-kms-ignored', 's3.sse.unsupported-not-implemented'],
     ['s3-sse-kms-key-alone-accepted', 's3.sse.request-headers-refused'],
     ['s3-encryption-any-algorithm', 's3.encryption.put-other-rejected'],
+    ['s3-lifecycle-id-shared', 's3.lifecycle.rule-id-assigned'],
+    ['s3-lifecycle-id-not-assigned', 's3.lifecycle.rule-id-assigned'],
+    ['s3-lifecycle-status-any-case', 's3.lifecycle.status-malformed-xml'],
+    ['s3-lifecycle-status-invalid-argument', 's3.lifecycle.status-malformed-xml'],
+    ['s3-lifecycle-days-zero-accepted', 's3.lifecycle.rules-validated'],
+    ['s3-location-constraint-any', 's3.region.create-location-constraint'],
+    ['s3-location-constraint-auto-refused', 's3.region.create-location-constraint'],
+    ['s3-encryption-other-500', 's3.encryption.put-other-rejected'],
     ['s3-copy-source-slash-rejected', 's3.copy.source-leading-slash'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {

@@ -21,6 +21,7 @@ import {
   ListPartsCommand,
   PutBucketCorsCommand,
   PutBucketEncryptionCommand,
+  PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
   type S3Client,
   UploadPartCommand,
@@ -43,7 +44,8 @@ const b64 = (alg: string, body: string) => createHash(alg).update(body).digest('
 
 /** Bucket configuration reads and writes an application's SDK makes: location, stand-ins, encryption. */
 async function bucketTraffic(s3: S3Client, Bucket: string): Promise<void> {
-  await s3.send(new CreateBucketCommand({ Bucket }));
+  // The SDK signing for auto sends LocationConstraint auto, which a fault refuses: the rest goes on.
+  await settle(s3.send(new CreateBucketCommand({ Bucket })));
   await settle(s3.send(new GetBucketLocationCommand({ Bucket })));
   for (const read of [
     new GetBucketAclCommand({ Bucket }),
@@ -59,7 +61,27 @@ async function bucketTraffic(s3: S3Client, Bucket: string): Promise<void> {
   await settle(s3.send(new PutBucketEncryptionCommand({ Bucket, ServerSideEncryptionConfiguration: aes })));
   await settle(s3.send(new DeleteBucketEncryptionCommand({ Bucket })));
   await settle(s3.send(new GetBucketEncryptionCommand({ Bucket })));
+  await settle(
+    s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket,
+        LifecycleConfiguration: { Rules: [rule(0), rule(1)] },
+      }),
+    ),
+  );
+  await settle(s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket })));
+  const auto = { LocationConstraint: 'auto' as any };
+  await settle(
+    s3.send(new CreateBucketCommand({ Bucket: `${Bucket}-auto`, CreateBucketConfiguration: auto })),
+  );
 }
+
+/** A lifecycle rule without an ID, expiring objects under its own prefix. */
+const rule = (i: number, Status = 'Enabled', Days = 30) => ({
+  Status: Status as any,
+  Filter: { Prefix: `r${i}/` },
+  Expiration: { Days },
+});
 
 /** Object writes with encryption and checksums, copies, reads asking for checksums, deletes. */
 async function objectTraffic(s3: S3Client, Bucket: string): Promise<void> {
@@ -147,8 +169,18 @@ async function refusedTraffic(s3: S3Client, Bucket: string, endpoint: string): P
   await settle(
     s3.send(new PutObjectCommand({ Bucket, Key: 'bad-md5', Body, ContentMD5: b64('md5', 'other') })),
   );
-  const rule = { AllowedOrigins: ['https://app.example.com'], AllowedMethods: ['GET'] };
-  await settle(s3.send(new PutBucketCorsCommand({ Bucket, CORSConfiguration: { CORSRules: [rule] } })));
+  const west = { LocationConstraint: 'eu-west-1' as const };
+  await settle(
+    s3.send(new CreateBucketCommand({ Bucket: `${Bucket}-west`, CreateBucketConfiguration: west })),
+  );
+  for (const odd of [rule(0, 'enabled'), rule(1, 'Enabled', 0)])
+    await settle(
+      s3.send(
+        new PutBucketLifecycleConfigurationCommand({ Bucket, LifecycleConfiguration: { Rules: [odd] } }),
+      ),
+    );
+  const cors = { AllowedOrigins: ['https://app.example.com'], AllowedMethods: ['GET'] };
+  await settle(s3.send(new PutBucketCorsCommand({ Bucket, CORSConfiguration: { CORSRules: [cors] } })));
   await fetch(`${endpoint}/${Bucket}/sse`, {
     method: 'OPTIONS',
     headers: { origin: 'https://elsewhere.example.net', 'access-control-request-method': 'GET' },
