@@ -1,3 +1,4 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
 import { startReference } from '../reference/server.ts';
@@ -49,6 +50,11 @@ const OBSERVED = [
   's3.error.cors-no-match-not-403',
   's3.lifecycle.rule-id-assigned',
   's3.region.create-location-constraint',
+  's3.region.auto',
+  's3.region.aliases',
+  's3.list.buckets-cf-headers',
+  's3.get.response-overrides',
+  's3.get.range-invalid-ignored',
 ];
 
 /** The reference with `faults`, behind the proxy, driven by the AWS SDK. */
@@ -60,6 +66,10 @@ async function observe(faults: string[] = []): Promise<RunResults> {
   const s3 = sdkClient(proxy.urls.s3!, ref.context.credentials);
   try {
     await moreS3Traffic(s3, 'observed-more', proxy.urls.s3!);
+    // A client configured for us-east-1, as one written for Amazon S3 is.
+    const east = sdkClient(proxy.urls.s3!, ref.context.credentials, 'us-east-1');
+    await east.send(new ListObjectsV2Command({ Bucket: 'observed-more', MaxKeys: 1 })).catch(() => undefined);
+    east.destroy();
   } finally {
     s3.destroy();
     await proxy.close();
@@ -143,6 +153,13 @@ describe('S3 configuration, checksums, deletes, uploads and refusals judged in p
     ['s3-location-constraint-any', 's3.region.create-location-constraint'],
     ['s3-location-constraint-auto-refused', 's3.region.create-location-constraint'],
     ['s3-encryption-other-500', 's3.encryption.put-other-rejected'],
+    ['s3-region-alias-rejected', 's3.region.aliases'],
+    ['s3-list-buckets-cf-headers-ignored', 's3.list.buckets-cf-headers'],
+    ['s3-list-buckets-cf-start-after-ignored', 's3.list.buckets-cf-headers'],
+    ['s3-response-overrides-ignored', 's3.get.response-overrides'],
+    ['s3-response-overrides-type-and-disposition-only', 's3.get.response-overrides'],
+    ['s3-range-reversed-416', 's3.get.range-invalid-ignored'],
+    ['s3-range-malformed-500', 's3.get.range-invalid-ignored'],
     ['s3-copy-source-slash-rejected', 's3.copy.source-leading-slash'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {

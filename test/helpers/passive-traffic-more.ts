@@ -18,6 +18,7 @@ import {
   GetObjectCommand,
   GetObjectLockConfigurationCommand,
   HeadObjectCommand,
+  ListBucketsCommand,
   ListPartsCommand,
   PutBucketCorsCommand,
   PutBucketEncryptionCommand,
@@ -47,6 +48,10 @@ async function bucketTraffic(s3: S3Client, Bucket: string): Promise<void> {
   // The SDK signing for auto sends LocationConstraint auto, which a fault refuses: the rest goes on.
   await settle(s3.send(new CreateBucketCommand({ Bucket })));
   await settle(s3.send(new GetBucketLocationCommand({ Bucket })));
+  // A page of ListBuckets asked by the headers SPEC gives it.
+  await settle(
+    s3.send(withHeaders(new ListBucketsCommand({}), { 'cf-max-keys': '1', 'cf-start-after': Bucket })),
+  );
   for (const read of [
     new GetBucketAclCommand({ Bucket }),
     new GetBucketVersioningCommand({ Bucket }),
@@ -92,6 +97,22 @@ async function objectTraffic(s3: S3Client, Bucket: string): Promise<void> {
   );
   await settle(s3.send(new PutObjectCommand({ Bucket, Key: 'sha1', Body, ChecksumSHA1: b64('sha1', Body) })));
   await settle(s3.send(new PutObjectCommand({ Bucket, Key: 'md5', Body, ContentMD5: b64('md5', Body) })));
+  for (const ChecksumAlgorithm of ['SHA1', 'SHA256', 'CRC32'] as const)
+    await settle(
+      s3.send(new PutObjectCommand({ Bucket, Key: `sdk-${ChecksumAlgorithm}`, Body, ChecksumAlgorithm })),
+    );
+  for (const Range of ['bytes=5-2', 'bytes=x-3']) {
+    const read = await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'sse', Range })));
+    await read?.Body?.transformToByteArray();
+  }
+  const overridden = {
+    Bucket,
+    Key: 'sse',
+    ResponseContentType: 'text/x-seen',
+    ResponseCacheControl: 'no-cache',
+  };
+  const read = await settle(s3.send(new GetObjectCommand(overridden)));
+  await read?.Body?.transformToByteArray();
   const got = await settle(s3.send(new GetObjectCommand({ Bucket, Key: 'sha256', ChecksumMode: 'ENABLED' })));
   await got?.Body?.transformToByteArray();
   await settle(s3.send(new HeadObjectCommand({ Bucket, Key: 'sha256', ChecksumMode: 'ENABLED' })));
