@@ -1,37 +1,8 @@
-import type { ObservedView, Observer } from 'edgecheck/kit';
-import { accepted, described, errorCodeOf } from './exchange.ts';
+import type { ObservedView } from 'edgecheck/kit';
+import { described } from './exchange.ts';
 import { utf8Compare } from './keys.ts';
 import { expectThat } from './wire.ts';
 import { xmlResult } from './xml.ts';
-
-/** The region a request's credential scope names (Authorization or a presigned X-Amz-Credential), if well-formed. */
-export function credentialRegion(ex: ObservedView): string | undefined {
-  const scope =
-    /Credential=[^/,\s]+\/(\d{8}\/[^/,]*\/s3\/aws4_request)/.exec(
-      ex.requestHeaders.authorization ?? '',
-    )?.[1] ?? ex.query.get('X-Amz-Credential')?.split('/').slice(1).join('/');
-  const m = scope === undefined ? null : /^\d{8}\/([^/]*)\/s3\/aws4_request$/.exec(scope);
-  return m ? m[1] : undefined;
-}
-
-/**
- * Requests signed for one of `regions` are accepted: carried out (held), or refused for anything but
- * the region (AuthorizationHeaderMalformed, which a well-formed scope earns only by its region).
- */
-export function regionAccepted(regions: string[]): Observer {
-  return (ex) => {
-    if (ex.door !== 's3') return undefined;
-    const region = credentialRegion(ex);
-    if (region === undefined || !regions.includes(region)) return undefined;
-    if (accepted(ex)) return true;
-    const code = errorCodeOf(ex);
-    expectThat(
-      code !== 'AuthorizationHeaderMalformed',
-      `${described(ex)} AuthorizationHeaderMalformed: signed for region ${JSON.stringify(region)}`,
-    );
-    return undefined;
-  };
-}
 
 /** ListBuckets with cf-max-keys N lists at most N buckets; with cf-start-after X, only names after X. */
 export function listBucketsHeaders(ex: ObservedView): boolean | undefined {
