@@ -10,7 +10,8 @@ import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/inde
 import { ROOT } from '../runner/util/paths.ts';
 import { type ForeignServer, haveMoto, startMoto, startS3rver } from './helpers/foreign-servers.ts';
 import { haveBoto3, haveBotocore } from './helpers/not-run.ts';
-import { s3Traffic, sdkClient } from './helpers/passive-traffic.ts';
+import { s3Traffic, sdkClient, settle } from './helpers/passive-traffic.ts';
+import { moreS3Traffic } from './helpers/passive-traffic-more.ts';
 
 /*
  * What the passive judge says of servers nobody here wrote (moto, s3rver), checked by a judge that
@@ -47,6 +48,7 @@ async function judged(server: ForeignServer): Promise<RunResults> {
   const startedAt = new Date();
   try {
     await s3Traffic(s3, 'passive-foreign');
+    await settle(moreS3Traffic(s3, 'passive-foreign-more', proxy.urls.s3!));
     // boto3's everyday calls too (test/passive-departures-s3.test.ts), where boto3 is installed.
     if (haveBoto3('boto3 traffic to foreign servers (test/passive-foreign.test.ts)')) {
       const c = server.s3;

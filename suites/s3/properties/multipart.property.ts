@@ -9,6 +9,7 @@ import {
   type PropertyDef,
 } from 'edgecheck/kit';
 import { rawBucket } from './support/bucket.ts';
+import { quotesIgnored, sortsParts, unequalRefused } from './support/complete-observers.ts';
 import { completeXml } from './support/multipart.ts';
 import { expectThat, s3Target, sendS3 } from './support/wire.ts';
 import { parseXml, xmlResult } from './support/xml.ts';
@@ -164,6 +165,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.mpu-sorted',
     title: 'Whatever order Complete lists the parts in, the object is the parts in ascending order',
     clauses: ['s3.mpu.complete-sorts-parts'],
+    observe: {
+      selects: 'CompleteMultipartUpload listing its parts out of order, with its request body',
+      observer: sortsParts,
+    },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
       const arb = fc
@@ -211,6 +216,11 @@ const properties: PropertyDef[] = [
     id: 's3.prop.mpu-quotes',
     title: 'Complete accepts part ETags bare, quoted, or with only a leading or trailing quote',
     clauses: ['s3.mpu.etag-quotes-ignored'],
+    observe: {
+      selects:
+        'CompleteMultipartUpload naming each part by the ETag its UploadPart answered, some quoted otherwise',
+      observer: quotesIgnored,
+    },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
       const quoting = fc.constantFrom('bare', 'quoted', 'leading', 'trailing');
@@ -260,7 +270,11 @@ const properties: PropertyDef[] = [
   {
     id: 's3.prop.mpu-unequal',
     title: 'Complete refuses any upload whose non-last parts differ in size',
-    clauses: ['s3.mpu.unequal-parts-rejected'],
+    clauses: ['s3.mpu.unequal-parts-rejected', 's3.limit.part-size'],
+    observe: {
+      selects: 'CompleteMultipartUpload answered 200, against the sizes of the parts seen uploaded',
+      observer: unequalRefused,
+    },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
       const arb = fc

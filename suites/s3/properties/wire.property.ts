@@ -10,6 +10,7 @@ import { destroyBucket, rawBucket } from './support/bucket.ts';
 import { keyArb, utf8Compare } from './support/keys.ts';
 import { sendRaw } from './support/raw-socket.ts';
 import { type Answer, expectThat, s3Target, sendOutgoing, sendS3 } from './support/wire.ts';
+import { listBucketsHeaders } from './support/wire-observers.ts';
 import { xmlResult } from './support/xml.ts';
 
 /** The target addressed virtual-hosted; a loopback IP becomes `localhost` so `<bucket>.localhost` resolves. */
@@ -323,6 +324,10 @@ const properties: PropertyDef[] = [
     id: 's3.prop.list-buckets-headers',
     title: 'ListBuckets honours cf-max-keys and cf-start-after like the URL parameters',
     clauses: ['s3.list.buckets-cf-headers'],
+    observe: {
+      selects: 'ListBuckets answered 200 to requests with cf-max-keys or cf-start-after',
+      observer: () => listBucketsHeaders,
+    },
     async run(ctx) {
       const t = s3Target(ctx);
       const mine = [await rawBucket(ctx, 'lb'), await rawBucket(ctx, 'lb'), await rawBucket(ctx, 'lb')].sort(
