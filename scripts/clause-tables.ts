@@ -14,7 +14,7 @@ import { loadSuites } from '../runner/load/suite.ts';
 import type { Clause } from '../runner/model/clause.ts';
 import { ROOT, SUITES_DIR } from '../runner/util/paths.ts';
 import { assertionTable, withAssertionTable } from './assertion-table.ts';
-import { passiveTable, withPassiveTable } from './passive-table.ts';
+import { passiveTable, unobservableTable, withPassiveTable, withUnobservableTable } from './passive-table.ts';
 
 /** The suites whose README carries a table. */
 export const TABLE_AREAS = ['management', 'deprecations', 's3'] as const;
@@ -171,8 +171,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
   for (const entry of coverage.unknownBreaks) console.warn(`a fault lists an unknown clause: ${entry}`);
   const readme = path.join(ROOT, 'README.md');
-  writeFileSync(readme, withPassiveTable(readFileSync(readme, 'utf8'), passiveTable(suites)));
+  const judged = withPassiveTable(readFileSync(readme, 'utf8'), passiveTable(suites));
+  writeFileSync(readme, withUnobservableTable(judged, unobservableTable(suites)));
   console.log(
-    `wrote the clause and assertion tables of ${TABLE_AREAS.map((a) => `suites/${a}/README.md`).join(', ')} and README.md's table of clauses judged from traffic`,
+    `wrote the clause and assertion tables of ${TABLE_AREAS.map((a) => `suites/${a}/README.md`).join(', ')} and README.md's tables of the clauses traffic judges and of those it cannot`,
   );
 }

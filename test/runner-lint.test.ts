@@ -146,7 +146,7 @@ describe('amazon on a clause of source s3', () => {
     const at = 'test/fixtures/engine/lint/amazon-source-s3';
     const r = await runMain(['lint', '--suites-dir', at]);
     expect(problemLines(r.stderr)).toEqual([
-      `${at}/s3/clauses.yaml:10:13: error: clause 's3.lint.amazon-own' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`,
+      `${at}/s3/clauses.yaml:12:13: error: clause 's3.lint.amazon-own' has source s3, Amazon S3's own behaviour, so it cannot depart from Amazon S3; remove amazon`,
     ]);
     expect(r.code).toBe(2);
   });
@@ -160,7 +160,7 @@ describe("amazon's form", () => {
     cpSync('test/fixtures/engine/lint/amazon-source-s3', root, { recursive: true });
     const clauses = path.join(root, 's3/clauses.yaml');
     const lines = readFileSync(clauses, 'utf8').split('\n');
-    writeFileSync(clauses, [...lines.slice(0, 8), `    amazon: ${amazon}`, ''].join('\n'));
+    writeFileSync(clauses, [...lines.slice(0, 10), `    amazon: ${amazon}`, ''].join('\n'));
     return root;
   }
 
@@ -168,7 +168,7 @@ describe("amazon's form", () => {
     const root = planted('"404 NoSuchTagSet"');
     const r = await runMain(['lint', '--suites-dir', root]);
     expect(problemLines(r.stderr)).toEqual([
-      `${root}/s3/clauses.yaml:9:13: error: write amazon as { says: "404 NoSuchTagSet" }, with status, error, headers or xml beside says where the words give Amazon S3's answer (see docs/case-format.md)`,
+      `${root}/s3/clauses.yaml:11:13: error: write amazon as { says: "404 NoSuchTagSet" }, with status, error, headers or xml beside says where the words give Amazon S3's answer (see docs/case-format.md)`,
     ]);
     expect(r.code).toBe(2);
   });
@@ -177,12 +177,12 @@ describe("amazon's form", () => {
     const root = planted('{ says: "404 NoSuchTagSet", status: { $is: 404 } }');
     expect(problemLines((await runMain(['lint', '--suites-dir', root])).stderr)).toEqual([
       expect.stringMatching(
-        /^.*\/s3\/clauses\.yaml:9:13: error: clause 's3\.lint\.amazon-own', Amazon S3's answer: unknown matcher '\$is'; known: /,
+        /^.*\/s3\/clauses\.yaml:11:13: error: clause 's3\.lint\.amazon-own', Amazon S3's answer: unknown matcher '\$is'; known: /,
       ),
     ]);
     const other = planted('{ says: "404 NoSuchTagSet", json: { /a: 1 } }');
     expect(problemLines((await runMain(['lint', '--suites-dir', other])).stderr)).toEqual([
-      expect.stringMatching(/clauses\.yaml:9:\d+: error: .*unknown key 'json'/),
+      expect.stringMatching(/clauses\.yaml:11:\d+: error: .*unknown key 'json'/),
     ]);
   });
 
@@ -226,13 +226,13 @@ describe('lint --assertions', () => {
 });
 
 describe('the uncited-clause warning', () => {
-  const warning = `${file('uncited-clause', 'clauses.yaml')}:6:9: warning: clause 'mgmt.lint.forgotten' is cited by no check (untested)`;
+  const warning = `${file('uncited-clause', 'clauses.yaml')}:7:9: warning: clause 'mgmt.lint.forgotten' is cited by no check (untested)`;
 
   it('is a warning: listed, exit 0', async () => {
     const r = await lint('uncited-clause');
     expect(problemLines(r.stderr)).toEqual([warning]);
     expect(r.stdout).toBe(
-      'edgecheck lint: 2 clauses (0 judgeable from observed traffic), 1 cases, 0 properties, 1 checks; 0 error(s), 1 warning(s)\n',
+      'edgecheck lint: 2 clauses (0 judgeable from observed traffic, 2 not, with reasons), 1 cases, 0 properties, 1 checks; 0 error(s), 1 warning(s)\n',
     );
     expect(r.code).toBe(0);
   });

@@ -16,7 +16,12 @@ import {
   TABLE_AREAS,
   tableIn,
 } from '../scripts/clause-tables.ts';
-import { passiveTable, passiveTableIn } from '../scripts/passive-table.ts';
+import {
+  passiveTable,
+  passiveTableIn,
+  unobservableTable,
+  unobservableTableIn,
+} from '../scripts/passive-table.ts';
 
 /*
  * Each suite's README shows, per clause, the checks that cite it and the faults that break it
@@ -52,6 +57,15 @@ describe("README.md's table of the clauses traffic can judge", () => {
       written,
       "README.md's table of clauses judged from traffic is out of date: run `npm run tables`",
     ).toBe(passiveTable(suites));
+  });
+
+  it('is followed by the table of the clauses traffic cannot judge, each with why, and the counts', () => {
+    const written = unobservableTableIn(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    expect(written, 'README.md has no unobservable table markers').toBeDefined();
+    expect(
+      written,
+      "README.md's table of clauses traffic cannot judge is out of date: run `npm run tables`",
+    ).toBe(unobservableTable(suites));
   });
 });
 

@@ -23,6 +23,13 @@ export interface Clause {
   amazon?: AmazonBehaviour;
   /** How observed traffic judges it (runner/passive/); absent when it cannot. */
   passive?: PassiveCheck[];
+  /**
+   * Why observed traffic cannot judge it, in one line: what no exchange, or no few exchanges of the
+   * same traffic, show (the stored state behind an answer, a refusal's valid twin, a date, ...).
+   * A clause says this or how it is judged (`passive`, or a property's `observe`); `edgecheck lint`
+   * holds it to one of them. An `untestable` clause needs none: no traffic shows it either.
+   */
+  unobservable?: string;
   /** Where the clause is defined: file:line, for messages. */
   origin: string;
   area: string;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isJudged, type PassiveStanding, passiveStandings } from '../load/passive-standing.ts';
 import type { Clause } from '../model/clause.ts';
 import type { RunResults } from '../model/results.ts';
 import { newRunId } from '../model/run-id.ts';
@@ -8,6 +9,12 @@ import type { ObservingProperty, PassiveJudge } from './judge.ts';
 
 // The passive engine: judges traffic it observes (edgecheck proxy) or reads (edgecheck judge)
 // against the clauses' passive checks, sending nothing of its own.
+export {
+  isJudged,
+  type PassiveStanding,
+  passiveStandingProblems,
+  passiveStandings,
+} from '../load/passive-standing.ts';
 export { doorOf, type ObservedExchange } from './exchange.ts';
 export { readHar } from './har.ts';
 export { type ObservingProperty, PassiveJudge } from './judge.ts';
@@ -24,19 +31,8 @@ export { type StatusHandle, type StatusOptions, startStatus } from './status.ts'
 export function passiveClauses(suites: {
   clauses: Iterable<Clause>;
   properties?: Iterable<ObservingProperty>;
-}): { clause: Clause; declared: number; observers: string[] }[] {
-  const observers = new Map<string, string[]>();
-  for (const p of suites.properties ?? []) {
-    if (!p.def.observe) continue;
-    for (const id of p.def.clauses) observers.set(id, [...(observers.get(id) ?? []), p.def.id]);
-  }
-  return [...suites.clauses]
-    .map((clause) => ({
-      clause,
-      declared: clause.passive?.length ?? 0,
-      observers: observers.get(clause.id) ?? [],
-    }))
-    .filter((c) => c.declared || c.observers.length);
+}): PassiveStanding[] {
+  return passiveStandings(suites).filter(isJudged);
 }
 
 /**
