@@ -168,7 +168,8 @@ describe('judge reads rotated and large recordings', () => {
     const file = path.join(dir, 'large.har');
     const entry = JSON.stringify({
       startedDateTime: '2026-01-01T00:00:00.000Z',
-      request: { method: 'GET', url: 'http://target.test/client/v4/zones/z', headers: [] },
+      // Not a zone read, which zone.json would judge: the envelope is what this file is judged on.
+      request: { method: 'GET', url: 'http://target.test/client/v4/accounts/a/pad', headers: [] },
       response: {
         status: 200,
         headers: [{ name: 'content-type', value: 'application/json' }],
