@@ -3,10 +3,11 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { displayPath, FIXTURES_DIR, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
+import { displayPath, FIXTURES_DIR, ROOT, SCHEMAS_DIR, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
 
 /**
- * Suites loaded once into the form the engine runs, kept between runs: a file per content key under
+ * Suites loaded once into the form the engine runs (clauses, cases, and what each property declares,
+ * its module imported only when it runs), kept between runs: a file per content key under
  * node_modules/.cache/edgecheck (the OS temp folder when there is none; EDGECHECK_CACHE_DIR elsewhere,
  * EDGECHECK_CACHE=0 off). The key hashes the content of every file the form is made from (the suites
  * folder, schemas/, the engine's own code), so an edit anywhere is a new key: an entry is never
@@ -77,10 +78,12 @@ function filesBelow(dir: string): string[] {
 export function contentKey(root: string, selection: string): string {
   const hash = createHash('sha256');
   hash.update(
-    `edgecheck compiled suites 1\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`,
+    `edgecheck compiled suites 2\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`,
   );
-  // The fixtures too: lint, whose clean result an entry stands for, reads their names.
-  for (const dir of [root, SCHEMAS_DIR, FIXTURES_DIR, ENGINE_DIR]) {
+  // The fixtures too: lint, whose clean result an entry stands for, reads their names. The build of
+  // the project's suites too, where it is not the suites folder: what their properties declare is kept.
+  const code = path.resolve(root) === SUITES_DIR && SUITES_CODE_DIR !== SUITES_DIR ? [SUITES_CODE_DIR] : [];
+  for (const dir of [root, ...code, SCHEMAS_DIR, FIXTURES_DIR, ENGINE_DIR]) {
     for (const file of filesBelow(dir)) {
       hash.update(`${path.relative(dir, file)}\0`);
       hash.update(readFileSync(file));

@@ -40,6 +40,15 @@ export interface PropertyDef {
   };
 }
 
+/**
+ * What is known of a property without importing its module: every field but its functions (its
+ * observer named by what it selects). The compiled suites keep it, so a run imports the modules of
+ * the properties it selects alone.
+ */
+export type PropertyMeta = Omit<PropertyDef, 'run' | 'observe'> & {
+  observe?: Pick<NonNullable<PropertyDef['observe']>, 'selects'>;
+};
+
 /** See PropertyDef.observe. */
 export type Observer = (ex: ObservedView) => boolean | undefined;
 
