@@ -2,10 +2,8 @@ import type { CaseDef } from '../model/case.ts';
 import type { Clause } from '../model/clause.ts';
 import { InputError } from '../util/errors.ts';
 import { SUITES_DIR } from '../util/paths.ts';
-import { caseFiles, loadCaseFile } from './cases.ts';
-import { loadClauses } from './clauses.ts';
 import { cacheDir, contentKey, keepable, readCached, writeCached } from './compiled-cache.ts';
-import { lintSuites, type Problem } from './lint.ts';
+import type { Problem } from './lint.ts';
 import { resolvePassiveRefs } from './passive-refs.ts';
 import {
   type KeptProperty,
@@ -84,6 +82,7 @@ export async function loadSuites(
   if (!problems.length)
     problems.push(...resolvePassiveRefs(clauses, cases, areas.length === allAreas.length));
   if (!problems.length && !(cached && options.errorsOnly)) {
+    const { lintSuites } = await import('./lint.ts');
     problems.push(...lintSuites(clauses, cases, properties));
   }
   if (key && fresh !== undefined && !problems.some((p) => p.level === 'error')) writeCached(key, fresh);
@@ -115,7 +114,8 @@ function fromCache(kept: Kept | undefined): Compiled | undefined {
 
 /**
  * Clauses of all areas and cases of the selected ones from their YAML, and their properties from
- * their modules, each problem collected.
+ * their modules, each problem collected. The case loader loads only here, with the case format (TypeBox,
+ * two hundred modules) it validates against.
  */
 async function compile(
   areas: string[],
@@ -123,6 +123,10 @@ async function compile(
   root: string,
   problems: Problem[],
 ): Promise<Compiled> {
+  const [{ caseFiles, loadCaseFile }, { loadClauses }] = await Promise.all([
+    import('./cases.ts'),
+    import('./clauses.ts'),
+  ]);
   const asProblem = collectInto(problems);
   let clauses = new Map<string, Clause>();
   try {
