@@ -93,12 +93,15 @@ export function contentKey(root: string, selection: string): string {
   return hash.digest('hex').slice(0, 32);
 }
 
+/** What an entry holds: compiled suites, or compiled schema validators (runner/schema/registry.ts). */
+export type CacheKind = 'suites' | 'validators';
+
 /** The entry under `key`, a fresh copy, or undefined when there is none or it cannot be read. */
-export function readCached<T>(key: string): T | undefined {
+export function readCached<T>(key: string, kind: CacheKind = 'suites'): T | undefined {
   const dir = cacheDir();
   if (!dir) return undefined;
   try {
-    return JSON.parse(readFileSync(path.join(dir, `suites-${key}.json`), 'utf8')) as T;
+    return JSON.parse(readFileSync(path.join(dir, `${kind}-${key}.json`), 'utf8')) as T;
   } catch {
     return undefined;
   }
@@ -108,26 +111,26 @@ export function readCached<T>(key: string): T | undefined {
  * Keeps `text` (from `keepable`) under `key`; a cache that cannot be written is only a slower next
  * run.
  */
-export function writeCached(key: string, text: string): void {
+export function writeCached(key: string, text: string, kind: CacheKind = 'suites'): void {
   const dir = cacheDir();
   if (!dir) return;
   try {
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `suites-${key}.json`);
+    const file = path.join(dir, `${kind}-${key}.json`);
     // Written aside and renamed, so a reader never sees half an entry.
     const partial = `${file}.${process.pid}.partial`;
     writeFileSync(partial, text);
     renameSync(partial, file);
-    prune(dir);
+    prune(dir, kind);
   } catch {
     // Read-only or full: the next run loads from the sources again.
   }
 }
 
-/** Drops all but the KEEP newest entries: old keys are never read again. */
-function prune(dir: string): void {
+/** Drops all but the KEEP newest entries of a kind: old keys are never read again. */
+function prune(dir: string, kind: CacheKind): void {
   const entries = readdirSync(dir)
-    .filter((n) => /^suites-[0-9a-f]+\.json$/.test(n))
+    .filter((n) => n.startsWith(`${kind}-`) && /^[a-z]+-[0-9a-f]+\.json$/.test(n))
     .map((n) => ({ file: path.join(dir, n), at: statSync(path.join(dir, n)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
   for (const { file } of entries.slice(KEEP)) rmSync(file, { force: true });
