@@ -1,5 +1,5 @@
-import { XMLBuilder } from 'fast-xml-parser';
 import type { CaseResult, CheckResult, ClauseResult, RunResults } from '../runner/model/results.ts';
+import { fastXml } from '../runner/util/packages.ts';
 import { checksByClause, clauseDurationMs, clauseReason, topSection } from './clause-checks.ts';
 import { amazonAnswer, amazonNote, isFailure } from './departures.ts';
 import { DocumentReporter } from './document-reporter.ts';
@@ -85,7 +85,7 @@ export function renderJunit(results: RunResults, complete = true): string {
       testsuite: suites,
     },
   };
-  const builder = new XMLBuilder({
+  const builder = new (fastXml().XMLBuilder)({
     ignoreAttributes: false,
     attributeNamePrefix: '@_',
     format: true,

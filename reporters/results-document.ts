@@ -1,14 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path, { basename } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { RunResults } from '../runner/model/results.ts';
 import { InputError } from '../runner/util/errors.ts';
 import { jsonTooDeep, lineColumn, MAX_RESULTS_NESTING, readInputFile } from '../runner/util/input-file.ts';
+import { onFirstUse } from '../runner/util/packages.ts';
 import { SCHEMAS_DIR } from '../runner/util/paths.ts';
 
-// ajv-formats is CommonJS: under NodeNext its callable is the `default` of the namespace.
-const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
+// Loaded when a document is read: a run imports this module for --failed, which most runs do not give.
+const ajvPackage = onFirstUse<typeof import('ajv')>('ajv');
+// ajv-formats is CommonJS: its callable is the module itself.
+const addFormats = onFirstUse<(ajv: Ajv) => Ajv>('ajv-formats');
 
 /** A results file that cannot be read or is not a results document; the message is one line. */
 export class ResultsDocumentError extends InputError {
@@ -20,8 +22,8 @@ let validator: ValidateFunction | undefined;
 function validate(doc: unknown): string | undefined {
   if (!validator) {
     const schema = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, 'results.schema.json'), 'utf8'));
-    const ajv = new Ajv({ allErrors: false, strict: true });
-    addFormats(ajv);
+    const ajv = new (ajvPackage().Ajv)({ allErrors: false, strict: true });
+    addFormats()(ajv);
     validator = ajv.compile(schema);
   }
   if (validator(doc)) return undefined;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { listAreas } from './load/clauses.ts';
+import type { LazyProperty } from './load/properties.ts';
 import { type LoadedSuites, loadSuites } from './load/suite.ts';
 import type { Reporter, RunResults } from './model/results.ts';
 import { newRunId } from './model/run-id.ts';
@@ -85,7 +86,7 @@ function describeLimits(o: RunOptions): string | undefined {
 }
 
 /** What preloadSuites read, for the run that follows it with the same selection. */
-let preloaded: { selection: string; loaded: Promise<LoadedSuites> } | undefined;
+let preloaded: { selection: string; loaded: Promise<LoadedSuites<LazyProperty>> } | undefined;
 
 const preloadKey = (areas: string[], allAreas: string[], dir?: string) =>
   JSON.stringify([areas, allAreas, dir]);
@@ -97,7 +98,7 @@ const preloadKey = (areas: string[], allAreas: string[], dir?: string) =>
 export async function preloadSuites(options: Pick<RunOptions, 'suites' | 'suitesDir'>): Promise<void> {
   try {
     const { areas, allAreas } = selectedAreas(options);
-    const loaded = loadSuites(areas, allAreas, options.suitesDir, { errorsOnly: true });
+    const loaded = loadSuites(areas, allAreas, options.suitesDir, { errorsOnly: true, lazyProperties: true });
     preloaded = { selection: preloadKey(areas, allAreas, options.suitesDir), loaded };
     await loaded;
   } catch {
@@ -106,11 +107,11 @@ export async function preloadSuites(options: Pick<RunOptions, 'suites' | 'suites
 }
 
 /** The suites of a run: those preloaded for it, taken once, or read now. */
-function suitesFor(areas: string[], allAreas: string[], dir?: string): Promise<LoadedSuites> {
+function suitesFor(areas: string[], allAreas: string[], dir?: string): Promise<LoadedSuites<LazyProperty>> {
   const kept = preloaded;
   preloaded = undefined;
   if (kept?.selection === preloadKey(areas, allAreas, dir)) return kept.loaded;
-  return loadSuites(areas, allAreas, dir, { errorsOnly: true });
+  return loadSuites(areas, allAreas, dir, { errorsOnly: true, lazyProperties: true });
 }
 
 /** The areas a run selects, and all there are. Throws InputError for an unknown one. */
@@ -135,6 +136,8 @@ export async function runEdgecheck(options: RunOptions): Promise<RunResults> {
   if (firstError)
     throw new InputError(firstError.where, `${firstError.what} (run 'edgecheck lint' for all problems)`);
   const work = selectWork(loaded, options);
+  // The selected properties' modules, imported before the run starts: one that cannot be is bad input.
+  await Promise.all(work.properties.map((p) => p.load()));
   const baseline = options.baseline ? loadBaseline(options.baseline) : undefined;
   const { target, ownedTarget: owned } = options;
   for (const secret of [

@@ -42,7 +42,7 @@ describe('the compiled suites are never stale', () => {
   });
 
   const load = () => loadSuites(listAreas(suites), listAreas(suites), suites);
-  const entries = () => readdirSync(cache).filter((n) => n.endsWith('.json'));
+  const entries = () => readdirSync(cache).filter((n) => n.startsWith('suites-') && n.endsWith('.json'));
   const titles = async () => (await load()).cases.map((c) => c.title);
 
   it('keeps what it compiled, and a second load reads it from there', async () => {

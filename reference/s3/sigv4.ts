@@ -1,6 +1,7 @@
-import { Hash } from '@smithy/hash-node';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createRequire } from 'node:module';
+import type { Hash } from '@smithy/hash-node';
+import type { HttpRequest } from '@smithy/protocol-http';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { ReferenceContext } from '../context.ts';
 import { accessDenied, S3Error } from './errors.ts';
 
@@ -15,8 +16,33 @@ export interface Authenticated {
 /** The expected signature of one aws-chunked chunk, from the previous signature and the chunk's SHA-256 (hex). */
 export type ChunkSignature = (previous: string | undefined, chunkSha256: string) => Promise<string>;
 
-/** SHA-256 for AWS's signer, on Node's crypto, from the library itself, as the reference shares no module with the engine. */
-const NodeSha256 = Hash.bind(null, 'sha256') as unknown as new (secret?: unknown) => Hash;
+interface Smithy {
+  HttpRequest: typeof HttpRequest;
+  SignatureV4: typeof SignatureV4;
+  /** SHA-256 for AWS's signer, on Node's crypto, from the library itself, as the reference shares no module with the engine. */
+  NodeSha256: new (
+    secret?: unknown,
+  ) => Hash;
+}
+
+let smithy: Smithy | undefined;
+
+/**
+ * AWS's signer, loaded (CommonJS, as the packages are) by the first signed request: a run of the
+ * management API alone verifies no signature, and the signer's modules were most of the CPU the
+ * reference spent to start.
+ */
+function aws(): Smithy {
+  if (smithy) return smithy;
+  const require = createRequire(import.meta.url);
+  const { Hash: NodeHash } = require('@smithy/hash-node') as typeof import('@smithy/hash-node');
+  smithy = {
+    HttpRequest: (require('@smithy/protocol-http') as typeof import('@smithy/protocol-http')).HttpRequest,
+    SignatureV4: (require('@smithy/signature-v4') as typeof import('@smithy/signature-v4')).SignatureV4,
+    NodeSha256: NodeHash.bind(null, 'sha256') as unknown as new (secret?: unknown) => Hash,
+  };
+  return smithy;
+}
 
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
@@ -151,6 +177,7 @@ function signer(scope: Scope, ctx: ReferenceContext): SignatureV4 {
   const key = `${scope.accessKeyId}\0${scope.region}\0${secretAccessKey}`;
   let s = byScope.get(key);
   if (!s) {
+    const { SignatureV4, NodeSha256 } = aws();
     s = new SignatureV4({
       credentials: { accessKeyId: scope.accessKeyId, secretAccessKey },
       region: scope.region,
@@ -258,7 +285,7 @@ async function verifyHeader(
     ? undefined
     : new Set(['x-amz-content-sha256']);
   for (const path of pathCandidates(parts.rawPath)) {
-    const request = new HttpRequest({
+    const request = new (aws().HttpRequest)({
       method: parts.method,
       protocol: 'http:',
       hostname: 'unused',
@@ -350,7 +377,7 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
   const others = [...new Set(q.keys())].filter((k) => !/^x-amz-/i.test(k));
   if (others.length && ctx.faults.has('s3-presign-extra-query-unsigned')) drop.push(...others);
   for (const path of pathCandidates(parts.rawPath)) {
-    const request = new HttpRequest({
+    const request = new (aws().HttpRequest)({
       method: parts.method,
       protocol: 'http:',
       hostname: 'unused',

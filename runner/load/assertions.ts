@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { CaseDef, StepDef } from '../model/case.ts';
 import type { Clause, PassiveWhen } from '../model/clause.ts';
 import { checkStatement } from './check-statement.ts';
-import type { LoadedProperty } from './properties.ts';
+import type { LazyProperty } from './properties.ts';
 
 /** One assertion citing a clause: a check of a case, or a property. */
 export interface Assertion {
@@ -33,7 +33,7 @@ export interface ClauseAssertions {
 export function clauseAssertions(suites: {
   clauses: Map<string, Clause>;
   cases: readonly CaseDef[];
-  properties: readonly LoadedProperty[];
+  properties: readonly LazyProperty[];
 }): ClauseAssertions[] {
   const byId = new Map<string, Assertion[]>([...suites.clauses.keys()].map((id) => [id, []]));
   const cite = (ids: string[], assertion: Assertion) => {

@@ -3,10 +3,11 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { displayPath, FIXTURES_DIR, ROOT, SCHEMAS_DIR } from '../util/paths.ts';
+import { displayPath, FIXTURES_DIR, ROOT, SCHEMAS_DIR, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
 
 /**
- * Suites loaded once into the form the engine runs, kept between runs: a file per content key under
+ * Suites loaded once into the form the engine runs (clauses, cases, and what each property declares,
+ * its module imported only when it runs), kept between runs: a file per content key under
  * node_modules/.cache/edgecheck (the OS temp folder when there is none; EDGECHECK_CACHE_DIR elsewhere,
  * EDGECHECK_CACHE=0 off). The key hashes the content of every file the form is made from (the suites
  * folder, schemas/, the engine's own code), so an edit anywhere is a new key: an entry is never
@@ -77,10 +78,12 @@ function filesBelow(dir: string): string[] {
 export function contentKey(root: string, selection: string): string {
   const hash = createHash('sha256');
   hash.update(
-    `edgecheck compiled suites 1\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`,
+    `edgecheck compiled suites 2\0${selection}\0${path.resolve(root)}\0${displayPath(root)}\0${process.version}\0`,
   );
-  // The fixtures too: lint, whose clean result an entry stands for, reads their names.
-  for (const dir of [root, SCHEMAS_DIR, FIXTURES_DIR, ENGINE_DIR]) {
+  // The fixtures too: lint, whose clean result an entry stands for, reads their names. The build of
+  // the project's suites too, where it is not the suites folder: what their properties declare is kept.
+  const code = path.resolve(root) === SUITES_DIR && SUITES_CODE_DIR !== SUITES_DIR ? [SUITES_CODE_DIR] : [];
+  for (const dir of [root, ...code, SCHEMAS_DIR, FIXTURES_DIR, ENGINE_DIR]) {
     for (const file of filesBelow(dir)) {
       hash.update(`${path.relative(dir, file)}\0`);
       hash.update(readFileSync(file));
@@ -90,12 +93,15 @@ export function contentKey(root: string, selection: string): string {
   return hash.digest('hex').slice(0, 32);
 }
 
+/** What an entry holds: compiled suites, or compiled schema validators (runner/schema/registry.ts). */
+export type CacheKind = 'suites' | 'validators';
+
 /** The entry under `key`, a fresh copy, or undefined when there is none or it cannot be read. */
-export function readCached<T>(key: string): T | undefined {
+export function readCached<T>(key: string, kind: CacheKind = 'suites'): T | undefined {
   const dir = cacheDir();
   if (!dir) return undefined;
   try {
-    return JSON.parse(readFileSync(path.join(dir, `suites-${key}.json`), 'utf8')) as T;
+    return JSON.parse(readFileSync(path.join(dir, `${kind}-${key}.json`), 'utf8')) as T;
   } catch {
     return undefined;
   }
@@ -105,26 +111,26 @@ export function readCached<T>(key: string): T | undefined {
  * Keeps `text` (from `keepable`) under `key`; a cache that cannot be written is only a slower next
  * run.
  */
-export function writeCached(key: string, text: string): void {
+export function writeCached(key: string, text: string, kind: CacheKind = 'suites'): void {
   const dir = cacheDir();
   if (!dir) return;
   try {
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `suites-${key}.json`);
+    const file = path.join(dir, `${kind}-${key}.json`);
     // Written aside and renamed, so a reader never sees half an entry.
     const partial = `${file}.${process.pid}.partial`;
     writeFileSync(partial, text);
     renameSync(partial, file);
-    prune(dir);
+    prune(dir, kind);
   } catch {
     // Read-only or full: the next run loads from the sources again.
   }
 }
 
-/** Drops all but the KEEP newest entries: old keys are never read again. */
-function prune(dir: string): void {
+/** Drops all but the KEEP newest entries of a kind: old keys are never read again. */
+function prune(dir: string, kind: CacheKind): void {
   const entries = readdirSync(dir)
-    .filter((n) => /^suites-[0-9a-f]+\.json$/.test(n))
+    .filter((n) => n.startsWith(`${kind}-`) && /^[a-z]+-[0-9a-f]+\.json$/.test(n))
     .map((n) => ({ file: path.join(dir, n), at: statSync(path.join(dir, n)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
   for (const { file } of entries.slice(KEEP)) rmSync(file, { force: true });

@@ -6,7 +6,7 @@ import { schemas } from '../schema/registry.ts';
 import { stepKind } from '../steps/index.ts';
 import { fixtureText, placeholdersIn } from '../template/resolve.ts';
 import { weakness } from './check-strength.ts';
-import type { LoadedProperty } from './properties.ts';
+import type { LazyProperty } from './properties.ts';
 
 export interface Problem {
   where: string;
@@ -22,7 +22,7 @@ const TARGET_FIELDS = new Set(['accountId', 'zoneId', 'ids', 'bindingsBucket']);
 export function lintSuites(
   clauses: Map<string, Clause>,
   cases: CaseDef[],
-  properties: LoadedProperty[],
+  properties: LazyProperty[],
 ): Problem[] {
   const problems: Problem[] = [];
   const error = (where: string, what: string) => problems.push({ where, what, level: 'error' });

@@ -2,14 +2,33 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PropertyDef } from '../model/property.ts';
+import type { PropertyDef, PropertyMeta } from '../model/property.ts';
 import { errorMessage, InputError } from '../util/errors.ts';
 import { BUILT, CODE_ROOT, displayPath, ROOT, SUITES_CODE_DIR, SUITES_DIR } from '../util/paths.ts';
 
-export interface LoadedProperty {
-  def: PropertyDef;
+/** A property known by what it declares; its module is imported by load(), once. */
+export interface LazyProperty {
+  def: PropertyMeta;
+  /** Its file as messages show it. */
   file: string;
   area: string;
+  /** Its module (absolute) and its place in the module's default export. */
+  module: string;
+  index: number;
+  load(): Promise<PropertyDef>;
+}
+
+/** A property whose module is imported. */
+export interface LoadedProperty extends LazyProperty {
+  def: PropertyDef;
+}
+
+/** A property as the compiled suites keep it: where it is, and what it declares. */
+export interface KeptProperty {
+  module: string;
+  index: number;
+  area: string;
+  def: PropertyMeta;
 }
 
 /**
@@ -86,43 +105,92 @@ export async function loadProperties(areas: string[], root = SUITES_DIR): Promis
   for (const area of areas) {
     const dir = path.join(codeRoot, area, 'properties');
     if (!existsSync(dir)) continue;
-    // Before tsx registers its own (loadsTypeScript), so that tsx hands these Node's own answers.
-    if (codeRoot !== SUITES_CODE_DIR) ensureSuiteHooks();
-    for (const file of propertyFiles(dir)) {
-      if (file.endsWith('.ts') && !(await loadsTypeScript(dir))) {
-        throw new InputError(
-          displayPath(file),
-          'TypeScript properties need tsx: install it (npm install tsx) beside the suites, or compile them to .property.js',
-        );
-      }
-      let mod: { default?: unknown };
-      try {
-        mod = await import(pathToFileURL(file).href);
-      } catch (err) {
-        throw new InputError(displayPath(file), `cannot load: ${errorMessage(err).split('\n')[0]}`);
-      }
-      const defs = mod.default;
-      if (!Array.isArray(defs)) {
-        throw new InputError(
-          displayPath(file),
-          'the default export must be an array of properties (PropertyDef[])',
-        );
-      }
-      defs.forEach((def: PropertyDef, i) => {
-        if (
-          !def ||
-          typeof def.id !== 'string' ||
-          !Array.isArray(def.clauses) ||
-          (typeof def.run !== 'function' && typeof def.observe?.observer !== 'function')
-        ) {
-          throw new InputError(
-            `${displayPath(file)} [${i}]`,
-            'a property needs id, title, clauses and run(ctx), or observe where it only judges traffic',
-          );
-        }
-        out.push({ def, file: displayPath(file), area });
+    for (const module of propertyFiles(dir)) {
+      const defs = await importProperties(module);
+      defs.forEach((def, index) => {
+        out.push({ def, file: displayPath(module), area, module, index, load: async () => def });
+
       });
     }
   }
   return out;
+}
+
+/** The module's properties, each checked to be one. */
+async function importProperties(file: string): Promise<PropertyDef[]> {
+  const dir = path.dirname(file);
+  // Before tsx registers its own (loadsTypeScript), so that tsx hands these Node's own answers.
+  if (!file.startsWith(SUITES_CODE_DIR + path.sep)) ensureSuiteHooks();
+  if (file.endsWith('.ts') && !(await loadsTypeScript(dir))) {
+    throw new InputError(
+      displayPath(file),
+      'TypeScript properties need tsx: install it (npm install tsx) beside the suites, or compile them to .property.js',
+    );
+  }
+  let mod: { default?: unknown };
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (err) {
+    throw new InputError(displayPath(file), `cannot load: ${errorMessage(err).split('\n')[0]}`);
+  }
+  const defs = mod.default;
+  if (!Array.isArray(defs)) {
+    throw new InputError(
+      displayPath(file),
+      'the default export must be an array of properties (PropertyDef[])',
+    );
+  }
+  defs.forEach((def: PropertyDef, i) => {
+    if (
+      !def ||
+      typeof def.id !== 'string' ||
+      !Array.isArray(def.clauses) ||
+      (typeof def.run !== 'function' && typeof def.observe?.observer !== 'function')
+    ) {
+      throw new InputError(
+        `${displayPath(file)} [${i}]`,
+        'a property needs id, title, clauses and run(ctx), or observe where it only judges traffic',
+      );
+    }
+  });
+  return defs;
+}
+
+/** What the compiled suites keep of loaded properties: no function, so no module, is kept. */
+export function keptProperties(properties: LoadedProperty[]): KeptProperty[] {
+  return properties.map(({ def, module, index, area }) => {
+    const { run, observe, ...declared } = def;
+    const meta: PropertyMeta = {
+      ...declared,
+      ...(run ? { run: true as const } : {}),
+      ...(observe ? { observe: { selects: observe.selects } } : {}),
+    };
+    return { module, index, area, def: meta };
+  });
+}
+
+/**
+ * Kept properties, each module imported when one of its properties is first loaded: a run selecting
+ * one clause imports no other property's module (their generators, fast-check).
+ */
+export function lazyProperties(kept: KeptProperty[]): LazyProperty[] {
+  const modules = new Map<string, Promise<PropertyDef[]>>();
+  return kept.map(({ module, index, area, def }) => {
+    let loaded: Promise<PropertyDef> | undefined;
+    const load = () => {
+      loaded ??= (async () => {
+        if (!modules.has(module)) modules.set(module, importProperties(module));
+        const found = (await modules.get(module)!)[index];
+        // The key of the compiled suites covers this module: a mismatch is a file changed meanwhile.
+        if (found?.id !== def.id)
+          throw new InputError(
+            displayPath(module),
+            `property '${def.id}' is no longer at [${index}]: run again`,
+          );
+        return found;
+      })();
+      return loaded;
+    };
+    return { def, file: displayPath(module), area, module, index, load };
+  });
 }

@@ -44,6 +44,17 @@ export interface PropertyDef {
   };
 }
 
+/**
+ * What is known of a property without importing its module: every field but its functions (its
+ * observer named by what it selects). The compiled suites keep it, so a run imports the modules of
+ * the properties it selects alone.
+ */
+export type PropertyMeta = Omit<PropertyDef, 'run' | 'observe'> & {
+  /** Present where the property has a run: one that only observes is never selected for a run. */
+  run?: true | PropertyDef['run'];
+  observe?: Pick<NonNullable<PropertyDef['observe']>, 'selects'>;
+};
+
 /** See PropertyDef.observe. */
 export type Observer = (ex: ObservedView) => boolean | undefined;
 

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import type { LazyProperty } from '../load/properties.ts';
 import type { LoadedSuites } from '../load/suite.ts';
 import type { CaseResult } from '../model/results.ts';
 import type { RunContext } from '../steps/context.ts';
@@ -15,7 +16,7 @@ type Job = { weight: number; exclusive: readonly string[]; run: () => Promise<Ca
  * one waiting for it holds no slot meanwhile. Results come back in the selection's order.
  */
 export async function runWork(
-  loaded: LoadedSuites,
+  loaded: LoadedSuites<LazyProperty>,
   work: ReturnType<typeof selectWork>,
   ctx: RunContext,
   concurrency: number,
@@ -38,7 +39,7 @@ export async function runWork(
       (p): Job => ({
         weight: 1000,
         exclusive: p.def.exclusive ?? [],
-        run: () => runProperty(p.def, p.file, p.area, propertySlug(p), ctx),
+        run: async () => runProperty(await p.load(), p.file, p.area, propertySlug(p), ctx),
       }),
     ),
   ];

@@ -1,4 +1,4 @@
-import type { LoadedProperty } from '../load/properties.ts';
+import type { LazyProperty } from '../load/properties.ts';
 import type { LoadedSuites } from '../load/suite.ts';
 import type { CaseDef } from '../model/case.ts';
 import type { Clause } from '../model/clause.ts';
@@ -24,7 +24,7 @@ function matcher(patterns: string[] | undefined): ((id: string) => boolean) | un
 
 export interface Work {
   cases: CaseDef[];
-  properties: LoadedProperty[];
+  properties: LazyProperty[];
   /** The clauses to report: those of the selected areas, narrowed by the filters. */
   clauses: Clause[];
 }
@@ -33,7 +33,7 @@ function citedBy(c: CaseDef): string[] {
   return [...c.given, ...c.steps].flatMap((s) => (s.expect ?? []).flatMap((k) => k.clauses));
 }
 
-export function selectWork(loaded: LoadedSuites, sel: Selection): Work {
+export function selectWork(loaded: LoadedSuites<LazyProperty>, sel: Selection): Work {
   const byCase = matcher(sel.cases);
   const byClause = matcher(sel.clauses);
   const tags = sel.tags?.length ? new Set(sel.tags) : undefined;

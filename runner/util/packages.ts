@@ -26,3 +26,9 @@ export const undiciErrors = onFirstUse<Undici['errors']>('undici/lib/core/errors
 
 /** The YAML parser, for a run that reads YAML (suites not yet compiled, a config, a failure's detail). */
 export const yaml = onFirstUse<typeof import('yaml')>('yaml');
+
+/**
+ * fast-xml-parser's CommonJS bundle, one file: its ES modules are forty files, about eight times its
+ * CPU to load; a run that reads no XML loads neither.
+ */
+export const fastXml = onFirstUse<typeof import('fast-xml-parser')>('fast-xml-parser');

@@ -1,5 +1,6 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import { TargetError } from './errors.ts';
+import { fastXml } from './packages.ts';
 
 /*
  * XML answers as documents: what a transport reads an answer with, and what the matchers walk
@@ -22,29 +23,34 @@ export function decodeXmlEntities(text: string): string {
   });
 }
 
+let parser: XMLParser | undefined;
+
 // Every element parses as an array, so a path means the same whether an element occurs once or many times.
-const parser = new XMLParser({
-  processEntities: false,
-  tagValueProcessor: (_name, value) => decodeXmlEntities(value),
-  attributeValueProcessor: (_name, value) => decodeXmlEntities(value),
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  ignoreDeclaration: true,
-  isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
-  // No callback reads the element's path: without this the parser writes it out for every element.
-  jPath: false,
-});
+function xmlParser(): XMLParser {
+  parser ??= new (fastXml().XMLParser)({
+    processEntities: false,
+    tagValueProcessor: (_name, value) => decodeXmlEntities(value),
+    attributeValueProcessor: (_name, value) => decodeXmlEntities(value),
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    ignoreDeclaration: true,
+    isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
+    // No callback reads the element's path: without this the parser writes it out for every element.
+    jPath: false,
+  });
+  return parser;
+}
 
 export function parseXml(text: string): unknown {
   // Text that does not even begin as XML is shown as it is, not as the validator's "char 'x' is not expected".
   if (!/^\uFEFF?\s*</.test(text))
     throw new TargetError(`body is not XML: ${JSON.stringify(text.slice(0, 80))}`);
-  const valid = XMLValidator.validate(text);
+  const valid = fastXml().XMLValidator.validate(text);
   if (valid !== true) {
     throw new TargetError(`body is not well-formed XML (line ${valid.err.line}: ${valid.err.msg})`);
   }
-  return parser.parse(text);
+  return xmlParser().parse(text);
 }
