@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,21 +10,8 @@ import type { AddressInfo } from 'node:net';
  * An argument, in ms, delays every answer, as a target across a network would.
  */
 const latencyMs = Number(process.argv[2] ?? 0);
-const ZONE = JSON.stringify({
-  success: true,
-  errors: [],
-  messages: [],
-  result: {
-    id: 'z',
-    name: 'example.com',
-    status: 'active',
-    paused: false,
-    type: 'full',
-    name_servers: ['a.ns.example.net', 'b.ns.example.net'],
-    created_on: '2026-01-01T00:00:00Z',
-    modified_on: '2026-01-01T00:00:00Z',
-  },
-});
+// A whole zone, as zone.json requires: a zone read is held to it in passing.
+const ZONE = readFileSync(new URL('../fixtures/management/zone.json', import.meta.url), 'utf8');
 
 function zones(page: number): string {
   const result = Array.from({ length: 5 }, (_, i) => ({ id: `z${page}-${i}`, name: `zone${i}.example.com` }));

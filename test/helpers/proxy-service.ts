@@ -1,24 +1,11 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { proxyCommand } from '../../cli/proxy.ts';
 
 // A whole zone: the tests read zones, and a zone read is held to zone.json in passing.
-const ENVELOPE = JSON.stringify({
-  success: true,
-  errors: [],
-  messages: [],
-  result: {
-    id: 'z',
-    name: 'example.com',
-    status: 'active',
-    paused: false,
-    type: 'full',
-    name_servers: ['a.ns.example.net', 'b.ns.example.net'],
-    created_on: '2026-01-01T00:00:00Z',
-    modified_on: '2026-01-01T00:00:00Z',
-  },
-});
+const ENVELOPE = readFileSync(new URL('../../fixtures/management/zone.json', import.meta.url), 'utf8');
 const ERROR_XML =
   '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>m</Message></Error>';
 
