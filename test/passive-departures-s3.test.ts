@@ -39,6 +39,8 @@ const JUDGED = [
   's3.list.max-keys-echo',
   's3.list.start-after-echo',
   's3.list.fetch-owner',
+  's3.checksum.crc32-mismatch',
+  's3.delete.empty-malformed-xml',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -102,6 +104,8 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-list-start-after-echo-encoded', 's3.list.start-after-echo'],
     ['s3-list-fetch-owner-ignored', 's3.list.fetch-owner'],
     ['s3-list-fetch-owner-present-means-true', 's3.list.fetch-owner'],
+    ['s3-checksum-crc32-unverified', 's3.checksum.crc32-mismatch'],
+    ['s3-delete-objects-empty-accepted', 's3.delete.empty-malformed-xml'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];

@@ -123,6 +123,13 @@ def plain_listings(s3, bucket):
     list_v1(s3, bucket, Prefix="names/", MaxKeys=50)
 
 
+def slips(s3, bucket):
+    """An application's slips: a CRC32 of other bytes than the body, a batch delete of no keys."""
+    call("PutObject wrong CRC32", s3.put_object, Bucket=bucket, Key="slip.txt", Body=b"sent-corrupted",
+         ChecksumAlgorithm="CRC32", ChecksumCRC32="jA8cDQ==")
+    call("DeleteObjects of none", s3.delete_objects, Bucket=bucket, Delete={"Objects": [], "Quiet": True})
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -140,6 +147,7 @@ def main():
     conditionals(s3, bucket)
     listings(s3, bucket)
     plain_listings(s3, bucket)
+    slips(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 
