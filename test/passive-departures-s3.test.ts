@@ -35,6 +35,12 @@ const JUDGED = [
   's3.list.no-cursor-at-max-keys',
   's3.list.pagination',
   's3.cond.get-not-modified',
+  's3.list.key-order',
+  's3.list.max-keys-echo',
+  's3.list.start-after-echo',
+  's3.list.fetch-owner',
+  's3.checksum.crc32-mismatch',
+  's3.delete.empty-malformed-xml',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -90,6 +96,16 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-list-v1-truncated-false-lies', 's3.list.pagination'],
     ['s3-cond-head-if-match-unchecked', 's3.cond.get-not-modified'],
     ['s3-cond-get-304-ignored', 's3.cond.get-not-modified'],
+    ['s3-list-case-insensitive-order', 's3.list.key-order'],
+    ['s3-list-v1-locale-order', 's3.list.key-order'],
+    ['s3-list-max-keys-echo-1000', 's3.list.max-keys-echo'],
+    ['s3-list-max-keys-echo-omitted', 's3.list.max-keys-echo'],
+    ['s3-list-start-after-not-echoed', 's3.list.start-after-echo'],
+    ['s3-list-start-after-echo-encoded', 's3.list.start-after-echo'],
+    ['s3-list-fetch-owner-ignored', 's3.list.fetch-owner'],
+    ['s3-list-fetch-owner-present-means-true', 's3.list.fetch-owner'],
+    ['s3-checksum-crc32-unverified', 's3.checksum.crc32-mismatch'],
+    ['s3-delete-objects-empty-accepted', 's3.delete.empty-malformed-xml'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];

@@ -14,9 +14,14 @@ import sys
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
+from botocore.handlers import set_list_objects_encoding_type_url
 
 OTHER = '"' + "0" * 32 + '"'
 DOCS = ["docs/a.txt", "docs/b.txt", "docs/c.txt", "docs/d.txt"]
+# Names whose byte order differs from a locale's order, and (in a bucket of their own, listed by
+# ListObjects alone) from a case-insensitive one.
+CASED = ["Zebra", "apple"]
+NAMES = [ "names/banana~", "names/bananas", "names/cafe", "names/caf\u00e9", "names/cafz"]
 
 
 def client(endpoint, key, secret, region):
@@ -45,6 +50,8 @@ def write(s3, bucket):
     s3.put_object(Bucket=bucket, Key="notes", Body=b"typed, without an extension", ContentType="text/markdown")
     s3.put_object(Bucket=bucket, Key="img/x", Body=bytes(range(256)) * 4)
     s3.put_object(Bucket=bucket, Key="empty", Body=b"")
+    for key in NAMES:
+        s3.put_object(Bucket=bucket, Key=key, Body=key.encode())
     call("PutObject AES256", s3.put_object, Bucket=bucket, Key="secret", Body=b"kept at rest", ServerSideEncryption="AES256")
 
 
@@ -98,6 +105,29 @@ def listings(s3, bucket):
     list_v1(s3, bucket)
     list_v1(s3, bucket, Prefix="docs/", MaxKeys=2)
     list_v2(s3, bucket, Delimiter="/")
+    list_v2(s3, bucket, Prefix="names/", FetchOwner=True)
+    list_v2(s3, bucket, Prefix="names/", FetchOwner=False)
+    list_v2(s3, bucket, Prefix="names/", MaxKeys=50)
+    list_v1(s3, bucket, Prefix="names/")
+    s3.create_bucket(Bucket=bucket + "-cased")
+    for key in CASED:
+        s3.put_object(Bucket=bucket + "-cased", Key=key, Body=key.encode())
+    list_v1(s3, bucket + "-cased")
+
+
+def plain_listings(s3, bucket):
+    """Listings without the encoding-type=url boto3 adds by default, as other clients send them."""
+    s3.meta.events.unregister("before-parameter-build.s3.ListObjectsV2", set_list_objects_encoding_type_url)
+    s3.meta.events.unregister("before-parameter-build.s3.ListObjects", set_list_objects_encoding_type_url)
+    list_v2(s3, bucket, Prefix="names/", StartAfter="names/caf\u00e9 +")
+    list_v1(s3, bucket, Prefix="names/", MaxKeys=50)
+
+
+def slips(s3, bucket):
+    """An application's slips: a CRC32 of other bytes than the body, a batch delete of no keys."""
+    call("PutObject wrong CRC32", s3.put_object, Bucket=bucket, Key="slip.txt", Body=b"sent-corrupted",
+         ChecksumAlgorithm="CRC32", ChecksumCRC32="jA8cDQ==")
+    call("DeleteObjects of none", s3.delete_objects, Bucket=bucket, Delete={"Objects": [], "Quiet": True})
 
 
 def missing_and_deletes(s3, bucket):
@@ -116,6 +146,8 @@ def main():
     read(s3, bucket)
     conditionals(s3, bucket)
     listings(s3, bucket)
+    plain_listings(s3, bucket)
+    slips(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 

@@ -45,6 +45,8 @@ export interface ListPage {
   nextToken?: string;
   token?: string;
   nextMarker?: string;
+  /** Each key's Owner ID in the order of keys: undefined where it has no Owner, '' where its Owner has no ID. */
+  owners?: (string | undefined)[];
   /** The request's parameters as the page echoes them, as sent (encoded where encoding-type url was asked for). */
   echoes: ListEchoes;
 }
@@ -74,6 +76,9 @@ export function parseListPage(body: string): ListPage {
     nextToken: text(doc.NextContinuationToken),
     token: text(doc.ContinuationToken),
     nextMarker: text(doc.NextMarker),
+    owners: (doc.Contents ?? []).map((c: any) =>
+      c.Owner === undefined ? undefined : String(c.Owner?.ID ?? '').trim(),
+    ),
     echoes: {
       Prefix: text(doc.Prefix),
       Delimiter: text(doc.Delimiter),
