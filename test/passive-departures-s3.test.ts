@@ -3,14 +3,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
-import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { startProxy } from '../runner/passive/index.ts';
 import { ROOT } from '../runner/util/paths.ts';
 import { haveBoto3 } from './helpers/not-run.ts';
-import { clauseVerdicts, RecordingJudge } from './helpers/passive-recording.ts';
+import { clauseVerdicts, failingClauses, judgedInPassing } from './helpers/passive-recording.ts';
 
 // Departures everyday S3 traffic carries, judged in passing: what each object answer must say (its
 // size, type, date, ETag, encryption), what a listing and a conditional read must say given what the
@@ -44,30 +42,23 @@ const JUDGED = [
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
-async function observe(faults: string[] = []): Promise<RunResults> {
-  const ref = await startReference({ asOf, faults });
-  const upstream = { management: ref.urls.management, s3: ref.urls.s3 };
-  const judged = new RecordingJudge(suites, asOf, upstream);
-  const proxy = await startProxy({ upstream, onExchange: judged.onExchange });
-  const startedAt = new Date();
-  const c = ref.context.credentials;
-  try {
-    await run('python3', [TRAFFIC, proxy.urls.s3!, c.accessKeyId, c.secretAccessKey, 'auto', 'everyday'], {
-      timeout: 60_000,
-    });
-  } finally {
-    await proxy.close();
-    await ref.close();
-  }
-  const results = judged.results(startedAt);
-  // edgecheck judge on the proxy's recording of the same traffic gives the same verdicts.
-  expect(clauseVerdicts(await judged.judgedAgain())).toEqual(clauseVerdicts(results));
-  return results;
+function observe(faults: string[] = []): Promise<RunResults> {
+  return judgedInPassing({
+    suites,
+    asOf,
+    faults,
+    recorded: true,
+    drive: async (proxy, ref) => {
+      const c = ref.context.credentials;
+      await run('python3', [TRAFFIC, proxy.urls.s3!, c.accessKeyId, c.secretAccessKey, 'auto', 'everyday'], {
+        timeout: 60_000,
+      });
+    },
+  });
 }
 
-const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
-const failing = (r: RunResults) =>
-  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+const verdicts = clauseVerdicts;
+const failing = failingClauses;
 
 describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged in passing', () => {
   beforeAll(async () => {

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
-import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { clauseVerdicts, failingClauses, judgedInPassing } from './helpers/passive-recording.ts';
 import { sdkClient } from './helpers/passive-traffic.ts';
 import { moreS3Traffic } from './helpers/passive-traffic-more.ts';
 
@@ -55,32 +54,24 @@ const OBSERVED = [
 ];
 
 /** The reference with `faults`, behind the proxy, driven by the AWS SDK. */
-async function observe(faults: string[] = []): Promise<RunResults> {
-  const ref = await startReference({ asOf, faults });
-  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
-  const proxy = await startProxy({ upstream: { s3: ref.urls.s3 }, onExchange: (ex) => judge.observe(ex) });
-  const startedAt = new Date();
-  const s3 = sdkClient(proxy.urls.s3!, ref.context.credentials);
-  try {
-    await moreS3Traffic(s3, 'observed-more', proxy.urls.s3!);
-  } finally {
-    s3.destroy();
-    await proxy.close();
-    await ref.close();
-  }
-  return passiveResults({
-    judge,
-    clauses: [...suites.clauses.values()],
-    mode: 'proxy',
-    target: { name: 'reference', embedded: false },
+function observe(faults: string[] = []): Promise<RunResults> {
+  return judgedInPassing({
+    suites,
     asOf,
-    startedAt,
+    faults,
+    drive: async (proxy, ref) => {
+      const s3 = sdkClient(proxy.urls.s3!, ref.context.credentials);
+      try {
+        await moreS3Traffic(s3, 'observed-more', proxy.urls.s3!);
+      } finally {
+        s3.destroy();
+      }
+    },
   });
 }
 
-const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
-const failing = (r: RunResults) =>
-  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+const verdicts = clauseVerdicts;
+const failing = failingClauses;
 const why = (r: RunResults) =>
   r.cases
     .flatMap((c) => c.checks)
