@@ -1,11 +1,10 @@
 import Cloudflare from 'cloudflare';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../reference/faults.ts';
-import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { clauseVerdicts, failingClauses, judgedInPassing } from './helpers/passive-recording.ts';
 import { s3Traffic, sdkClient, settle } from './helpers/passive-traffic.ts';
 
 // Property observers (PropertyDef.observe) judge what a matcher cannot state: counts against items,
@@ -49,91 +48,80 @@ const OBSERVED = [
 ];
 
 /** The reference with `faults`, behind the proxy, driven by the AWS SDK and the cloudflare client. */
-async function observe(faults: string[] = []): Promise<RunResults> {
-  const ref = await startReference({ asOf, faults });
-  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
-  const proxy = await startProxy({
-    upstream: { management: ref.urls.management, s3: ref.urls.s3 },
-    onExchange: (ex) => judge.observe(ex),
-  });
-  const startedAt = new Date();
-  const c = ref.context.credentials;
-  const s3 = sdkClient(proxy.urls.s3!, c);
-  try {
-    const Bucket = 'observed';
-    await s3Traffic(s3, Bucket);
-
-    // Management lists: DNS records by name in both directions over pages, a page past the end,
-    // certificate packs one per page.
-    const cf = new Cloudflare({
-      apiToken: c.token,
-      baseURL: `${proxy.urls.management}/client/v4`,
-      maxRetries: 0,
-    });
-    const zone_id = ref.context.ids.zoneId;
-    const zone = await cf.zones.get({ zone_id });
-    for (let i = 0; i < 7; i++) {
-      await cf.dns.records.create({
-        zone_id,
-        type: 'A',
-        name: `obs-${i}.${zone.name}`,
-        content: `192.0.2.${i + 10}`,
-        ttl: 1,
-      });
-    }
-    for (const direction of ['asc', 'desc'] as const) {
-      for (const page of [1, 2])
-        await cf.dns.records.list({ zone_id, per_page: 5, page, order: 'name', direction });
-    }
-    await settle(cf.dns.records.list({ zone_id, per_page: 5, page: 1 }));
-    await settle(cf.dns.records.list({ zone_id, per_page: 5, page: 40 }));
-    await settle(
-      cf.get(`/zones/${zone_id}/ssl/certificate_packs`, { query: { status: 'all', per_page: 1 } }),
-    );
-
-    // The deprecation schedule: endpoints retired before today, and a DNS record SPEC finds invalid
-    // (SRV data as a string, where data is an object).
-    for (const retired of [
-      `/zones/${zone_id}/firewall/waf/packages`,
-      `/zones/${zone_id}/rate_limits`,
-      `/zones/${zone_id}/settings/brotli`,
-      `/organizations/${ref.context.ids.accountId}`,
-    ]) {
-      await settle(cf.get(retired));
-    }
-    const srv = {
-      zone_id,
-      type: 'SRV',
-      name: `_sip._tcp.obs.${zone.name}`,
-      ttl: 300,
-      data: '10 5 5060 sip.example.com',
-    };
-    await settle(cf.dns.records.create(srv as unknown as Parameters<typeof cf.dns.records.create>[0]));
-    // A body that is not JSON, on the same route: a refusal that is no DNS validation error, whose
-    // error_chain (the reference wraps the parse failure) is the error object's, not the 2024-10-01 row's.
-    await fetch(`${proxy.urls.management}/client/v4/zones/${zone_id}/dns_records`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
-      body: '{"type":',
-    }).then((res) => res.arrayBuffer());
-  } finally {
-    s3.destroy();
-    await proxy.close();
-    await ref.close();
-  }
-  return passiveResults({
-    judge,
-    clauses: [...suites.clauses.values()],
-    mode: 'proxy',
-    target: { name: 'reference', embedded: false },
+function observe(faults: string[] = []): Promise<RunResults> {
+  return judgedInPassing({
+    suites,
     asOf,
-    startedAt,
+    faults,
+    drive: async (proxy, ref) => {
+      const c = ref.context.credentials;
+      const s3 = sdkClient(proxy.urls.s3!, c);
+      try {
+        const Bucket = 'observed';
+        await s3Traffic(s3, Bucket);
+
+        // Management lists: DNS records by name in both directions over pages, a page past the end,
+        // certificate packs one per page.
+        const cf = new Cloudflare({
+          apiToken: c.token,
+          baseURL: `${proxy.urls.management}/client/v4`,
+          maxRetries: 0,
+        });
+        const zone_id = ref.context.ids.zoneId;
+        const zone = await cf.zones.get({ zone_id });
+        for (let i = 0; i < 7; i++) {
+          await cf.dns.records.create({
+            zone_id,
+            type: 'A',
+            name: `obs-${i}.${zone.name}`,
+            content: `192.0.2.${i + 10}`,
+            ttl: 1,
+          });
+        }
+        for (const direction of ['asc', 'desc'] as const) {
+          for (const page of [1, 2])
+            await cf.dns.records.list({ zone_id, per_page: 5, page, order: 'name', direction });
+        }
+        await settle(cf.dns.records.list({ zone_id, per_page: 5, page: 1 }));
+        await settle(cf.dns.records.list({ zone_id, per_page: 5, page: 40 }));
+        await settle(
+          cf.get(`/zones/${zone_id}/ssl/certificate_packs`, { query: { status: 'all', per_page: 1 } }),
+        );
+
+        // The deprecation schedule: endpoints retired before today, and a DNS record SPEC finds invalid
+        // (SRV data as a string, where data is an object).
+        for (const retired of [
+          `/zones/${zone_id}/firewall/waf/packages`,
+          `/zones/${zone_id}/rate_limits`,
+          `/zones/${zone_id}/settings/brotli`,
+          `/organizations/${ref.context.ids.accountId}`,
+        ]) {
+          await settle(cf.get(retired));
+        }
+        const srv = {
+          zone_id,
+          type: 'SRV',
+          name: `_sip._tcp.obs.${zone.name}`,
+          ttl: 300,
+          data: '10 5 5060 sip.example.com',
+        };
+        await settle(cf.dns.records.create(srv as unknown as Parameters<typeof cf.dns.records.create>[0]));
+        // A body that is not JSON, on the same route: a refusal that is no DNS validation error, whose
+        // error_chain (the reference wraps the parse failure) is the error object's, not the 2024-10-01 row's.
+        await fetch(`${proxy.urls.management}/client/v4/zones/${zone_id}/dns_records`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+          body: '{"type":',
+        }).then((res) => res.arrayBuffer());
+      } finally {
+        s3.destroy();
+      }
+    },
   });
 }
 
-const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
-const failing = (r: RunResults) =>
-  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+const verdicts = clauseVerdicts;
+const failing = failingClauses;
 
 describe('property observers judge relations in traffic that no single matcher states', () => {
   beforeAll(async () => {
