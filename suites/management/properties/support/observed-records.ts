@@ -36,11 +36,15 @@ export function idAsRequested(path: RegExp, what: string): Observer {
 export const loosely = (a: unknown, b: unknown): boolean =>
   a === b || ((typeof a === 'number' || typeof a === 'string') && String(a) === String(b));
 
-/** A name answered for `sent`: the name sent, or the full name of a name sent relative to the zone. */
-const sameName = (sent: string, answered: unknown): boolean =>
-  typeof answered === 'string' &&
-  (answered.toLowerCase() === sent.toLowerCase() ||
-    answered.toLowerCase().startsWith(`${sent.toLowerCase()}.`));
+/**
+ * A name answered for `sent`, in whichever form: the full name of a name sent relative to the zone,
+ * or the relative one of a full name (which form it is, is mgmt.dns.name's to judge).
+ */
+function sameName(sent: string, answered: unknown): boolean {
+  if (typeof answered !== 'string') return false;
+  const [a, b] = [answered.toLowerCase(), sent.toLowerCase()];
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}
 
 /**
  * Each field `fields` names that the request sent is answered as sent (a name in its full form, an
