@@ -47,6 +47,15 @@ const REACHED = [
   'mgmt.dns-settings.types',
   'mgmt.pagination.order',
   'mgmt.pagination.echo',
+  'mgmt.envelope.result-info',
+  'mgmt.envelope.json-media-type',
+  'mgmt.zones.id',
+  'mgmt.dns.list',
+  'mgmt.dns.create',
+  'mgmt.dns.get',
+  'mgmt.dns.patch',
+  'mgmt.dns.put',
+  'mgmt.dns-settings.show',
 ];
 
 /**
@@ -154,6 +163,12 @@ describe.skipIf(!HAVE_PYTHON)('management departures in everyday traffic are jud
     ['ignore-direction', 'mgmt.pagination.order'],
     ['echo-default-per-page', 'mgmt.pagination.echo'],
     ['per-page-over-10-ignored', 'mgmt.pagination.echo'],
+    ['json-labelled-text-plain', 'mgmt.envelope.json-media-type'],
+    ['error-json-labelled-html', 'mgmt.envelope.json-media-type'],
+    ['zone-id-mismatch', 'mgmt.zones.id'],
+    ['dns-get-id-is-zone-id', 'mgmt.dns.get'],
+    ['put-merges-record', 'mgmt.dns.put'],
+    ['dns-settings-omit-false', 'mgmt.dns-settings.show'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];

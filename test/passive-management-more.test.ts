@@ -23,16 +23,17 @@ type Api = (method: string, path: string, body?: unknown, auth?: boolean) => Pro
 async function dnsTraffic(api: Api, zoneId: string, zone: string): Promise<void> {
   const records = `/zones/${zoneId}/dns_records`;
   const a = { type: 'A', name: `locked.${zone}`, content: '192.0.2.20', ttl: 300 };
-  const made = await api('POST', records, { ...a, locked: true });
+  const made = await api('POST', records, { ...a, comment: 'observed', locked: true });
   const id = made.result?.id;
   await api('GET', `${records}/${id}`);
   await api('PATCH', `${records}/${id}`, { locked: true, content: '192.0.2.21' });
-  await api('PUT', `${records}/${id}`, { ...a, content: '192.0.2.22', locked: true });
+  await api('PUT', `${records}/${id}`, { ...a, name: `put.${zone}`, content: '192.0.2.22', locked: true });
   await api('GET', records, undefined);
   const data = { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' };
   const srv = await api('POST', records, { type: 'SRV', name: `_sip._udp.srv.${zone}`, ttl: 300, data });
   await api('GET', `${records}/${srv.result?.id}`);
   await api('GET', `${records}?type=SRV`);
+  await api('PATCH', `${records}/${srv.result?.id}`, { data: { ...data, port: 5061 } });
   const legacy = { service: '_sip', proto: '_tcp', name: `legacy.${zone}` };
   await api('POST', records, {
     type: 'SRV',
@@ -57,7 +58,7 @@ async function rulesetTraffic(api: Api, zoneId: string): Promise<void> {
     action_parameters: { headers: { 'x-observed': { operation: 'set', value: String(n) } } },
   });
   await sleep(1100);
-  await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(1)] });
+  await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(1), rule(3)] });
   await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(2)] });
   const config = await api('POST', rulesets, {
     name: 'observed-config',
@@ -108,6 +109,35 @@ async function logFieldTraffic(api: Api, zoneId: string): Promise<void> {
   await put({ action_parameters: { request_fields: fields(...many) } });
 }
 
+/** Reads of the lists and settings, a CAA record, and an account ruleset created and replaced. */
+async function readTraffic(api: Api, zoneId: string, accountId: string): Promise<void> {
+  await api('GET', `/zones/${zoneId}/dns_records?per_page=5`);
+  await api('GET', `/zones/${zoneId}/rulesets`);
+  await api('GET', `/zones/${zoneId}/ssl/certificate_packs?ssl_status=all`);
+  await api('GET', `/zones/${zoneId}/dns_settings`);
+  await api('GET', `/zones/${zoneId}/dns_records/0000000000000000000000000000ffff`);
+  await api('POST', `/zones/${zoneId}/dns_records`, {
+    type: 'CAA',
+    name: 'caa-observed',
+    ttl: 300,
+    data: { flags: 0, tag: 'issue', value: 'ca.example.net' },
+  });
+  const rulesets = `/accounts/${accountId}/rulesets`;
+  const made = await api('POST', rulesets, {
+    name: 'observed-account',
+    kind: 'root',
+    description: 'observed',
+    phase: 'http_request_firewall_custom',
+  });
+  const rule = (n: number) => ({
+    action: 'log',
+    expression: `http.host eq "${n}.observed.invalid"`,
+    description: `r${n}`,
+  });
+  await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(1), rule(2)] });
+  await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(3)] });
+}
+
 /** The invitation accepted then read; the security level set to two values no longer accepted, then off; a request without credentials. */
 async function otherTraffic(api: Api, zoneId: string, invite: string): Promise<void> {
   await api('PATCH', `/user/invites/${invite}`, { status: 'accepted' });
@@ -145,6 +175,7 @@ async function observe(faults: string[] = [], asOf = TODAY): Promise<RunResults>
     await rulesetTraffic(api, zoneId);
     await logFieldTraffic(api, zoneId);
     await otherTraffic(api, zoneId, ref.context.ids.inviteId);
+    await readTraffic(api, zoneId, ref.context.ids.accountId);
   } finally {
     await proxy.close();
     await ref.close();
@@ -175,6 +206,25 @@ const PASSING: Record<string, string[]> = {
     'mgmt.lcf.header-names-lower',
     'mgmt.lcf.cookie-case',
     'mgmt.invites.accepted-state',
+    'mgmt.envelope.result-info',
+    'mgmt.envelope.json-media-type',
+    'mgmt.zones.id',
+    'mgmt.dns.list',
+    'mgmt.dns.create',
+    'mgmt.dns.get',
+    'mgmt.dns.patch',
+    'mgmt.dns.put',
+    'mgmt.dns.data',
+    'mgmt.dns.srv-data-fields',
+    'mgmt.rulesets.list',
+    'mgmt.rulesets.create',
+    'mgmt.rulesets.put-replaces',
+    'mgmt.rulesets.account',
+    'mgmt.rules.schema',
+    'mgmt.lcf.params-schema',
+    'mgmt.certpacks.list',
+    'mgmt.certpacks.certificate-schema',
+    'mgmt.dns-settings.show',
   ],
   [EARLY]: ['dep.dns-locked.false', 'dep.dns-locked.ignored', 'dep.srv-name-fields.produced'],
 };
@@ -194,10 +244,20 @@ const REFUSALS = [
  * What a fault breaks in passing beside its clauses: an answer 200 to a request without credentials,
  * success false, is also a 2xx answer whose envelope says it failed, which the passive check of
  * mgmt.envelope.success judges on every 2xx answer, and a zone read answered 200 without a zone,
- * which zone.json judges in passing (a run sends no such request to those checks).
+ * which zone.json judges in passing (a run sends no such request to those checks). A list of
+ * certificate packs answered without result_info has none of its fields either, which
+ * mgmt.result-info.fields judges on every list in passing. A fault in the ruleset writes both
+ * scopes share shows on the account ruleset the traffic writes too, which mgmt.rulesets.account
+ * holds to the zone variants' checks (the run's account case checks other fields).
  */
+const SHARED_RULESET_WRITES = ['mgmt.rulesets.account'];
 const ALSO: Record<string, string[]> = {
   'auth-error-status-200': ['mgmt.envelope.success', 'mgmt.zones.get'],
+  'certpacks-one-page-without-info': ['mgmt.result-info.fields'],
+  'ruleset-name-ignored': SHARED_RULESET_WRITES,
+  'ruleset-description-dropped': SHARED_RULESET_WRITES,
+  'put-appends-rules': SHARED_RULESET_WRITES,
+  'put-merges-by-position': SHARED_RULESET_WRITES,
 };
 
 describe('management and deprecation clauses judged from what requests sent and earlier answers said', () => {
@@ -243,6 +303,39 @@ describe('management and deprecation clauses judged from what requests sent and 
     ['restrict-medium-only', 'dep.security-level.restricted'],
     ['accept-rule-security-level', 'dep.ruleset-security-level.rejected'],
     ['accept-threat-score-expression', 'dep.threat-score.rejected'],
+    ['drop-result-info', 'mgmt.envelope.result-info'],
+    ['certpacks-one-page-without-info', 'mgmt.envelope.result-info'],
+    ['json-labelled-text-plain', 'mgmt.envelope.json-media-type'],
+    ['error-json-labelled-html', 'mgmt.envelope.json-media-type'],
+    ['zone-id-mismatch', 'mgmt.zones.id'],
+    ['zone-id-uppercase', 'mgmt.zones.id'],
+    ['drop-result-info', 'mgmt.dns.list'],
+    ['dns-create-comment-null', 'mgmt.dns.create'],
+    ['dns-get-id-is-zone-id', 'mgmt.dns.get'],
+    ['patch-ignores-data', 'mgmt.dns.patch'],
+    ['put-merges-record', 'mgmt.dns.put'],
+    ['put-keeps-name', 'mgmt.dns.put'],
+    ['caa-content-only', 'mgmt.dns.data'],
+    ['srv-data-drops-port', 'mgmt.dns.srv-data-fields'],
+    ['srv-data-port-string', 'mgmt.dns.srv-data-fields'],
+    ['rulesets-list-without-phase', 'mgmt.rulesets.list'],
+    ['rulesets-list-without-kind', 'mgmt.rulesets.list'],
+    ['ruleset-name-ignored', 'mgmt.rulesets.create'],
+    ['ruleset-description-dropped', 'mgmt.rulesets.create'],
+    ['put-appends-rules', 'mgmt.rulesets.put-replaces'],
+    ['put-merges-by-position', 'mgmt.rulesets.put-replaces'],
+    ['ruleset-name-ignored', 'mgmt.rulesets.account'],
+    ['put-merges-by-position', 'mgmt.rulesets.account'],
+    ['rule-version-number', 'mgmt.rules.schema'],
+    ['rule-last-updated-epoch', 'mgmt.rules.schema'],
+    ['custom-fields-as-strings', 'mgmt.lcf.params-schema'],
+    ['empty-custom-field-arrays', 'mgmt.lcf.params-schema'],
+    ['certpacks-keyed-by-id', 'mgmt.certpacks.list'],
+    ['certpacks-one-page-without-info', 'mgmt.certpacks.list'],
+    ['drop-certificate-fields', 'mgmt.certpacks.certificate-schema'],
+    ['certificate-priority-string', 'mgmt.certpacks.certificate-schema'],
+    ['dns-settings-use-apex-ns', 'mgmt.dns-settings.show'],
+    ['dns-settings-omit-false', 'mgmt.dns-settings.show'],
   ] as const) {
     it(`with the fault ${fault}${asOf === TODAY ? '' : ` as of ${asOf}`}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
       const family = [...(FAULTS.find((f) => f.name === fault)?.breaks ?? []), ...(ALSO[fault] ?? [])];
