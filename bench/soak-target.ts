@@ -27,10 +27,13 @@ function zones(page: number): string {
 const MISSING =
   '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>';
 
+// An object's date, as GET and HEAD answer it and a listing gives it (ISO 8601).
+const LAST_MODIFIED = 'Thu, 01 Jan 2026 00:00:00 GMT';
+
 function listing(prefix: string): string {
   const keys = [0, 1, 2].map(
     (i) =>
-      `<Contents><Key>${prefix}${i}</Key><Size>1</Size><ETag>"c4ca4238a0b923820dcc509a6f75849b"</ETag></Contents>`,
+      `<Contents><Key>${prefix}${i}</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified><Size>1</Size><ETag>"c4ca4238a0b923820dcc509a6f75849b"</ETag></Contents>`,
   );
   return `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>b</Name><Prefix>${prefix}</Prefix><KeyCount>3</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated>${keys.join('')}</ListBucketResult>`;
 }
@@ -43,6 +46,10 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): http.Serve
   };
   if (url.pathname === '/client/v4/zones')
     return send(200, 'application/json', zones(Number(url.searchParams.get('page') ?? 1)));
+  const zone = /^\/client\/v4\/zones\/([^/]+)$/.exec(url.pathname);
+  // The zone asked for: its id is the path's.
+  if (zone)
+    return send(200, 'application/json', ZONE.replace('"id": "z"', `"id": ${JSON.stringify(zone[1])}`));
   if (url.pathname.startsWith('/client/v4/')) return send(200, 'application/json', ZONE);
   if (req.method === 'HEAD') return send(200, 'application/xml', '', { 'x-amz-bucket-region': 'auto' });
   if (url.searchParams.get('list-type') === '2')
@@ -53,8 +60,13 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): http.Serve
       'content-range': 'bytes 0-0/14',
       etag: '"e"',
       'accept-ranges': 'bytes',
+      'last-modified': LAST_MODIFIED,
     });
-  return send(200, 'application/octet-stream', 'hello, passive', { etag: '"e"', 'accept-ranges': 'bytes' });
+  return send(200, 'application/octet-stream', 'hello, passive', {
+    etag: '"e"',
+    'accept-ranges': 'bytes',
+    'last-modified': LAST_MODIFIED,
+  });
 }
 
 const server = http.createServer((req, res) => {
