@@ -22,6 +22,8 @@ export type {
   PropertyDef,
   WireResponse,
 } from './model/property.ts';
+// The exchange a property's failure cites: an error it throws may carry one as `exchange`.
+export type { Exchange } from './model/results.ts';
 export type { S3Target, Target } from './model/target.ts';
 // How a refused CreateBucket is worded, so that the run's advice finds it wherever it happened.
 export { bucketRefused } from './results/advice.ts';

@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { ApiRequest } from '../model/case.ts';
 import type { PropertyContext, PropertyDef, WireResponse } from '../model/property.ts';
-import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
+import type { CaseResult, CheckResult, Exchange, Leftover } from '../model/results.ts';
 import { type RunContext, sendOptions, teardownContext } from '../steps/context.ts';
 import { TeardownLedger } from '../steps/teardown.ts';
 import { buildBindingRequest } from '../transports/bindings.ts';
@@ -240,9 +240,21 @@ function thrownVerdict(err: unknown, base: Omit<CheckResult, 'verdict'>, ctx: Ru
       message: `the property's own code failed: ${redactText(errorMessage(bug))} (seed ${ctx.seed})`,
       stack: bug.stack ? redactText(bug.stack) : undefined,
     };
+  const exchange = citedExchange(err);
   return {
     ...base,
     verdict: 'fail',
     message: `${redactText(propertyFailure(err))} (replay: --seed ${ctx.seed})`,
+    ...(exchange ? { exchange: redactDeep(exchange) } : {}),
   };
+}
+
+/** The exchange a failing property's error (or one it was caused by) cites as its evidence. */
+function citedExchange(err: unknown): Exchange | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const exchange = (e as { exchange?: Exchange }).exchange;
+    if (typeof exchange?.response?.status === 'number') return exchange;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

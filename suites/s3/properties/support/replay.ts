@@ -1,4 +1,11 @@
-import type { ObservedView, Observer, PropertyContext, PropertyDef, WireResponse } from 'edgecheck/kit';
+import type {
+  Exchange,
+  ObservedView,
+  Observer,
+  PropertyContext,
+  PropertyDef,
+  WireResponse,
+} from 'edgecheck/kit';
 
 /** A request a property sends through ctx.http, as it also reads it back for its observer. */
 export interface Sent {
@@ -39,6 +46,21 @@ function viewOf(req: Sent, res: WireResponse): ObservedView {
   };
 }
 
+/** The exchange as a failure shows it: the request as sent, the answer's status, headers and text. */
+function cited(req: Sent, res: WireResponse): Exchange {
+  const query = new URLSearchParams(req.query ?? {}).toString();
+  const key = req.key === undefined ? '' : `/${req.key}`;
+  const text = res.body.length <= 4096 ? res.text() : undefined;
+  return {
+    request: {
+      method: req.method.toUpperCase(),
+      url: `/${req.bucket}${key}${query ? `?${query}` : ''}`,
+      headers: { ...req.headers },
+    },
+    response: { status: res.status, headers: { ...res.headers }, body: { size: res.size, text } },
+  };
+}
+
 /**
  * A property whose run is its observer judging the property's own requests: the clause judged in a
  * run and in passing by one definition. `scenario` sends requests through `send`, each given to a
@@ -65,7 +87,14 @@ export function replayedProperty(p: {
       let held = 0;
       await p.scenario(ctx, async (req) => {
         const answer = await ctx.http(req);
-        const judged = observe(viewOf(req, answer)) === true;
+        let judged: boolean;
+        try {
+          judged = observe(viewOf(req, answer)) === true;
+        } catch (err) {
+          // The failure cites the exchange that contradicts the clause, as a case's check does.
+          if (err instanceof Error) Object.assign(err, { exchange: cited(req, answer) });
+          throw err;
+        }
         if (judged) held += 1;
         return { answer, judged };
       });
