@@ -24,7 +24,9 @@ export async function startToyTarget(
       const url = req.url ?? '/';
       if (url.startsWith('/client/v4/')) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(ENVELOPE);
+        // The zone asked for: its id is the path's.
+        const zone = /^\/client\/v4\/zones\/([^/?]+)$/.exec(url);
+        res.end(zone ? ENVELOPE.replace('"id": "z"', `"id": ${JSON.stringify(zone[1])}`) : ENVELOPE);
       } else if (url === '/b/busy') {
         res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '0' });
         res.end('503 Service Unavailable\n');
