@@ -109,7 +109,6 @@ export async function loadProperties(areas: string[], root = SUITES_DIR): Promis
       const defs = await importProperties(module);
       defs.forEach((def, index) => {
         out.push({ def, file: displayPath(module), area, module, index, load: async () => def });
-
       });
     }
   }
