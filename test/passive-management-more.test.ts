@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FAULTS } from '../reference/faults.ts';
 import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
+import { expectFailsInPassing } from './helpers/passive-recording.ts';
 
 // The deprecation rows and management clauses judged in passing from what a request sent and what
 // its answer holds, or from what earlier writes answered: DNS records' locked and SRV name fields,
@@ -338,15 +338,7 @@ describe('management and deprecation clauses judged from what requests sent and 
     ['dns-settings-omit-false', 'mgmt.dns-settings.show'],
   ] as const) {
     it(`with the fault ${fault}${asOf === TODAY ? '' : ` as of ${asOf}`}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
-      const family = [...(FAULTS.find((f) => f.name === fault)?.breaks ?? []), ...(ALSO[fault] ?? [])];
-      const results = await observe([fault], asOf);
-      const failed = failing(results);
-      expect(failed).toContain(clause);
-      expect(failed.filter((id) => !family.includes(id))).toEqual([]);
-      const evidence = results.cases
-        .flatMap((c) => c.checks)
-        .find((k) => k.verdict === 'fail' && k.clauses.includes(clause));
-      expect(evidence?.exchange?.response.status).toBeGreaterThan(0);
+      expectFailsInPassing(await observe([fault], asOf), fault, clause, ALSO[fault]);
     }, 60_000);
   }
 });

@@ -1,10 +1,14 @@
 import Cloudflare from 'cloudflare';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FAULTS } from '../reference/faults.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { clauseVerdicts, failingClauses, judgedInPassing } from './helpers/passive-recording.ts';
+import {
+  clauseVerdicts,
+  expectFailsInPassing,
+  failingClauses,
+  judgedInPassing,
+} from './helpers/passive-recording.ts';
 import { s3Traffic, sdkClient, settle } from './helpers/passive-traffic.ts';
 
 // Property observers (PropertyDef.observe) judge what a matcher cannot state: counts against items,
@@ -174,15 +178,7 @@ describe('property observers judge relations in traffic that no single matcher s
     ['error-chain-code-string', 'mgmt.errors.error-chain'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
-      const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];
-      const results = await observe([fault]);
-      const failed = failing(results);
-      expect(failed).toContain(clause);
-      expect(failed.filter((id) => !family.includes(id))).toEqual([]);
-      const evidence = results.cases
-        .flatMap((c) => c.checks)
-        .find((k) => k.verdict === 'fail' && k.clauses.includes(clause));
-      expect(evidence?.exchange?.response.status).toBeGreaterThan(0);
+      expectFailsInPassing(await observe([fault]), fault, clause);
     }, 60_000);
   }
 });

@@ -1,9 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FAULTS } from '../reference/faults.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { clauseVerdicts, failingClauses, judgedInPassing } from './helpers/passive-recording.ts';
+import {
+  clauseVerdicts,
+  expectFailsInPassing,
+  failingClauses,
+  judgedInPassing,
+  whyFailing,
+} from './helpers/passive-recording.ts';
 import { sdkClient } from './helpers/passive-traffic.ts';
 import { moreS3Traffic } from './helpers/passive-traffic-more.ts';
 
@@ -72,12 +77,7 @@ function observe(faults: string[] = []): Promise<RunResults> {
 
 const verdicts = clauseVerdicts;
 const failing = failingClauses;
-const why = (r: RunResults) =>
-  r.cases
-    .flatMap((c) => c.checks)
-    .filter((k) => k.verdict !== 'pass')
-    .map((k) => `${k.clauses.join(',')}: ${k.message}`)
-    .join('\n');
+const why = whyFailing;
 
 describe('S3 configuration, checksums, deletes, uploads and refusals judged in passing', () => {
   beforeAll(async () => {
@@ -146,14 +146,7 @@ describe('S3 configuration, checksums, deletes, uploads and refusals judged in p
     ['s3-copy-source-slash-rejected', 's3.copy.source-leading-slash'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
-      const family = FAULTS.find((f) => f.name === fault)?.breaks ?? [];
-      const results = await observe([fault]);
-      const failed = failing(results);
-      expect(failed, why(results)).toContain(clause);
-      expect(
-        failed.filter((id) => !family.includes(id)),
-        why(results),
-      ).toEqual([]);
+      expectFailsInPassing(await observe([fault]), fault, clause);
     }, 120_000);
   }
 });

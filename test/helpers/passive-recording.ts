@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { FAULTS } from '../../reference/faults.ts';
 import { type ReferenceHandle, startReference } from '../../reference/server.ts';
 import type { LoadedSuites } from '../../runner/load/suite.ts';
 import type { RunResults } from '../../runner/model/results.ts';
@@ -111,4 +112,35 @@ export async function judgedInPassing(opts: {
   // edgecheck judge on the proxy's recording of the same traffic gives the same verdicts.
   if (opts.recorded) expect(clauseVerdicts(await judged.judgedAgain())).toEqual(clauseVerdicts(results));
   return results;
+}
+
+/** Each failing or erroring check's clauses and message, for an assertion's message. */
+export const whyFailing = (r: RunResults): string =>
+  r.cases
+    .flatMap((c) => c.checks)
+    .filter((k) => k.verdict !== 'pass')
+    .map((k) => `${k.clauses.join(',')}: ${k.message}`)
+    .join('\n');
+
+/**
+ * A fault judged in passing: `clause` fails, citing the exchange that shows it, and nothing fails
+ * outside the clauses the fault breaks (and `also`, what it breaks in passing beside them).
+ */
+export function expectFailsInPassing(
+  results: RunResults,
+  fault: string,
+  clause: string,
+  also: string[] = [],
+): void {
+  const family = [...(FAULTS.find((f) => f.name === fault)?.breaks ?? []), ...also];
+  const failed = failingClauses(results);
+  expect(failed, whyFailing(results)).toContain(clause);
+  expect(
+    failed.filter((id) => !family.includes(id)),
+    whyFailing(results),
+  ).toEqual([]);
+  const evidence = results.cases
+    .flatMap((c) => c.checks)
+    .find((k) => k.verdict === 'fail' && k.clauses.includes(clause));
+  expect(evidence?.exchange?.response.status, whyFailing(results)).toBeGreaterThan(0);
 }
