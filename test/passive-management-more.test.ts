@@ -43,8 +43,11 @@ async function dnsTraffic(api: Api, zoneId: string, zone: string): Promise<void>
   });
 }
 
-/** Rulesets: one put twice, the second over a second after its creation; rules the 2024-09-30 row refuses. */
-async function rulesetTraffic(api: Api, zoneId: string): Promise<void> {
+/**
+ * Rulesets: one put twice, the second over a second after its creation where `aSecondLater` (the
+ * only exchange that waits: last_updated has one-second resolution); rules the 2024-09-30 row refuses.
+ */
+async function rulesetTraffic(api: Api, zoneId: string, aSecondLater: boolean): Promise<void> {
   const rulesets = `/zones/${zoneId}/rulesets`;
   const made = await api('POST', rulesets, {
     name: 'observed',
@@ -57,7 +60,7 @@ async function rulesetTraffic(api: Api, zoneId: string): Promise<void> {
     expression: `http.request.uri.path eq "/${n}"`,
     action_parameters: { headers: { 'x-observed': { operation: 'set', value: String(n) } } },
   });
-  await sleep(1100);
+  if (aSecondLater) await sleep(1100);
   await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(1), rule(3)] });
   await api('PUT', `${rulesets}/${made.result?.id}`, { rules: [rule(2)] });
   const config = await api('POST', rulesets, {
@@ -148,7 +151,7 @@ async function otherTraffic(api: Api, zoneId: string, invite: string): Promise<v
 }
 
 /** The reference at `asOf` with `faults`, behind the proxy, sent the traffic above. */
-async function observe(faults: string[] = [], asOf = TODAY): Promise<RunResults> {
+async function observe(faults: string[] = [], asOf = TODAY, aSecondLater = true): Promise<RunResults> {
   const ref = await startReference({ asOf, faults });
   const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
   const proxy = await startProxy({
@@ -172,7 +175,7 @@ async function observe(faults: string[] = [], asOf = TODAY): Promise<RunResults>
     const zoneId = ref.context.ids.zoneId;
     const zone = (await api('GET', `/zones/${zoneId}`)).result?.name;
     await dnsTraffic(api, zoneId, zone);
-    await rulesetTraffic(api, zoneId);
+    await rulesetTraffic(api, zoneId, aSecondLater);
     await logFieldTraffic(api, zoneId);
     await otherTraffic(api, zoneId, ref.context.ids.inviteId);
     await readTraffic(api, zoneId, ref.context.ids.accountId);
@@ -338,7 +341,9 @@ describe('management and deprecation clauses judged from what requests sent and 
     ['dns-settings-omit-false', 'mgmt.dns-settings.show'],
   ] as const) {
     it(`with the fault ${fault}${asOf === TODAY ? '' : ` as of ${asOf}`}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
-      expectFailsInPassing(await observe([fault], asOf), fault, clause, ALSO[fault]);
+      // Only the last_updated clause needs a PUT a second after a write; the others need no wait.
+      const later = clause === 'mgmt.rulesets.put-last-updated';
+      expectFailsInPassing(await observe([fault], asOf, later), fault, clause, ALSO[fault]);
     }, 60_000);
   }
 });
