@@ -29,6 +29,7 @@ let suites: LoadedSuites;
 /** The clauses this traffic judges in passing, fault-free. */
 const JUDGED = [
   's3.object.content-headers',
+  's3.object.user-metadata',
   's3.object.last-modified',
   's3.object.etag-md5',
   's3.sse.aes256',
@@ -79,6 +80,8 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
 
   for (const [fault, clause] of [
     ['s3-head-content-length-zero', 's3.object.content-headers'],
+    ['s3-metadata-dropped', 's3.object.user-metadata'],
+    ['s3-metadata-head-omitted', 's3.object.user-metadata'],
     ['s3-head-content-type-omitted', 's3.object.content-headers'],
     ['s3-last-modified-get-omitted', 's3.object.last-modified'],
     ['s3-put-etag-omitted', 's3.object.etag-md5'],

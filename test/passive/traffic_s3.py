@@ -53,10 +53,11 @@ def write(s3, bucket):
     for key in NAMES:
         s3.put_object(Bucket=bucket, Key=key, Body=key.encode())
     call("PutObject AES256", s3.put_object, Bucket=bucket, Key="secret", Body=b"kept at rest", ServerSideEncryption="AES256")
+    s3.put_object(Bucket=bucket, Key="meta/tagged.txt", Body=b"with metadata", Metadata={"owner": "ops", "purpose": "passive"})
 
 
 def read(s3, bucket):
-    for key in ["notes", "img/x", "empty", "secret", "docs/a.txt"]:
+    for key in ["notes", "img/x", "empty", "secret", "docs/a.txt", "meta/tagged.txt"]:
         call(f"HeadObject {key}", s3.head_object, Bucket=bucket, Key=key)
         got = call(f"GetObject {key}", s3.get_object, Bucket=bucket, Key=key)
         if got:

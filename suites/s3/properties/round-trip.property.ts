@@ -23,7 +23,7 @@ import { parseListPage } from './support/xml.ts';
  * property judges one clause, so that a server breaking one rule fails only that rule's property.
  */
 
-function metaOf(res: WireResponse): Record<string, string> {
+function metaOf(res: Pick<WireResponse, 'headers'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers))
     if (name.startsWith('x-amz-meta-')) out[name.slice('x-amz-meta-'.length)] = value;
@@ -112,6 +112,31 @@ function observeContentHeaders(): Observer {
   };
 }
 
+/**
+ * In passing: what a PutObject sent as user metadata, by the version (ETag) it wrote, is what every
+ * GET and HEAD of that version answers, exactly as checkMeta judges a run's own reads.
+ */
+function observeUserMetadata(): Observer {
+  const versions = new Versions<Record<string, string>>();
+  return (ex) => {
+    const written = seenWrite(ex);
+    if (written) {
+      versions.remember(seenObject(ex)!, written.etag, sorted(metaOf({ headers: ex.requestHeaders })));
+      return undefined;
+    }
+    const o = seenRead(ex);
+    const etag = ex.headers.etag;
+    const want = o && etag ? versions.recall(o, etag) : undefined;
+    if (!want) return undefined;
+    const got = sorted(metaOf(ex));
+    expectThat(
+      show(got) === show(want),
+      `${ex.method} ${ex.path} (ETag ${etag}): user metadata ${show(got)}, where the PutObject of that ETag sent ${show(want)}`,
+    );
+    return true;
+  };
+}
+
 /** ListObjectsV2 under the run's namespace, following continuation tokens. */
 async function listAll(ctx: PropertyContext, w: World, maxKeys: number, limit: number) {
   const keys: string[] = [];
@@ -189,6 +214,11 @@ const properties: PropertyDef[] = [
     'rtmeta',
     ['put'],
     (ctx, w, model) => eachRead(ctx, w, model, checkMeta),
+    {
+      selects:
+        'GET and HEAD answered 200 of an object version (ETag) a PutObject wrote, with its request headers',
+      observer: observeUserMetadata,
+    },
   ),
   roundTrip(
     's3.prop.round-trip-headers',
