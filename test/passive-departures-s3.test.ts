@@ -30,6 +30,7 @@ let suites: LoadedSuites;
 const JUDGED = [
   's3.object.content-headers',
   's3.object.user-metadata',
+  's3.cond.get-dates',
   's3.object.last-modified',
   's3.object.etag-md5',
   's3.sse.aes256',
@@ -81,6 +82,9 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
   for (const [fault, clause] of [
     ['s3-head-content-length-zero', 's3.object.content-headers'],
     ['s3-metadata-dropped', 's3.object.user-metadata'],
+    ['s3-cond-modified-since-ignored', 's3.cond.get-dates'],
+    ['s3-cond-unmodified-since-ignored', 's3.cond.get-dates'],
+    ['s3-cond-dates-to-the-millisecond', 's3.cond.get-dates'],
     ['s3-metadata-head-omitted', 's3.object.user-metadata'],
     ['s3-head-content-type-omitted', 's3.object.content-headers'],
     ['s3-last-modified-get-omitted', 's3.object.last-modified'],

@@ -9,6 +9,7 @@ script's, so errors are printed and the traffic goes on.
 Usage: traffic_s3.py ENDPOINT ACCESS_KEY SECRET REGION BUCKET
 """
 
+import datetime
 import sys
 
 import boto3
@@ -72,6 +73,15 @@ def conditionals(s3, bucket):
     etag = head["ETag"]
     for method in (s3.get_object, s3.head_object):
         for cond in ({"IfMatch": etag}, {"IfMatch": OTHER}, {"IfNoneMatch": etag}, {"IfNoneMatch": OTHER}):
+            got = call(f"{method.__name__} {cond}", method, Bucket=bucket, Key="notes", **cond)
+            if got and "Body" in got:
+                got["Body"].read()
+    # Date conditions alone: at Last-Modified and a day before it.
+    modified = head["LastModified"]
+    earlier = modified - datetime.timedelta(days=1)
+    for method in (s3.get_object, s3.head_object):
+        for cond in ({"IfModifiedSince": modified}, {"IfModifiedSince": earlier},
+                     {"IfUnmodifiedSince": modified}, {"IfUnmodifiedSince": earlier}):
             got = call(f"{method.__name__} {cond}", method, Bucket=bucket, Key="notes", **cond)
             if got and "Body" in got:
                 got["Body"].read()
