@@ -76,6 +76,12 @@ def conditionals(s3, bucket):
             got = call(f"{method.__name__} {cond}", method, Bucket=bucket, Key="notes", **cond)
             if got and "Body" in got:
                 got["Body"].read()
+    # Both ETag conditions on a GET: If-Match decides first, then If-None-Match.
+    for cond in ({"IfMatch": etag, "IfNoneMatch": etag}, {"IfMatch": etag, "IfNoneMatch": OTHER},
+                 {"IfMatch": OTHER, "IfNoneMatch": etag}, {"IfMatch": OTHER, "IfNoneMatch": OTHER}):
+        got = call(f"get_object {cond}", s3.get_object, Bucket=bucket, Key="notes", **cond)
+        if got and "Body" in got:
+            got["Body"].read()
     # Date conditions alone: at Last-Modified and a day before it.
     modified = head["LastModified"]
     earlier = modified - datetime.timedelta(days=1)
