@@ -147,6 +147,20 @@ def slips(s3, bucket):
     call("DeleteObjects of none", s3.delete_objects, Bucket=bucket, Delete={"Objects": [], "Quiet": True})
 
 
+def bucket_default(s3, bucket):
+    """A bucket given AES256 by default, an object written into it asking for nothing, read back."""
+    sealed = bucket + "-sealed"
+    s3.create_bucket(Bucket=sealed)
+    rule = {"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+    call("PutBucketEncryption", s3.put_bucket_encryption, Bucket=sealed,
+         ServerSideEncryptionConfiguration={"Rules": [rule]})
+    call("PutObject under the default", s3.put_object, Bucket=sealed, Key="sealed.txt", Body=b"sealed by default")
+    call("HeadObject under the default", s3.head_object, Bucket=sealed, Key="sealed.txt")
+    got = call("GetObject under the default", s3.get_object, Bucket=sealed, Key="sealed.txt")
+    if got:
+        got["Body"].read()
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -165,6 +179,7 @@ def main():
     listings(s3, bucket)
     plain_listings(s3, bucket)
     slips(s3, bucket)
+    bucket_default(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 
