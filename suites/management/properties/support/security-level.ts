@@ -71,22 +71,37 @@ export function withSecurityLevel(
           `setting ${wanted} could not be undone (--allow-disruptive runs it)`,
       );
     }
+    const what = `security_level back to ${previous}`;
+    const putBack = () => call(ctx, { method: 'PATCH', path: path(ctx), body: { value: previous } });
+    // Registered before the PATCH is sent: a run interrupted while it is on its way (its answer
+    // never read) still puts the value found back in its teardown, unless it was put back here.
+    let restored = wanted === previous || !restorable;
+    if (!restored)
+      ctx.defer(
+        async () => {
+          if (restored) return;
+          const back = await putBack();
+          if (!back.success) throw new Error(`PATCH answered ${JSON.stringify(back.errors)}`);
+        },
+        what,
+        patchCommand(ctx, previous),
+      );
     const answer = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: wanted } });
+    // Refused, the value found stands.
+    if (!answer.success) restored = true;
     try {
       await judge(answer, wanted);
     } finally {
       if (answer.success && wanted !== previous) {
-        const what = `security_level back to ${previous}`;
         if (!restorable) {
           ctx.leftover(
             what,
             `${previous} cannot be set again as of ${ctx.asOf}`,
             patchCommand(ctx, previous),
           );
-        } else {
-          const back = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: previous } });
-          if (!back.success)
-            ctx.leftover(what, `PATCH answered ${JSON.stringify(back.errors)}`, patchCommand(ctx, previous));
+        } else if ((await putBack()).success) {
+          // Put back at once, so that what follows reads the value found; else the teardown tries again.
+          restored = true;
         }
       }
     }
