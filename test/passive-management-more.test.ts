@@ -1,11 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
-import { PassiveJudge, passiveResults, startProxy } from '../runner/passive/index.ts';
-import { expectFailsInPassing } from './helpers/passive-recording.ts';
+import {
+  clauseVerdicts,
+  expectFailsInPassing,
+  failingClauses,
+  judgedInPassing,
+} from './helpers/passive-recording.ts';
 
 // The deprecation rows and management clauses judged in passing from what a request sent and what
 // its answer holds, or from what earlier writes answered: DNS records' locked and SRV name fields,
@@ -151,51 +154,37 @@ async function otherTraffic(api: Api, zoneId: string, invite: string): Promise<v
 }
 
 /** The reference at `asOf` with `faults`, behind the proxy, sent the traffic above. */
-async function observe(faults: string[] = [], asOf = TODAY, aSecondLater = true): Promise<RunResults> {
-  const ref = await startReference({ asOf, faults });
-  const judge = new PassiveJudge({ clauses: suites.clauses.values(), properties: suites.properties }, asOf);
-  const proxy = await startProxy({
-    upstream: { management: ref.urls.management, s3: ref.urls.s3 },
-    onExchange: (ex) => judge.observe(ex),
-  });
-  const startedAt = new Date();
-  const { token } = ref.context.credentials;
-  const api: Api = async (method, path, body, auth = true) => {
-    const res = await fetch(`${proxy.urls.management}/client/v4${path}`, {
-      method,
-      headers: {
-        ...(auth ? { authorization: `Bearer ${token}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return res.json().catch(() => ({}));
-  };
-  try {
-    const zoneId = ref.context.ids.zoneId;
-    const zone = (await api('GET', `/zones/${zoneId}`)).result?.name;
-    await dnsTraffic(api, zoneId, zone);
-    await rulesetTraffic(api, zoneId, aSecondLater);
-    await logFieldTraffic(api, zoneId);
-    await otherTraffic(api, zoneId, ref.context.ids.inviteId);
-    await readTraffic(api, zoneId, ref.context.ids.accountId);
-  } finally {
-    await proxy.close();
-    await ref.close();
-  }
-  return passiveResults({
-    judge,
-    clauses: [...suites.clauses.values()],
-    mode: 'proxy',
-    target: { name: 'reference', embedded: false },
+function observe(faults: string[] = [], asOf = TODAY, aSecondLater = true): Promise<RunResults> {
+  return judgedInPassing({
+    suites,
     asOf,
-    startedAt,
+    faults,
+    drive: async (proxy, ref) => {
+      const { token } = ref.context.credentials;
+      const api: Api = async (method, path, body, auth = true) => {
+        const res = await fetch(`${proxy.urls.management}/client/v4${path}`, {
+          method,
+          headers: {
+            ...(auth ? { authorization: `Bearer ${token}` } : {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return res.json().catch(() => ({}));
+      };
+      const zoneId = ref.context.ids.zoneId;
+      const zone = (await api('GET', `/zones/${zoneId}`)).result?.name;
+      await dnsTraffic(api, zoneId, zone);
+      await rulesetTraffic(api, zoneId, aSecondLater);
+      await logFieldTraffic(api, zoneId);
+      await otherTraffic(api, zoneId, ref.context.ids.inviteId);
+      await readTraffic(api, zoneId, ref.context.ids.accountId);
+    },
   });
 }
 
-const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
-const failing = (r: RunResults) =>
-  r.clauses.filter((c) => c.verdict === 'fail' || c.verdict === 'error').map((c) => c.id);
+const verdicts = clauseVerdicts;
+const failing = failingClauses;
 
 /** Judged both ways: fault-free, the traffic above passes them. */
 const PASSING: Record<string, string[]> = {
