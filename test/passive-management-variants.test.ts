@@ -161,6 +161,21 @@ describe('the management observers leave alone what a conformant target may answ
     expect(verdicts([patch, after])['mgmt.invites.accepted-state']).toBe('fail');
   });
 
+  it('a read begun within the millisecond its PATCH was answered in is judged where the start is known below the millisecond, and not where it is not', () => {
+    const pending = ok({ id: 'i', status: 'pending' });
+    // The PATCH began at 0.2 ms and was answered at 5.4 ms; the GET began at 5.7 ms.
+    const patch = exchange(
+      { method: 'PATCH', target: '/user/invites/i', body: { status: 'accepted' }, at: 0, took: 5.2 },
+      200,
+      ok(null),
+    );
+    const read = exchange({ method: 'GET', target: '/user/invites/i', at: 5, took: 1 }, 200, pending);
+    const precise = (ex: ObservedExchange, ms: number) => ({ ...ex, startedAtMs: T0 + ms });
+    expect(verdicts([precise(patch, 0.2), precise(read, 5.7)])['mgmt.invites.accepted-state']).toBe('fail');
+    // To the millisecond only, the GET may have begun at 5.0 ms, before the answer: not judged.
+    expect(verdicts([patch, read])['mgmt.invites.accepted-state']).toBeUndefined();
+  });
+
   it('SRV name fields spelling the name in another case, or with a final dot, hold before 2024-05-31', () => {
     const record = {
       id: 'd',

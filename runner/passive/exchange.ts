@@ -21,6 +21,11 @@ export interface ObservedExchange {
   };
   /** When the request started (ISO 8601), where known. */
   startedAt?: string;
+  /**
+   * The same instant in milliseconds since the epoch, below the millisecond, where the recorder knew
+   * it: ISO 8601 stops at the millisecond, and two exchanges one after the other often fall in one.
+   */
+  startedAtMs?: number;
   /** From the request's start until its answer was whole, in milliseconds, where known. */
   durationMs?: number;
 }

@@ -11,6 +11,8 @@ interface HarHeader {
 }
 interface HarEntry {
   startedDateTime?: string;
+  /** edgecheck's own: startedDateTime below the millisecond, in milliseconds since the epoch. */
+  _startedAtMs?: number;
   /** Milliseconds from the request's start to its answer's end. */
   time?: number;
   request: {
@@ -97,9 +99,18 @@ function exchangeOf(e: HarEntry, where: string): ObservedExchange {
       body: bodyOf(e.response.content, e.response.content?.size),
     },
     startedAt: e.startedDateTime,
+    startedAtMs: preciseStart(e),
     // 0 is what recordings made before durations were kept say: not known.
     durationMs: typeof e.time === 'number' && e.time > 0 ? e.time : undefined,
   };
+}
+
+/** `_startedAtMs` where it is a number within the millisecond startedDateTime names, else none. */
+function preciseStart(e: HarEntry): number | undefined {
+  const ms = e._startedAtMs;
+  if (typeof ms !== 'number' || typeof e.startedDateTime !== 'string') return undefined;
+  const at = Date.parse(e.startedDateTime);
+  return ms >= at && ms < at + 1 ? ms : undefined;
 }
 
 function headerMap(list: HarHeader[] | undefined): Record<string, string> {

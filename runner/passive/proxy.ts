@@ -159,7 +159,9 @@ async function forward(
   o: Pick<ProxyOptions, 'onExchange' | 'resign' | 'stats'>,
 ): Promise<void> {
   const began = performance.now();
-  const startedAt = new Date().toISOString();
+  // The wall clock read from the monotonic one, so that start + duration is the answer's instant.
+  const startedAtMs = performance.timeOrigin + began;
+  const startedAt = new Date(startedAtMs).toISOString();
   // The client went away before its answer was sent: the upstream exchange is cut, not judged.
   const flight: InFlight = { left: false };
   res.once('close', () => {
@@ -202,6 +204,7 @@ async function forward(
       },
       response: { status, headers: flattenHeaders(answer.headers), body: collector.done() },
       startedAt,
+      startedAtMs,
       durationMs: performance.now() - began,
     };
     // Judged once the answer is written whole, and after the loop has forwarded whatever else was

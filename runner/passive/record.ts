@@ -185,6 +185,7 @@ function harEntry(ex: ObservedExchange, origin: { management?: string; s3?: stri
   const sent = ex.request.body;
   return {
     startedDateTime: ex.startedAt ?? new Date().toISOString(),
+    ...(ex.startedAtMs === undefined ? {} : { _startedAtMs: ex.startedAtMs }),
     time: ex.durationMs ?? 0,
     request: {
       method: ex.request.method,

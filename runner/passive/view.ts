@@ -48,11 +48,18 @@ class View implements ObservedView {
     this.headers = ex.response.headers;
     this.body = whole(ex.response.body);
     this.size = ex.response.body.size;
-    const start = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt);
-    if (Number.isFinite(start)) {
+    const precise = ex.startedAtMs !== undefined && Number.isFinite(ex.startedAtMs);
+    const start = precise
+      ? ex.startedAtMs
+      : ex.startedAt === undefined
+        ? Number.NaN
+        : Date.parse(ex.startedAt);
+    if (start !== undefined && Number.isFinite(start)) {
       this.startedAt = start;
+      // A start known to the millisecond lies anywhere in it: the answer is placed at the latest it
+      // could have been, so that an exchange is never taken to begin after one it overlapped.
       if (ex.durationMs !== undefined && Number.isFinite(ex.durationMs))
-        this.answeredAt = start + ex.durationMs;
+        this.answeredAt = start + ex.durationMs + (precise ? 0 : 1);
     }
   }
 
