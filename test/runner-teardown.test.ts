@@ -8,10 +8,14 @@ import { CANARY_TOKEN, fixtureDir, managementTarget } from './helpers/engine-tar
 
 const SUITES = fixtureDir('teardown');
 
-/** A store of things: POST creates, GET reads, DELETE deletes (refused for `keep-me`); /hang never answers. */
+/**
+ * A store of things: POST creates, GET reads, DELETE deletes (refused for `keep-me`); /hang never
+ * answers; /setting holds a value a PATCH sets, never answering one to `unanswered`, refusing `refused`.
+ */
 async function thingServer(): Promise<TestServer> {
   const things = new Map<string, string>();
   let next = 1;
+  let setting = 'medium';
   return startServer((req, res) => {
     const path = req.url.split('?')[0];
     const id = /^\/client\/v4\/things\/([^/]+)$/.exec(path)?.[1];
@@ -31,12 +35,24 @@ async function thingServer(): Promise<TestServer> {
       return sendJson(res, 200, ok({ id }));
     }
     if (path === '/client/v4/hang') return; // never answers
+    if (path === '/client/v4/setting' && req.method === 'GET')
+      return sendJson(res, 200, ok({ value: setting }));
+    if (path === '/client/v4/setting' && req.method === 'PATCH') {
+      const { value } = JSON.parse(req.body);
+      if (value === 'refused') return sendJson(res, 403, failure(9109, 'not allowed'));
+      setting = value;
+      if (value !== 'unanswered') sendJson(res, 200, ok({ value }));
+      return; // applied, never answered
+    }
     sendJson(res, 404, failure(7003, 'no route'));
   });
 }
 
 /** A thing server, and a run of the given fixture cases against it, one case at a time. */
-async function runAgainstThings(cases: string[]): Promise<{ server: TestServer; results: RunResults }> {
+async function runAgainstThings(
+  cases: string[],
+  timeoutMs?: number,
+): Promise<{ server: TestServer; results: RunResults }> {
   const server = await thingServer();
   const results = await runEdgecheck({
     suitesDir: SUITES,
@@ -44,6 +60,7 @@ async function runAgainstThings(cases: string[]): Promise<{ server: TestServer; 
     cases,
     asOf: '2024-06-01',
     concurrency: 1,
+    timeoutMs,
   });
   return { server, results };
 }
@@ -107,6 +124,39 @@ describe('a list of teardown steps', () => {
     expect(deletes).toEqual(['/client/v4/things/t2', '/client/v4/things/t1', '/client/v4/things/t1-after']);
     // The second action deletes nothing that exists, and its confirming read says so: no leftover.
     expect(c.leftovers).toBeUndefined();
+  });
+});
+
+describe('a setting written, then put back', () => {
+  let server: TestServer;
+  let results: RunResults;
+
+  beforeAll(async () => {
+    // The unanswered write ends by its timeout; the put-back has its own, longer deadline.
+    ({ server, results } = await runAgainstThings(
+      ['teardown.unanswered-write', 'teardown.refused-write'],
+      1500,
+    ));
+  }, 30_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const patches = () =>
+    server.seen.filter((r) => r.method === 'PATCH').map((r) => JSON.parse(r.body).value as string);
+
+  it('a write never answered (applied or not) is put back to the value read before it, and nothing is left', () => {
+    const c = results.cases.find((x) => x.id === 'teardown.unanswered-write')!;
+    expect(c.checks[0].verdict).toBe('error');
+    expect(c.leftovers).toBeUndefined();
+    expect(patches().slice(0, 2)).toEqual(['unanswered', 'medium']);
+  });
+
+  it('a write refused is not followed by a put-back', () => {
+    const c = results.cases.find((x) => x.id === 'teardown.refused-write')!;
+    expect(c.checks[0].verdict).toBe('pass');
+    expect(patches().slice(2)).toEqual(['refused']);
   });
 });
 

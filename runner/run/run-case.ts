@@ -261,8 +261,22 @@ class CaseRun {
     }
   }
 
-  /** Registers the step's own teardown, run at the end of the case whatever happens. */
-  addTeardown(td: StepDef, label: string): void {
+  /**
+   * A management step whose teardown reads nothing its own answer captures (a setting put back to the value read
+   * before it) has it registered before it is sent: a run interrupted while the write is on its way,
+   * its answer never read, still puts the value back. Once answered, it runs only if the step passed
+   * its request (`needed`), as a teardown registered after the answer would.
+   */
+  teardownBeforeSending(step: StepDef, label: string): { needed?: boolean } | undefined {
+    // Management writes only: what an S3 step writes lies in the run's own buckets, removed whole.
+    if (!step.teardown || !('api' in step) || readsOwnCaptures(step)) return undefined;
+    const undo: { needed?: boolean } = {};
+    for (const td of [...step.teardown].reverse()) this.addTeardown(td, label, () => undo.needed !== false);
+    return undo;
+  }
+
+  /** Registers the step's own teardown, run at the end of the case whatever happens (unless `wanted` says no). */
+  addTeardown(td: StepDef, label: string, wanted: () => boolean = () => true): void {
     const { ctx, owner, ledger } = this;
     // The scope as it is now: a later capture of the same name must not redirect this teardown.
     const tdScope = { ...this.scope };
@@ -271,6 +285,7 @@ class CaseRun {
       what: `${described.what} (teardown of ${label})`,
       undo: described.undo,
       run: async (signal) => {
+        if (!wanted()) return;
         const tctx = teardownContext(ctx, signal);
         const r = await performStep(td, tdScope, tctx, owner, ledger);
         // Already gone (an upload the case completed, an object it deleted): nothing is left.
@@ -382,6 +397,7 @@ class CaseRun {
         continue;
       }
       if (step.pauseMs) await pause(step.pauseMs, ctx.signal);
+      const undo = this.teardownBeforeSending(step, label);
       let performed: Performed;
       try {
         performed = await performStep(step, this.scope, ctx, { ...this.owner, step: label }, this.ledger);
@@ -392,9 +408,11 @@ class CaseRun {
         continue;
       }
       const { response, ok } = performed;
+      if (undo) undo.needed = ok;
       this.capture(step, response, label);
       // Last registered runs first: registered backwards, a step's teardown list runs as written.
-      if (ok && step.teardown) for (const td of [...step.teardown].reverse()) this.addTeardown(td, label);
+      if (ok && step.teardown && !undo)
+        for (const td of [...step.teardown].reverse()) this.addTeardown(td, label);
       const refused = !ok && !response.unavailable ? refusalOf(response) : undefined;
       if (refused) refusedSteps.set(step, `step ${label} was refused (${refused})`);
       if (refused && step.prerequisite) {
@@ -578,4 +596,14 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
   };
   runCtx.emit({ type: 'case-end', result });
   return result;
+}
+
+/** Whether a teardown of `step` names one of the step's own captures: it can be made only from its answer. */
+function readsOwnCaptures(step: StepDef): boolean {
+  const names = Object.keys(step.capture ?? {});
+  if (names.length === 0) return false;
+  const text = JSON.stringify(step.teardown);
+  return names.some((n) =>
+    new RegExp(`\\$\\{${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(text),
+  );
 }
