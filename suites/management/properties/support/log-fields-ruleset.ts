@@ -5,6 +5,7 @@ export const LOG_FIELDS_PHASE = 'http_log_custom_fields';
 
 interface RulesetSummary {
   id: string;
+  name?: string;
   kind?: string;
   phase?: string;
 }
@@ -70,17 +71,28 @@ export async function openLogFieldsRuleset(ctx: PropertyContext): Promise<LogFie
     );
     return { id: found[0].id, created: false, previousRules: env.result.rules ?? [], listed: found.length };
   }
+  const name = `ec-${ctx.runId}-log-fields`;
+  // Registered before the POST is sent: a run interrupted while it is on its way, or an answer that
+  // names no id, leaves a ruleset perhaps made; teardown finds it by its name and deletes it.
+  let answered = false;
+  ctx.defer(async () => {
+    if (answered) return;
+    const made = (await listZoneRulesets(ctx)).filter((r) => isLogFields(r) && r.name === name);
+    for (const r of made)
+      await restoreLogFieldsRuleset(ctx, { id: r.id, created: true, previousRules: [], listed: 1 });
+  }, `a custom log fields ruleset named ${name}, should the POST creating it have been applied`);
   const env = await succeed<RulesetSummary>(ctx, {
     method: 'POST',
     path: `/zones/${zoneId(ctx)}/rulesets`,
     body: {
-      name: `ec-${ctx.runId}-log-fields`,
+      name,
       kind: 'zone',
       description: `ec-${ctx.runId}`,
       phase: LOG_FIELDS_PHASE,
     },
   });
   if (typeof env.result?.id !== 'string') violation('creating the custom log fields ruleset answered no id');
+  answered = true;
   if (env.result.kind !== 'zone' || env.result.phase !== LOG_FIELDS_PHASE) {
     violation(`the created ruleset has kind ${env.result.kind} and phase ${env.result.phase}`);
   }
