@@ -22,6 +22,7 @@ async function thingServer(): Promise<TestServer> {
     if (req.method === 'POST' && path === '/client/v4/things') {
       const thing = `t${next++}`;
       things.set(thing, JSON.parse(req.body).name);
+      if (things.get(thing) === 'unanswered') return; // made, never answered
       return sendJson(res, 200, ok({ id: thing }));
     }
     if (id && req.method === 'GET') {
@@ -127,7 +128,7 @@ describe('a list of teardown steps', () => {
   });
 });
 
-describe('a setting written, then put back', () => {
+describe('a write whose answer never came, or was refused', () => {
   let server: TestServer;
   let results: RunResults;
 
@@ -152,6 +153,19 @@ describe('a setting written, then put back', () => {
     expect(c.leftovers).toBeUndefined();
     expect(patches().slice(0, 2)).toEqual(['unanswered', 'medium']);
   });
+
+  it('a create never answered is listed as left: what it may have made, and the teardown it could not make', async () => {
+    const more = await runAgainstThings(['teardown.unanswered-create'], 1500);
+    await more.server.close();
+    const c = more.results.cases.find((x) => x.id === 'teardown.unanswered-create')!;
+    expect(c.checks[0].verdict).toBe('error');
+    expect(c.leftovers).toEqual([
+      {
+        what: 'whatever step create (POST /things) made, should the target have applied it',
+        error: expect.stringMatching(/its answer never came .*DELETE \/things\/\$\{thing\}.*ec-/),
+      },
+    ]);
+  }, 30_000);
 
   it('a write refused is not followed by a put-back', () => {
     const c = results.cases.find((x) => x.id === 'teardown.refused-write')!;

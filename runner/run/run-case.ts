@@ -4,7 +4,7 @@ import { ABSENT } from '../match/value.ts';
 import { getXmlPath } from '../match/xml.ts';
 import type { CaptureSpec, CaseDef, CheckDef, StepDef } from '../model/case.ts';
 import { type Clause, clauseApplies } from '../model/clause.ts';
-import type { CaseResult, CheckResult } from '../model/results.ts';
+import type { CaseResult, CheckResult, Leftover } from '../model/results.ts';
 import type { Verdict } from '../model/verdict.ts';
 import { worst } from '../model/verdict.ts';
 import { type RunContext, teardownContext } from '../steps/context.ts';
@@ -147,6 +147,8 @@ function unjudgeable(check: CheckDef, res: StepResponse): string | undefined {
 class CaseRun {
   readonly results: CheckResult[] = [];
   readonly ledger: TeardownLedger;
+  /** What steps never answered may have made, which no teardown can remove. */
+  readonly unknown: Leftover[] = [];
   /** Who the steps' requests belong to: the case's id names them to the target, its slug its buckets. */
   readonly owner: StepOwner;
   /** Why a capture has no value, for the message of a step that needs it. */
@@ -273,6 +275,23 @@ class CaseRun {
     const undo: { needed?: boolean } = {};
     for (const td of [...step.teardown].reverse()) this.addTeardown(td, label, () => undo.needed !== false);
     return undo;
+  }
+
+  /**
+   * A management write whose teardown needs its own answer (the id of what it made), never answered:
+   * whatever it made cannot be removed, so it is listed as left, with what its teardown would have been.
+   */
+  unknownOutcome(err: unknown, step: StepDef, label: string): void {
+    if (!(err instanceof TargetError) || !('api' in step) || !step.teardown || !readsOwnCaptures(step))
+      return;
+    if (step.api.method.toUpperCase() === 'GET') return;
+    const undo = step.teardown
+      .map((td) => ('api' in td ? `${td.api.method} ${td.api.path}` : td.origin))
+      .join('; ');
+    this.unknown.push({
+      what: `whatever step ${label} (${step.api.method} ${step.api.path}) made, should the target have applied it`,
+      error: `its answer never came (${redactText(errorMessage(err))}), so its teardown (${undo}) could not be made; look for names holding ec-${this.ctx.runId}`,
+    });
   }
 
   /** Registers the step's own teardown, run at the end of the case whatever happens (unless `wanted` says no). */
@@ -402,6 +421,7 @@ class CaseRun {
       try {
         performed = await performStep(step, this.scope, ctx, { ...this.owner, step: label }, this.ledger);
       } catch (err) {
+        this.unknownOutcome(err, step, label);
         const why = this.stepThrew(err, step, given, label, later());
         if (why === undefined) return;
         unpassed.set(step, { why, outcome: true });
@@ -577,7 +597,7 @@ export async function runCase(c: CaseDef, slug: string, runCtx: RunContext): Pro
   } else {
     await run.steps(sequence);
   }
-  const leftovers = await run.ledger.drain(() => runCtx.teardownSignal());
+  const leftovers = [...run.unknown, ...(await run.ledger.drain(() => runCtx.teardownSignal()))];
   runCtx.traffic.release(reservation);
   const results = run.results.sort((a, b) => a.index - b.index);
   const verdicts = results.map((r) => r.verdict);
