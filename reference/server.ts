@@ -54,7 +54,11 @@ async function listen(
   port: number,
   extra: http.ServerOptions = {},
 ): Promise<http.Server> {
-  const server = http.createServer({ keepAliveTimeout: 5000, requestTimeout: 0, ...extra }, handler);
+  // Idle connections are left to the client to close (keepAliveTimeout 0: no timeout, no hint): a
+  // server closing its end while a request is on its way resets it, an error no answer caused. A
+  // run in one thread with its reference met that beside a CPU hog, its timers late by over the
+  // second the clients keep between their idle timeout and the server's. close() ends idle ones.
+  const server = http.createServer({ keepAliveTimeout: 0, requestTimeout: 0, ...extra }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
