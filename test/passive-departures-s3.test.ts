@@ -47,6 +47,7 @@ const JUDGED = [
   's3.list.fetch-owner',
   's3.checksum.crc32-mismatch',
   's3.delete.empty-malformed-xml',
+  's3.mpu.list-uploads-encoding',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -115,6 +116,8 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-list-fetch-owner-present-means-true', 's3.list.fetch-owner'],
     ['s3-checksum-crc32-unverified', 's3.checksum.crc32-mismatch'],
     ['s3-delete-objects-empty-accepted', 's3.delete.empty-malformed-xml'],
+    ['s3-list-uploads-encoding-ignored', 's3.mpu.list-uploads-encoding'],
+    ['s3-list-uploads-encoding-latin1', 's3.mpu.list-uploads-encoding'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault]), fault, clause);

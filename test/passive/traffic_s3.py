@@ -161,6 +161,15 @@ def bucket_default(s3, bucket):
         got["Body"].read()
 
 
+def listed_uploads(s3, bucket):
+    """An upload under a key URL encoding changes, listed with encoding-type url, then abandoned."""
+    key = "uploads/caf\u00e9 1.txt"
+    made = call("CreateMultipartUpload", s3.create_multipart_upload, Bucket=bucket, Key=key)
+    call("ListMultipartUploads url", s3.list_multipart_uploads, Bucket=bucket, EncodingType="url")
+    if made:
+        call("AbortMultipartUpload", s3.abort_multipart_upload, Bucket=bucket, Key=key, UploadId=made["UploadId"])
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -180,6 +189,7 @@ def main():
     plain_listings(s3, bucket)
     slips(s3, bucket)
     bucket_default(s3, bucket)
+    listed_uploads(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 

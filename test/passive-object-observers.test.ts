@@ -1,0 +1,79 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
+import { type ObservedExchange, PassiveJudge } from '../runner/passive/index.ts';
+import { bufferBody } from '../runner/transports/response.ts';
+
+// Legal variants of what the object and upload observers judge (another encoding's case, a quoted
+// ETag, a header's case or order, another addressing), each beside the departure the same observer
+// fails, so that a pass is not "never judges".
+
+let suites: LoadedSuites;
+
+interface Sent {
+  method: string;
+  target: string;
+  status: number;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+  requestHeaders?: Record<string, string>;
+  requestBody?: string | Buffer;
+}
+
+const bytes = (b: string | Buffer | undefined) => (Buffer.isBuffer(b) ? b : Buffer.from(b ?? ''));
+
+function exchange(s: Sent): ObservedExchange {
+  const requestHeaders = { host: 'objects.example', ...s.requestHeaders };
+  return {
+    door: 's3',
+    request: {
+      method: s.method,
+      target: s.target,
+      headers: requestHeaders,
+      ...(s.requestBody === undefined ? {} : { body: bufferBody(bytes(s.requestBody)) }),
+    },
+    response: { status: s.status, headers: s.headers ?? {}, body: bufferBody(bytes(s.body)) },
+  };
+}
+
+/** The verdict each clause gets from these exchanges alone, in this order. */
+function verdicts(...sent: Sent[]): Record<string, string> {
+  const judge = new PassiveJudge(
+    { clauses: suites.clauses.values(), properties: suites.properties },
+    today(),
+  );
+  for (const s of sent) judge.observe(exchange(s));
+  const out: Record<string, string> = {};
+  for (const c of judge.cases()) for (const id of c.checks[0].clauses) out[id] = c.verdict;
+  return out;
+}
+
+beforeAll(async () => {
+  const areas = listAreas();
+  suites = await loadSuites(areas, areas);
+});
+
+describe('s3.mpu.list-uploads-encoding in passing', () => {
+  const listed = (...keys: string[]): Sent => ({
+    method: 'GET',
+    target: '/b?uploads&encoding-type=url',
+    status: 200,
+    headers: { 'content-type': 'application/xml' },
+    body: `<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>b</Bucket><EncodingType>url</EncodingType>${keys.map((k) => `<Upload><Key>${k}</Key><UploadId>u</UploadId></Upload>`).join('')}</ListMultipartUploadsResult>`,
+  });
+  const clause = 's3.mpu.list-uploads-encoding';
+
+  it('keys encoded in lower-case hex, a space as + or %20, pass', () => {
+    expect(verdicts(listed('caf%c3%a9+1.txt', 'caf%C3%A9%201.txt', 'plain'))[clause]).toBe('pass');
+  });
+
+  it('a key sent as stored fails, and so does a Latin-1 escape; a listing of no upload is not judged', () => {
+    expect(verdicts(listed('café 1.txt'))[clause]).toBe('fail');
+    expect(verdicts(listed('caf%E9'))[clause]).toBe('fail');
+    expect(verdicts(listed())[clause]).toBeUndefined();
+  });
+
+  it('without encoding-type, keys as stored are not judged', () => {
+    expect(verdicts({ ...listed('café 1.txt'), target: '/b?uploads' })[clause]).toBeUndefined();
+  });
+});
