@@ -48,6 +48,7 @@ const JUDGED = [
   's3.checksum.crc32-mismatch',
   's3.delete.empty-malformed-xml',
   's3.mpu.list-uploads-encoding',
+  's3.object.multipart-headers',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -118,6 +119,8 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-delete-objects-empty-accepted', 's3.delete.empty-malformed-xml'],
     ['s3-list-uploads-encoding-ignored', 's3.mpu.list-uploads-encoding'],
     ['s3-list-uploads-encoding-latin1', 's3.mpu.list-uploads-encoding'],
+    ['s3-multipart-headers-dropped', 's3.object.multipart-headers'],
+    ['s3-multipart-content-encoding-first-coding', 's3.object.multipart-headers'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault]), fault, clause);

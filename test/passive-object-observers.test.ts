@@ -77,3 +77,64 @@ describe('s3.mpu.list-uploads-encoding in passing', () => {
     expect(verdicts({ ...listed('café 1.txt'), target: '/b?uploads' })[clause]).toBeUndefined();
   });
 });
+
+describe('s3.object.multipart-headers in passing', () => {
+  const clause = 's3.object.multipart-headers';
+  const etag = `"${'c'.repeat(32)}-1"`;
+  const create: Sent = {
+    method: 'POST',
+    target: '/b/k.csv?uploads',
+    status: 200,
+    requestHeaders: {
+      'content-type': 'text/csv;charset=UTF-8',
+      'content-encoding': 'deflate, gzip',
+      expires: 'Thu, 02 Jan 2031 03:04:05 GMT',
+      'x-amz-meta-team': 'finance',
+    },
+    body: '<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k.csv</Key><UploadId>up-1</UploadId></InitiateMultipartUploadResult>',
+  };
+  const complete: Sent = {
+    method: 'POST',
+    target: '/b/k.csv?uploadId=up-1',
+    status: 200,
+    body: `<CompleteMultipartUploadResult><Key>k.csv</Key><ETag>&quot;${'c'.repeat(32)}-1&quot;</ETag></CompleteMultipartUploadResult>`,
+  };
+  const head = (headers: Record<string, string>, target = '/b/k.csv'): Sent => ({
+    method: 'HEAD',
+    target,
+    status: 200,
+    headers: { etag, ...headers },
+  });
+  const same = {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-encoding': 'deflate,gzip',
+    expires: 'Thursday, 02-Jan-31 03:04:05 GMT',
+    'x-amz-meta-team': 'finance',
+  };
+
+  it('the headers as sent, spaced or cased otherwise, Expires in another date form, pass', () => {
+    expect(verdicts(create, complete, head(same))[clause]).toBe('pass');
+  });
+
+  it('metadata left out fails, and so does a content header left out', () => {
+    const { 'x-amz-meta-team': _, ...noMeta } = same;
+    expect(verdicts(create, complete, head(noMeta))[clause]).toBe('fail');
+    const { expires: __, ...noExpires } = same;
+    expect(verdicts(create, complete, head(noExpires))[clause]).toBe('fail');
+  });
+
+  it('after a copy onto the object, another ETag, another host, or an upload never seen created: not judged', () => {
+    const copy: Sent = {
+      method: 'PUT',
+      target: '/b/k.csv',
+      status: 200,
+      requestHeaders: { 'x-amz-copy-source': '/b/k.csv', 'x-amz-metadata-directive': 'REPLACE' },
+    };
+    expect(verdicts(create, complete, copy, head({}))[clause]).toBeUndefined();
+    expect(verdicts(create, complete, head({ etag: `"${'d'.repeat(32)}-1"` }))[clause]).toBeUndefined();
+    const elsewhere = head({}, '/b/k.csv');
+    elsewhere.requestHeaders = { host: 'b.objects.example' };
+    expect(verdicts(create, complete, elsewhere)[clause]).toBeUndefined();
+    expect(verdicts(complete, head({}))[clause]).toBeUndefined();
+  });
+});

@@ -170,6 +170,27 @@ def listed_uploads(s3, bucket):
         call("AbortMultipartUpload", s3.abort_multipart_upload, Bucket=bucket, Key=key, UploadId=made["UploadId"])
 
 
+def described_upload(s3, bucket):
+    """An upload created with content headers and metadata, completed, and the object read back."""
+    key = "reports/q1.csv.gz"
+    made = call("CreateMultipartUpload described", s3.create_multipart_upload, Bucket=bucket, Key=key,
+                ContentType="text/csv", CacheControl="max-age=60", ContentDisposition='attachment; filename="q1.csv"',
+                ContentEncoding="deflate, gzip", ContentLanguage="en-GB", Expires=datetime.datetime(2031, 1, 2, 3, 4, 5),
+                Metadata={"team": "finance", "quarter": "q1"})
+    if not made:
+        return
+    upload = {"Bucket": bucket, "Key": key, "UploadId": made["UploadId"]}
+    part = call("UploadPart described", s3.upload_part, PartNumber=1, Body=b"region,total\n", **upload)
+    if not part:
+        return
+    parts = {"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]}
+    call("CompleteMultipartUpload described", s3.complete_multipart_upload, MultipartUpload=parts, **upload)
+    call("HeadObject described", s3.head_object, Bucket=bucket, Key=key)
+    got = call("GetObject described", s3.get_object, Bucket=bucket, Key=key)
+    if got:
+        got["Body"].read()
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -190,6 +211,7 @@ def main():
     slips(s3, bucket)
     bucket_default(s3, bucket)
     listed_uploads(s3, bucket)
+    described_upload(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 
