@@ -49,6 +49,7 @@ const JUDGED = [
   's3.delete.empty-malformed-xml',
   's3.mpu.list-uploads-encoding',
   's3.object.multipart-headers',
+  's3.checksum.multipart-composite',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -121,6 +122,10 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-list-uploads-encoding-latin1', 's3.mpu.list-uploads-encoding'],
     ['s3-multipart-headers-dropped', 's3.object.multipart-headers'],
     ['s3-multipart-content-encoding-first-coding', 's3.object.multipart-headers'],
+    ['s3-part-checksum-not-answered', 's3.checksum.multipart-composite'],
+    ['s3-complete-checksum-of-body', 's3.checksum.multipart-composite'],
+    ['s3-complete-checksum-missing', 's3.checksum.multipart-composite'],
+    ['s3-checksum-mode-head-ignored', 's3.checksum.multipart-composite'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault]), fault, clause);

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import { type ObservedExchange, PassiveJudge } from '../runner/passive/index.ts';
-import { bufferBody } from '../runner/transports/response.ts';
+import { bufferBody, partBody } from '../runner/transports/response.ts';
+import { compositeOf, partChecksumOf } from '../suites/s3/properties/support/checksums.ts';
 
 // Legal variants of what the object and upload observers judge (another encoding's case, a quoted
 // ETag, a header's case or order, another addressing), each beside the departure the same observer
@@ -18,6 +19,8 @@ interface Sent {
   headers?: Record<string, string>;
   requestHeaders?: Record<string, string>;
   requestBody?: string | Buffer;
+  /** The request body was cut: only its first bytes were kept. */
+  cut?: boolean;
 }
 
 const bytes = (b: string | Buffer | undefined) => (Buffer.isBuffer(b) ? b : Buffer.from(b ?? ''));
@@ -30,7 +33,13 @@ function exchange(s: Sent): ObservedExchange {
       method: s.method,
       target: s.target,
       headers: requestHeaders,
-      ...(s.requestBody === undefined ? {} : { body: bufferBody(bytes(s.requestBody)) }),
+      ...(s.requestBody === undefined
+        ? {}
+        : {
+            body: s.cut
+              ? partBody(bytes(s.requestBody).subarray(0, 4), bytes(s.requestBody).length)
+              : bufferBody(bytes(s.requestBody)),
+          }),
     },
     response: { status: s.status, headers: s.headers ?? {}, body: bufferBody(bytes(s.body)) },
   };
@@ -136,5 +145,63 @@ describe('s3.object.multipart-headers in passing', () => {
     elsewhere.requestHeaders = { host: 'b.objects.example' };
     expect(verdicts(create, complete, elsewhere)[clause]).toBeUndefined();
     expect(verdicts(complete, head({}))[clause]).toBeUndefined();
+  });
+});
+
+describe('s3.checksum.multipart-composite in passing', () => {
+  const clause = 's3.checksum.multipart-composite';
+  const bodies = ['first part, any size here', 'second'];
+  const sums = bodies.map((b) => partChecksumOf('crc32c', Buffer.from(b))!);
+  const composite = compositeOf('crc32c', sums)!;
+  const create = (headers: Record<string, string> = {}): Sent => ({
+    method: 'POST',
+    target: '/b/big?uploads',
+    status: 200,
+    requestHeaders: { 'x-amz-checksum-algorithm': 'crc32c', ...headers },
+    body: '<InitiateMultipartUploadResult><UploadId>up-2</UploadId></InitiateMultipartUploadResult>',
+  });
+  const part = (n: number, answered = sums[n - 1]!, cut = false): Sent => ({
+    method: 'PUT',
+    target: `/b/big?partNumber=${n}&uploadId=up-2`,
+    status: 200,
+    requestHeaders: { 'x-amz-checksum-crc32c': sums[n - 1]! },
+    requestBody: bodies[n - 1],
+    cut,
+    headers: { etag: `"${n}"`, 'x-amz-checksum-crc32c': answered },
+  });
+  // Parts listed out of order: the composite is of them in part-number order.
+  const complete = (answered: string): Sent => ({
+    method: 'POST',
+    target: '/b/big?uploadId=up-2',
+    status: 200,
+    requestBody:
+      '<CompleteMultipartUpload><Part><PartNumber>2</PartNumber><ETag>2</ETag></Part><Part><PartNumber>1</PartNumber><ETag>"1"</ETag></Part></CompleteMultipartUpload>',
+    body: `<CompleteMultipartUploadResponse><ETag>"e-2"</ETag><ChecksumCRC32C>${answered}</ChecksumCRC32C></CompleteMultipartUploadResponse>`,
+  });
+  const head = (answered: string): Sent => ({
+    method: 'HEAD',
+    target: '/b/big',
+    status: 200,
+    requestHeaders: { 'x-amz-checksum-mode': 'enabled' },
+    headers: { etag: 'W/"e-2"', 'x-amz-checksum-crc32c': answered },
+  });
+
+  it('parts sent in any order, listed out of order, a result named ...Response, a weak ETag on HEAD: pass', () => {
+    expect(verdicts(create(), part(2), part(1), complete(composite), head(composite))[clause]).toBe('pass');
+  });
+
+  it('a composite without -N fails, and so does one of the parts in listed order, or a HEAD without it', () => {
+    const bare = composite.replace(/-2$/, '');
+    expect(verdicts(create(), part(1), part(2), complete(bare))[clause]).toBe('fail');
+    const listedOrder = compositeOf('crc32c', [sums[1]!, sums[0]!])!;
+    expect(verdicts(create(), part(1), part(2), complete(listedOrder))[clause]).toBe('fail');
+    expect(verdicts(create(), part(1), part(2), complete(composite), head(''))[clause]).toBe('fail');
+    expect(verdicts(create(), part(1, sums[1]))[clause]).toBe('fail');
+  });
+
+  it('a part whose body was cut, or a full-object checksum, leaves the Complete unjudged', () => {
+    expect(verdicts(create(), part(1, sums[0], true), part(2), complete('x'))[clause]).toBe('pass');
+    const whole = create({ 'x-amz-checksum-type': 'FULL_OBJECT' });
+    expect(verdicts(whole, part(1), part(2), complete('x'))[clause]).toBeUndefined();
   });
 });

@@ -9,7 +9,9 @@ script's, so errors are printed and the traffic goes on.
 Usage: traffic_s3.py ENDPOINT ACCESS_KEY SECRET REGION BUCKET
 """
 
+import base64
 import datetime
+import hashlib
 import sys
 
 import boto3
@@ -191,6 +193,29 @@ def described_upload(s3, bucket):
         got["Body"].read()
 
 
+def checksummed_upload(s3, bucket):
+    """An upload created with SHA-256, its part sent with its own, completed with the composite, read back.
+
+    One part: a part before the last must be 5 MiB, more than the proxy keeps of a request body.
+    """
+    key = "backups/db.dump"
+    made = call("CreateMultipartUpload SHA256", s3.create_multipart_upload, Bucket=bucket, Key=key,
+                ChecksumAlgorithm="SHA256")
+    if not made:
+        return
+    upload = {"Bucket": bucket, "Key": key, "UploadId": made["UploadId"]}
+    body = b"the only part"
+    part = call("UploadPart SHA256", s3.upload_part, PartNumber=1, Body=body, ChecksumAlgorithm="SHA256", **upload)
+    if not part:
+        return
+    parts = [{"PartNumber": 1, "ETag": part["ETag"], "ChecksumSHA256": part.get("ChecksumSHA256", "")}]
+    # The composite: SHA-256 over the parts' binary SHA-256s, base64, then the count of parts.
+    composite = base64.b64encode(hashlib.sha256(hashlib.sha256(body).digest()).digest()).decode() + "-1"
+    call("CompleteMultipartUpload SHA256", s3.complete_multipart_upload, MultipartUpload={"Parts": parts},
+         ChecksumSHA256=composite, **upload)
+    call("HeadObject SHA256", s3.head_object, Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -212,6 +237,7 @@ def main():
     bucket_default(s3, bucket)
     listed_uploads(s3, bucket)
     described_upload(s3, bucket)
+    checksummed_upload(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 
