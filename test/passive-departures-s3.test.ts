@@ -50,6 +50,7 @@ const JUDGED = [
   's3.mpu.list-uploads-encoding',
   's3.object.multipart-headers',
   's3.checksum.multipart-composite',
+  's3.put.aws-chunked-not-streaming',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -126,6 +127,9 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-complete-checksum-of-body', 's3.checksum.multipart-composite'],
     ['s3-complete-checksum-missing', 's3.checksum.multipart-composite'],
     ['s3-checksum-mode-head-ignored', 's3.checksum.multipart-composite'],
+    ['s3-aws-chunked-by-content-encoding', 's3.put.aws-chunked-not-streaming'],
+    ['s3-aws-chunked-kept-when-not-streaming', 's3.put.aws-chunked-not-streaming'],
+    ['s3-aws-chunked-only-trailing-stripped', 's3.put.aws-chunked-not-streaming'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault]), fault, clause);

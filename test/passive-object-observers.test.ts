@@ -205,3 +205,47 @@ describe('s3.checksum.multipart-composite in passing', () => {
     expect(verdicts(whole, part(1), part(2), complete('x'))[clause]).toBeUndefined();
   });
 });
+
+describe('s3.put.aws-chunked-not-streaming in passing', () => {
+  const clause = 's3.put.aws-chunked-not-streaming';
+  const body = 'plain bytes, no chunks';
+  const etag = '"bb9d84524e703bf8af7912aacd427185"';
+  const put = (coding: string, headers: Record<string, string> = {}, status = 200): Sent => ({
+    method: 'PUT',
+    target: '/b/coded.bin',
+    status,
+    requestHeaders: { 'content-encoding': coding, 'content-length': String(body.length), ...headers },
+    requestBody: body,
+    headers: status === 200 ? { etag } : {},
+    body: status === 200 ? '' : '<Error><Code>IncompleteBody</Code></Error>',
+  });
+  const get = (coding: string | undefined, answered = body): Sent => ({
+    method: 'GET',
+    target: '/b/coded.bin',
+    status: 200,
+    headers: { etag: etag.replace(/^"|"$/g, ''), ...(coding ? { 'content-encoding': coding } : {}) },
+    body: answered,
+  });
+
+  it('codings kept in order, spaced or cased otherwise, an unquoted ETag, aws-chunked alone keeping none: pass', () => {
+    expect(verdicts(put('GZIP , AWS-Chunked'), get('gzip'))[clause]).toBe('pass');
+    expect(verdicts(put('aws-chunked,deflate, gzip'), get('deflate,gzip'))[clause]).toBe('pass');
+    expect(verdicts(put('aws-chunked'), get(undefined))[clause]).toBe('pass');
+  });
+
+  it('aws-chunked kept fails, and so do other bytes, and a whole body refused as cut short', () => {
+    expect(verdicts(put('gzip, aws-chunked'), get('gzip, aws-chunked'))[clause]).toBe('fail');
+    expect(verdicts(put('gzip, aws-chunked'), get('gzip', 'plain'))[clause]).toBe('fail');
+    expect(verdicts(put('gzip, aws-chunked', {}, 400))[clause]).toBe('fail');
+  });
+
+  it('a streaming-signed upload, a body not kept whole, or a write since: not judged', () => {
+    const streaming = put('gzip, aws-chunked', {
+      'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+    });
+    expect(verdicts(streaming, get('gzip, aws-chunked'))[clause]).toBeUndefined();
+    expect(verdicts({ ...put('gzip, aws-chunked', {}, 400), cut: true })[clause]).toBeUndefined();
+    const again: Sent = { ...put('gzip'), requestHeaders: { 'content-encoding': 'gzip' } };
+    expect(verdicts(put('aws-chunked'), again, get('gzip'))[clause]).toBeUndefined();
+  });
+});

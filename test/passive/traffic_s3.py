@@ -216,6 +216,17 @@ def checksummed_upload(s3, bucket):
     call("HeadObject SHA256", s3.head_object, Bucket=bucket, Key=key, ChecksumMode="ENABLED")
 
 
+def chunked_names(s3, bucket):
+    """Ordinary PutObjects naming aws-chunked in Content-Encoding, as some clients do, read back."""
+    for key, coding in (("coded/gzip-chunked.bin", "gzip, aws-chunked"), ("coded/chunked-gzip.bin", "aws-chunked, gzip"),
+                        ("coded/chunked.bin", "aws-chunked")):
+        call(f"PutObject {coding}", s3.put_object, Bucket=bucket, Key=key, Body=b"plain bytes, no chunks", ContentEncoding=coding)
+        call(f"HeadObject {coding}", s3.head_object, Bucket=bucket, Key=key)
+        got = call(f"GetObject {coding}", s3.get_object, Bucket=bucket, Key=key)
+        if got:
+            got["Body"].read()
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -238,6 +249,7 @@ def main():
     listed_uploads(s3, bucket)
     described_upload(s3, bucket)
     checksummed_upload(s3, bucket)
+    chunked_names(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 
