@@ -130,6 +130,7 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-aws-chunked-by-content-encoding', 's3.put.aws-chunked-not-streaming'],
     ['s3-aws-chunked-kept-when-not-streaming', 's3.put.aws-chunked-not-streaming'],
     ['s3-aws-chunked-only-trailing-stripped', 's3.put.aws-chunked-not-streaming'],
+    ['s3-copy-self-allowed', 's3.copy.onto-itself'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault]), fault, clause);

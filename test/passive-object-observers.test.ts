@@ -249,3 +249,51 @@ describe('s3.put.aws-chunked-not-streaming in passing', () => {
     expect(verdicts(put('aws-chunked'), again, get('gzip'))[clause]).toBeUndefined();
   });
 });
+
+describe('s3.copy.onto-itself in passing', () => {
+  const clause = 's3.copy.onto-itself';
+  const copy = (
+    source: string,
+    headers: Record<string, string> = {},
+    status = 200,
+    host = '127.0.0.1:9000',
+  ): Sent => ({
+    method: 'PUT',
+    target: '/b/self%20copy.txt',
+    status,
+    requestHeaders: { host, 'x-amz-copy-source': source, ...headers },
+    body:
+      status === 200
+        ? '<CopyObjectResult><ETag>"e"</ETag></CopyObjectResult>'
+        : '<Error><Code>InvalidRequest</Code></Error>',
+  });
+
+  it('a self-copy accepted fails, its source encoded or not, with or without its slash, at localhost too', () => {
+    expect(verdicts(copy('/b/self%20copy.txt'))[clause]).toBe('fail');
+    expect(verdicts(copy('b/self copy.txt'))[clause]).toBe('fail');
+    expect(
+      verdicts(copy('/b/self%20copy.txt', { 'x-amz-metadata-directive': 'COPY' }, 200, 'localhost:9000'))[
+        clause
+      ],
+    ).toBe('fail');
+  });
+
+  it('refused, with REPLACE, of a version, changing the storage class, or answered an Error in a 200: not judged', () => {
+    expect(verdicts(copy('/b/self%20copy.txt', {}, 400))[clause]).toBeUndefined();
+    expect(
+      verdicts(copy('/b/self%20copy.txt', { 'x-amz-metadata-directive': 'replace' }))[clause],
+    ).toBeUndefined();
+    expect(verdicts(copy('/b/self%20copy.txt?versionId=v1'))[clause]).toBeUndefined();
+    expect(
+      verdicts(copy('/b/self%20copy.txt', { 'x-amz-storage-class': 'STANDARD_IA' }))[clause],
+    ).toBeUndefined();
+    const failedLate = { ...copy('/b/self%20copy.txt'), body: '<Error><Code>InternalError</Code></Error>' };
+    expect(verdicts(failedLate)[clause]).toBeUndefined();
+    expect(verdicts(copy('/b/other.txt'))[clause]).toBeUndefined();
+  });
+
+  it('under a Host that may name the bucket (virtual-hosted), the path may be a key: not judged', () => {
+    expect(verdicts(copy('/b/self%20copy.txt', {}, 200, 'b.objects.example'))[clause]).toBeUndefined();
+    expect(verdicts(copy('/b/b/self%20copy.txt', {}, 200, 'b.objects.example'))[clause]).toBeUndefined();
+  });
+});

@@ -227,6 +227,16 @@ def chunked_names(s3, bucket):
             got["Body"].read()
 
 
+def copies_onto_themselves(s3, bucket):
+    """An object copied onto itself, once to change its metadata (REPLACE), once by mistake (no directive)."""
+    key = "self/caf\u00e9 copy.txt"
+    source = "/" + bucket + "/" + key
+    s3.put_object(Bucket=bucket, Key=key, Body=b"copied onto itself", Metadata={"state": "before"})
+    call("CopyObject onto itself REPLACE", s3.copy_object, Bucket=bucket, Key=key, CopySource=source,
+         MetadataDirective="REPLACE", Metadata={"state": "after"})
+    call("CopyObject onto itself", s3.copy_object, Bucket=bucket, Key=key, CopySource=source)
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -250,6 +260,7 @@ def main():
     described_upload(s3, bucket)
     checksummed_upload(s3, bucket)
     chunked_names(s3, bucket)
+    copies_onto_themselves(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 
