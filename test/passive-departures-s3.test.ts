@@ -47,6 +47,10 @@ const JUDGED = [
   's3.list.fetch-owner',
   's3.checksum.crc32-mismatch',
   's3.delete.empty-malformed-xml',
+  's3.mpu.list-uploads-encoding',
+  's3.object.multipart-headers',
+  's3.checksum.multipart-composite',
+  's3.put.aws-chunked-not-streaming',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */
@@ -115,6 +119,18 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
     ['s3-list-fetch-owner-present-means-true', 's3.list.fetch-owner'],
     ['s3-checksum-crc32-unverified', 's3.checksum.crc32-mismatch'],
     ['s3-delete-objects-empty-accepted', 's3.delete.empty-malformed-xml'],
+    ['s3-list-uploads-encoding-ignored', 's3.mpu.list-uploads-encoding'],
+    ['s3-list-uploads-encoding-latin1', 's3.mpu.list-uploads-encoding'],
+    ['s3-multipart-headers-dropped', 's3.object.multipart-headers'],
+    ['s3-multipart-content-encoding-first-coding', 's3.object.multipart-headers'],
+    ['s3-part-checksum-not-answered', 's3.checksum.multipart-composite'],
+    ['s3-complete-checksum-of-body', 's3.checksum.multipart-composite'],
+    ['s3-complete-checksum-missing', 's3.checksum.multipart-composite'],
+    ['s3-checksum-mode-head-ignored', 's3.checksum.multipart-composite'],
+    ['s3-aws-chunked-by-content-encoding', 's3.put.aws-chunked-not-streaming'],
+    ['s3-aws-chunked-kept-when-not-streaming', 's3.put.aws-chunked-not-streaming'],
+    ['s3-aws-chunked-only-trailing-stripped', 's3.put.aws-chunked-not-streaming'],
+    ['s3-copy-self-allowed', 's3.copy.onto-itself'],
   ] as const) {
     it(`with the fault ${fault}, ${clause} fails, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault]), fault, clause);

@@ -9,7 +9,9 @@ script's, so errors are printed and the traffic goes on.
 Usage: traffic_s3.py ENDPOINT ACCESS_KEY SECRET REGION BUCKET
 """
 
+import base64
 import datetime
+import hashlib
 import sys
 
 import boto3
@@ -161,6 +163,80 @@ def bucket_default(s3, bucket):
         got["Body"].read()
 
 
+def listed_uploads(s3, bucket):
+    """An upload under a key URL encoding changes, listed with encoding-type url, then abandoned."""
+    key = "uploads/caf\u00e9 1.txt"
+    made = call("CreateMultipartUpload", s3.create_multipart_upload, Bucket=bucket, Key=key)
+    call("ListMultipartUploads url", s3.list_multipart_uploads, Bucket=bucket, EncodingType="url")
+    if made:
+        call("AbortMultipartUpload", s3.abort_multipart_upload, Bucket=bucket, Key=key, UploadId=made["UploadId"])
+
+
+def described_upload(s3, bucket):
+    """An upload created with content headers and metadata, completed, and the object read back."""
+    key = "reports/q1.csv.gz"
+    made = call("CreateMultipartUpload described", s3.create_multipart_upload, Bucket=bucket, Key=key,
+                ContentType="text/csv", CacheControl="max-age=60", ContentDisposition='attachment; filename="q1.csv"',
+                ContentEncoding="deflate, gzip", ContentLanguage="en-GB", Expires=datetime.datetime(2031, 1, 2, 3, 4, 5),
+                Metadata={"team": "finance", "quarter": "q1"})
+    if not made:
+        return
+    upload = {"Bucket": bucket, "Key": key, "UploadId": made["UploadId"]}
+    part = call("UploadPart described", s3.upload_part, PartNumber=1, Body=b"region,total\n", **upload)
+    if not part:
+        return
+    parts = {"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]}
+    call("CompleteMultipartUpload described", s3.complete_multipart_upload, MultipartUpload=parts, **upload)
+    call("HeadObject described", s3.head_object, Bucket=bucket, Key=key)
+    got = call("GetObject described", s3.get_object, Bucket=bucket, Key=key)
+    if got:
+        got["Body"].read()
+
+
+def checksummed_upload(s3, bucket):
+    """An upload created with SHA-256, its part sent with its own, completed with the composite, read back.
+
+    One part: a part before the last must be 5 MiB, more than the proxy keeps of a request body.
+    """
+    key = "backups/db.dump"
+    made = call("CreateMultipartUpload SHA256", s3.create_multipart_upload, Bucket=bucket, Key=key,
+                ChecksumAlgorithm="SHA256")
+    if not made:
+        return
+    upload = {"Bucket": bucket, "Key": key, "UploadId": made["UploadId"]}
+    body = b"the only part"
+    part = call("UploadPart SHA256", s3.upload_part, PartNumber=1, Body=body, ChecksumAlgorithm="SHA256", **upload)
+    if not part:
+        return
+    parts = [{"PartNumber": 1, "ETag": part["ETag"], "ChecksumSHA256": part.get("ChecksumSHA256", "")}]
+    # The composite: SHA-256 over the parts' binary SHA-256s, base64, then the count of parts.
+    composite = base64.b64encode(hashlib.sha256(hashlib.sha256(body).digest()).digest()).decode() + "-1"
+    call("CompleteMultipartUpload SHA256", s3.complete_multipart_upload, MultipartUpload={"Parts": parts},
+         ChecksumSHA256=composite, **upload)
+    call("HeadObject SHA256", s3.head_object, Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+
+
+def chunked_names(s3, bucket):
+    """Ordinary PutObjects naming aws-chunked in Content-Encoding, as some clients do, read back."""
+    for key, coding in (("coded/gzip-chunked.bin", "gzip, aws-chunked"), ("coded/chunked-gzip.bin", "aws-chunked, gzip"),
+                        ("coded/chunked.bin", "aws-chunked")):
+        call(f"PutObject {coding}", s3.put_object, Bucket=bucket, Key=key, Body=b"plain bytes, no chunks", ContentEncoding=coding)
+        call(f"HeadObject {coding}", s3.head_object, Bucket=bucket, Key=key)
+        got = call(f"GetObject {coding}", s3.get_object, Bucket=bucket, Key=key)
+        if got:
+            got["Body"].read()
+
+
+def copies_onto_themselves(s3, bucket):
+    """An object copied onto itself, once to change its metadata (REPLACE), once by mistake (no directive)."""
+    key = "self/caf\u00e9 copy.txt"
+    source = "/" + bucket + "/" + key
+    s3.put_object(Bucket=bucket, Key=key, Body=b"copied onto itself", Metadata={"state": "before"})
+    call("CopyObject onto itself REPLACE", s3.copy_object, Bucket=bucket, Key=key, CopySource=source,
+         MetadataDirective="REPLACE", Metadata={"state": "after"})
+    call("CopyObject onto itself", s3.copy_object, Bucket=bucket, Key=key, CopySource=source)
+
+
 def missing_and_deletes(s3, bucket):
     call("GetObject missing", s3.get_object, Bucket=bucket, Key="docs/missing.txt")
     call("HeadObject missing", s3.head_object, Bucket=bucket, Key="docs/missing.txt")
@@ -180,6 +256,11 @@ def main():
     plain_listings(s3, bucket)
     slips(s3, bucket)
     bucket_default(s3, bucket)
+    listed_uploads(s3, bucket)
+    described_upload(s3, bucket)
+    checksummed_upload(s3, bucket)
+    chunked_names(s3, bucket)
+    copies_onto_themselves(s3, bucket)
     missing_and_deletes(s3, bucket)
 
 

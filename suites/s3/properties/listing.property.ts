@@ -10,6 +10,7 @@ import {
 } from './support/keys.ts';
 import { BucketTraffic } from './support/observed-keys.ts';
 import { observedListings, type SeenListing } from './support/observed-listing.ts';
+import { judgeEncoded, sentEncoded } from './support/url-encoded.ts';
 import { expectThat } from './support/wire.ts';
 import { type ListEchoes, type ListPage, parseListPage } from './support/xml.ts';
 
@@ -554,12 +555,6 @@ function judgeTokenEcho(page: ListPage, sent: string, label: string): void {
   expectThat(page.token === sent, `${label}: ContinuationToken is ${show(page.token)}`);
 }
 
-/** With encoding-type url, every key and common prefix is sent encoded: printable ASCII, no space. */
-function judgeEncoded(raw: string[], label: string): void {
-  const unencoded = raw.filter((s) => !/^[\x21-\x7e]*$/.test(s));
-  expectThat(unencoded.length === 0, `${label}: sent unencoded ${show(unencoded)}`);
-}
-
 /** What each echo element of a listing must decode to: the parameter as asked, '' where not asked. */
 function asked(query: Record<string, string>, v1: boolean): ListEchoes {
   const after = (v1 ? query.marker : query['start-after']) ?? '';
@@ -595,7 +590,7 @@ function judgeEchoes(
     const sent = page.echoes[name];
     const meant = want[name];
     if (sent === undefined || meant === undefined) continue;
-    if (!/^[\x21-\x7e]*$/.test(sent)) wrong.push(`${name} ${show(sent)} sent unencoded`);
+    if (!sentEncoded(sent)) wrong.push(`${name} ${show(sent)} sent unencoded`);
     else if (decoded(sent) !== meant)
       wrong.push(
         `${name} ${show(sent)} decodes to ${show(decoded(sent) ?? '(not URL-encoded)')}, asked ${show(meant)}`,
@@ -604,7 +599,7 @@ function judgeEchoes(
   const next = page.nextMarker;
   if (next !== undefined) {
     const entries = page.raw.map(decoded);
-    if (!/^[\x21-\x7e]*$/.test(next)) wrong.push(`NextMarker ${show(next)} sent unencoded`);
+    if (!sentEncoded(next)) wrong.push(`NextMarker ${show(next)} sent unencoded`);
     else if (decoded(next) === undefined || !entries.includes(decoded(next)))
       wrong.push(
         `NextMarker ${show(next)} decodes to ${show(decoded(next) ?? '(not URL-encoded)')}, no key or common prefix of its page`,

@@ -66,4 +66,58 @@ const deleteEmpty: PropertyDef = {
   },
 };
 
-export default [crc32Mismatch, deleteEmpty] satisfies PropertyDef[];
+/**
+ * The bucket and key a path-style request names, where its addressing is certain: a Host that is an
+ * IP address or a single name (localhost) can hold no bucket. Under another Host the path may be
+ * a virtual-hosted key (/folder/key of the bucket the Host names), and the request is not judged.
+ */
+function pathStyleObject(ex: ObservedView): string | undefined {
+  const host = (ex.requestHeaders.host ?? '').replace(/:\d+$/, '');
+  const certain = /^\[.*\]$/.test(host) || /^[\d.]+$/.test(host) || /^[^.]+$/.test(host);
+  if (!certain || !OBJECT_PATH.test(ex.path)) return undefined;
+  try {
+    return decodeURIComponent(ex.path.slice(1));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The object a copy source names (bucket/key, decoded, with or without its leading slash); undefined for a version. */
+function copiedObject(source: string): string | undefined {
+  if (/[?&]versionId=/.test(source)) return undefined;
+  try {
+    return decodeURIComponent(source.replace(/^\//, ''));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Request headers with which Amazon S3 takes a copy onto itself as a change (class, encryption, redirect). */
+const CHANGES = /^x-amz-(storage-class|server-side-encryption.*|website-redirect-location)$/;
+
+const copyOntoItself: PropertyDef = {
+  id: 's3.prop.copy-onto-itself-observed',
+  title: 'A CopyObject onto its own source without REPLACE is not carried out',
+  clauses: ['s3.copy.onto-itself'],
+  observe: {
+    selects:
+      'CopyObjects whose x-amz-copy-source is their own path-style object (no version, no REPLACE, no storage class, encryption or redirect change), answered 2xx with no error document',
+    observer: () => (ex) => {
+      const h = ex.requestHeaders;
+      const source = h['x-amz-copy-source'];
+      if (ex.door !== 's3' || ex.method !== 'PUT' || source === undefined) return undefined;
+      for (const name of ex.query.keys()) if (name !== 'x-id') return undefined;
+      const directive = h['x-amz-metadata-directive'];
+      if (directive !== undefined && !/^copy$/i.test(directive)) return undefined;
+      if (Object.keys(h).some((name) => CHANGES.test(name))) return undefined;
+      const self = pathStyleObject(ex);
+      if (self === undefined || copiedObject(source) !== self) return undefined;
+      if (ex.status < 200 || ex.status >= 300) return undefined;
+      // A CopyObject may answer 200 and then fail, with an Error document as its body.
+      if (ex.body === undefined || /<Error[\s>]/.test(ex.body.toString('utf8'))) return undefined;
+      throw new Error(`PUT ${ex.path} copying ${source} onto itself without REPLACE answered ${ex.status}`);
+    },
+  },
+};
+
+export default [crc32Mismatch, deleteEmpty, copyOntoItself] satisfies PropertyDef[];

@@ -1,7 +1,7 @@
 import { fc, type Observer, type PropertyContext, type PropertyDef, type WireResponse } from 'edgecheck/kit';
 import { utf8Compare } from './support/keys.ts';
 import { md5 } from './support/multipart.ts';
-import { seenObject, seenRead, seenWrite, Versions } from './support/observed-objects.ts';
+import { seenObject, seenRead, seenWrite, userMetadata, Versions } from './support/observed-objects.ts';
 import {
   type Model,
   play,
@@ -121,14 +121,14 @@ function observeUserMetadata(): Observer {
   return (ex) => {
     const written = seenWrite(ex);
     if (written) {
-      versions.remember(seenObject(ex)!, written.etag, sorted(metaOf({ headers: ex.requestHeaders })));
+      versions.remember(seenObject(ex)!, written.etag, userMetadata(ex.requestHeaders));
       return undefined;
     }
     const o = seenRead(ex);
     const etag = ex.headers.etag;
     const want = o && etag ? versions.recall(o, etag) : undefined;
     if (!want) return undefined;
-    const got = sorted(metaOf(ex));
+    const got = userMetadata(ex.headers);
     expectThat(
       show(got) === show(want),
       `${ex.method} ${ex.path} (ETag ${etag}): user metadata ${show(got)}, where the PutObject of that ETag sent ${show(want)}`,

@@ -51,6 +51,16 @@ function readObject(ex: ObservedView): SeenObject | undefined {
   };
 }
 
+/** The x-amz-meta-* of `headers` by name (without the prefix), sorted: how the metadata observers compare it. */
+export function userMetadata(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([name]) => name.startsWith('x-amz-meta-'))
+      .map(([name, value]) => [name.slice('x-amz-meta-'.length), value] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}
+
 /** A bucket's request (a path of one segment) as bucketOf names it, for listings and bucket deletes. */
 export function bucketOf(ex: ObservedView): string | undefined {
   const m = /^\/([^/]+)\/?$/.exec(ex.path);

@@ -92,7 +92,7 @@ export class UploadsSeen {
 }
 
 /** The UploadId a CreateMultipartUpload answered. */
-function createdUploadId(ex: ObservedView): string | undefined {
+export function createdUploadId(ex: ObservedView): string | undefined {
   try {
     const id = xmlResult(ex.text(), 'InitiateMultipartUploadResult')?.UploadId;
     return typeof id === 'string' ? id : undefined;
