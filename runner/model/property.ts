@@ -85,6 +85,12 @@ export interface ObservedView {
   startedAt?: number;
   answeredAt?: number;
   /**
+   * Set when edgecheck proxy signed the request again before it went on (--resign), with the region
+   * it signed for: the target checked that signature, region and date, not those the request shows,
+   * and a request the client sent unsigned reached it signed.
+   */
+  resigned?: { region: string };
+  /**
    * The answer's body as text, or parsed as JSON. Where it was not kept whole or does not parse,
    * these throw an error the judge reads as "not judged", never as a contradiction.
    */

@@ -188,6 +188,8 @@ function harEntry(ex: ObservedExchange, origin: { management?: string; s3?: stri
   return {
     startedDateTime: ex.startedAt ?? new Date().toISOString(),
     ...(ex.startedAtMs === undefined ? {} : { _startedAtMs: ex.startedAtMs }),
+    // edgecheck's own: the proxy signed the request again, for this region (no secret).
+    ...(ex.resigned ? { _resigned: { region: ex.resigned.region } } : {}),
     time: ex.durationMs ?? 0,
     request: {
       method: ex.request.method,

@@ -31,6 +31,7 @@ class View implements ObservedView {
   readonly size: number;
   readonly startedAt?: number;
   readonly answeredAt?: number;
+  readonly resigned?: { region: string };
   private params?: URLSearchParams;
   private decoded?: string;
   private parsed?: { value: unknown };
@@ -48,6 +49,7 @@ class View implements ObservedView {
     this.headers = ex.response.headers;
     this.body = whole(ex.response.body);
     this.size = ex.response.body.size;
+    this.resigned = ex.resigned;
     const precise = ex.startedAtMs !== undefined && Number.isFinite(ex.startedAtMs);
     const start = precise
       ? ex.startedAtMs

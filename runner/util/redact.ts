@@ -16,6 +16,9 @@ export function registerSecret(value: string | undefined, label?: string): void 
   if (label || !secrets.has(value)) secrets.set(value, label ?? secrets.get(value));
 }
 
+/** The label the secret access key of S3 requests is registered with. */
+export const SECRET_ACCESS_KEY = 'secret access key';
+
 const maskOf = (label: string | undefined) => (label ? `[REDACTED ${label}]` : MASK);
 
 /**
