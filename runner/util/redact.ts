@@ -3,6 +3,8 @@
  * secret access key) are replaced wherever they occur, and every header or query parameter
  * that carries a secret is masked whatever its value.
  */
+import { AWS4_AUTHORIZATION, SCOPE } from './sigv4-form.ts';
+
 const MASK = '[REDACTED]';
 /** Registered secret values, each with the label its mask names, where one was given. */
 const secrets = new Map<string, string | undefined>();
@@ -66,7 +68,11 @@ const PATTERNS: [RegExp, string][] = [
 /** Every registered secret in `text` replaced by its mask. */
 function replaceSecrets(text: string): string {
   let out = text;
-  for (const [s, label] of secrets) if (out.includes(s)) out = out.split(s).join(maskOf(label));
+  for (const [s, label] of secrets) {
+    // Percent-encoded too, as it stands in a URL's path or query.
+    for (const form of new Set([s, encodeURIComponent(s)]))
+      if (out.includes(form)) out = out.split(form).join(maskOf(label));
+  }
   return out;
 }
 
@@ -83,12 +89,6 @@ export function redactText(text: string): string {
  * where they stand in their own places (an Authorization header, an X-Amz-Credential parameter),
  * the key id and the signature masked. Anything that is not exactly that form is masked whole.
  */
-// A region is a few lower-case words and perhaps a number (auto, us-east-1, wnam, or none).
-const SCOPE =
-  /^\d{8}\/(?:[a-z]{2,10}(?:-[a-z]{1,10}){0,3}(?:-\d{1,2})?)?\/[a-z][a-z0-9-]{0,29}\/aws4_request$/;
-const AWS4_AUTHORIZATION =
-  /^AWS4-HMAC-SHA256\s+Credential=[^/,\s]+\/([^,\s]+),\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=(?:[0-9a-f]+|\[REDACTED\])$/i;
-
 /** An Authorization header's value, masked: a SigV4 one keeps its scope and signed header names. */
 function maskAuthorizationHeader(value: string): string {
   const m = AWS4_AUTHORIZATION.exec(value);
