@@ -14,6 +14,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.region.aliases'],
   ],
   [
+    's3-region-auto-create-refused',
+    'CreateBucket signed for region auto without a LocationConstraint is refused with IllegalLocationConstraintException, as Amazon S3 and moto refuse a region they do not serve',
+    ['s3.region.auto', 's3.lock.create-disabled-accepted'],
+  ],
+  [
     's3-region-us-east-1',
     'GetBucketLocation and HeadBucket report us-east-1 instead of auto',
     ['s3.region.get-bucket-location', 's3.region.head-bucket-header'],

@@ -1,0 +1,126 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
+import { type ObservedExchange, PassiveJudge } from '../runner/passive/index.ts';
+import { bufferBody } from '../runner/transports/response.ts';
+import { redactDeep } from '../runner/util/redact.ts';
+
+// What a conformant target may answer about signing that the observers of the signing clauses must
+// leave alone, each beside the departure the same observer fails, so that "not failed" is not
+// "never judges". Exchanges are made here, as the proxy would hand them over.
+
+let suites: LoadedSuites;
+
+beforeAll(async () => {
+  const areas = listAreas();
+  suites = await loadSuites(areas, areas);
+});
+
+const SIG = 'ab'.repeat(32);
+const DAY = '20261202';
+
+/** The headers of a request signed in the Authorization header for `region` on DAY. */
+function signedFor(region: string, amzDate = `${DAY}T101010Z`): Record<string, string> {
+  return {
+    authorization: `AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/${DAY}/${region}/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${SIG}`,
+    'x-amz-date': amzDate,
+    'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+  };
+}
+
+const errorDoc = (code: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code></Error>`;
+
+function exchange(
+  method: string,
+  target: string,
+  requestHeaders: Record<string, string>,
+  status: number,
+  body = '',
+  more: Partial<ObservedExchange> & { sent?: string } = {},
+): ObservedExchange {
+  const { sent, ...rest } = more;
+  return {
+    door: 's3',
+    request: {
+      method,
+      target,
+      headers: requestHeaders,
+      ...(sent === undefined ? {} : { body: bufferBody(Buffer.from(sent)) }),
+    },
+    response: {
+      status,
+      headers: body ? { 'content-type': 'application/xml' } : {},
+      body: bufferBody(Buffer.from(body)),
+    },
+    startedAt: new Date().toISOString(),
+    ...rest,
+  };
+}
+
+/** The verdict of `clause` from these exchanges alone (undefined: not judged). */
+function verdict(clause: string, ...exchanges: ObservedExchange[]): string | undefined {
+  const judge = new PassiveJudge(
+    { clauses: suites.clauses.values(), properties: suites.properties },
+    today(),
+  );
+  for (const ex of exchanges) judge.observe(ex);
+  const checks = judge.cases().flatMap((c) => c.checks.filter((k) => k.clauses.includes(clause)));
+  if (!checks.length) return undefined;
+  return checks.some((k) => k.verdict === 'fail') ? 'fail' : 'pass';
+}
+
+describe('region auto', () => {
+  const refused = (headers: Record<string, string>) =>
+    exchange('GET', '/b/k', headers, 400, errorDoc('AuthorizationHeaderMalformed'));
+
+  it('a request signed for auto answered 2xx passes; refused as AuthorizationHeaderMalformed fails', () => {
+    expect(verdict('s3.region.auto', exchange('GET', '/b/k', signedFor('auto'), 200, 'x'))).toBe('pass');
+    expect(verdict('s3.region.auto', refused(signedFor('auto')))).toBe('fail');
+  });
+
+  it('read alike from the Authorization header as a recording keeps it', () => {
+    const recorded = redactDeep(signedFor('auto'));
+    expect(recorded.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=\[REDACTED\]\/\d{8}\/auto\//);
+    expect(verdict('s3.region.auto', refused(recorded))).toBe('fail');
+  });
+
+  it('other refusals, and a malformed refusal of a scope dated another day than X-Amz-Date, say nothing', () => {
+    for (const code of [
+      'SignatureDoesNotMatch',
+      'InvalidAccessKeyId',
+      'AccessDenied',
+      'RequestTimeTooSkewed',
+    ])
+      expect(verdict('s3.region.auto', exchange('GET', '/b/k', signedFor('auto'), 403, errorDoc(code)))).toBe(
+        undefined,
+      );
+    expect(verdict('s3.region.auto', refused(signedFor('auto', '20261203T000001Z')))).toBe(undefined);
+    // A HEAD's refusal has no document to name its code.
+    expect(verdict('s3.region.auto', exchange('HEAD', '/b/k', signedFor('auto'), 400))).toBe(undefined);
+    // Another region than SPEC's may be refused.
+    expect(verdict('s3.region.auto', refused(signedFor('eu-west-1')))).toBe(undefined);
+  });
+
+  it('CreateBucket refused as IllegalLocationConstraintException fails only without a LocationConstraint', () => {
+    const illegal = errorDoc('IllegalLocationConstraintException');
+    const other =
+      '<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>';
+    const withBody = { ...signedFor('auto'), 'content-length': String(other.length) };
+    expect(verdict('s3.region.auto', exchange('PUT', '/b', withBody, 400, illegal, { sent: other }))).toBe(
+      undefined,
+    );
+    expect(verdict('s3.region.auto', exchange('PUT', '/b', signedFor('auto'), 400, illegal))).toBe('fail');
+  });
+
+  it("under --resign, the region the proxy signed for is judged, not the client's", () => {
+    const unsigned = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' };
+    const resigned = { resigned: { region: 'auto' } };
+    expect(verdict('s3.region.auto', exchange('GET', '/b/k', unsigned, 200, 'x', resigned))).toBe('pass');
+    const asUsEast = { resigned: { region: 'us-east-1' } };
+    const refusal = errorDoc('AuthorizationHeaderMalformed');
+    expect(
+      verdict('s3.region.auto', exchange('GET', '/b/k', signedFor('auto'), 400, refusal, asUsEast)),
+    ).toBe(undefined);
+  });
+});

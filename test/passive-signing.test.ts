@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listAreas, loadSuites, today } from '../runner/api.ts';
+import type { LoadedSuites } from '../runner/load/suite.ts';
+import type { RunResults } from '../runner/model/results.ts';
+import {
+  clauseVerdicts,
+  expectFailsInPassing,
+  failingClauses,
+  judgedInPassing,
+  whyFailing,
+} from './helpers/passive-recording.ts';
+import { signingTraffic } from './helpers/passive-traffic-signing.ts';
+
+// How requests are signed, judged in passing: the region a request was signed for, requests sent
+// with no signature, presigned URLs past their time. The traffic (helpers/passive-traffic-signing.ts)
+// goes through the proxy to the reference, recorded, and edgecheck judge on the recording gives the
+// proxy's verdicts. Under --resign the target checks the proxy's signature: what the client's own
+// signature shows is then not judged, and the region the proxy signed for is.
+
+const asOf = today();
+let suites: LoadedSuites;
+
+/** The reference with `faults`, behind the proxy (signing again with `resign`), sent the traffic. */
+function observe(faults: string[] = [], resign = false): Promise<RunResults> {
+  return judgedInPassing({
+    suites,
+    asOf,
+    faults,
+    recorded: true,
+    resign,
+    drive: async (proxy, ref) => {
+      // Under --resign the client's keys need not be the target's.
+      const keys = resign
+        ? { accessKeyId: 'CLIENTSKEY', secretAccessKey: 'clients-own-secret' }
+        : ref.context.credentials;
+      await signingTraffic(proxy.urls.s3!, keys, 'signing');
+    },
+  });
+}
+
+describe('how requests are signed, judged in passing', () => {
+  beforeAll(async () => {
+    const areas = listAreas();
+    suites = await loadSuites(areas, areas);
+  });
+
+  it('fault-free: the signing clauses the traffic reaches pass, and none fails', async () => {
+    const results = await observe();
+    expect(failingClauses(results), whyFailing(results)).toEqual([]);
+    const v = clauseVerdicts(results);
+    expect(v['s3.region.auto']).toBe('pass');
+  }, 60_000);
+
+  it('fault-free under --resign: the region the proxy signed for is judged, and none fails', async () => {
+    const results = await observe([], true);
+    expect(failingClauses(results), whyFailing(results)).toEqual([]);
+    const v = clauseVerdicts(results);
+    expect(v['s3.region.auto']).toBe('pass');
+  }, 60_000);
+
+  for (const [fault, clause, resign] of [
+    ['s3-region-auto-create-refused', 's3.region.auto', false],
+    ['s3-region-auto-create-refused', 's3.region.auto', true],
+  ] as const) {
+    it(`with the fault ${fault}${resign ? ' under --resign' : ''}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
+      expectFailsInPassing(await observe([fault], resign), fault, clause);
+    }, 60_000);
+  }
+});
