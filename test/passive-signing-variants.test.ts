@@ -113,6 +113,28 @@ describe('region auto', () => {
     expect(verdict('s3.region.auto', exchange('PUT', '/b', signedFor('auto'), 400, illegal))).toBe('fail');
   });
 
+  it('us-east-1 and the empty region are the aliases; auto is not one of them', () => {
+    const refusal = errorDoc('AuthorizationHeaderMalformed');
+    for (const region of ['us-east-1', '']) {
+      expect(verdict('s3.region.aliases', exchange('GET', '/', signedFor(region), 200, 'x'))).toBe('pass');
+      expect(verdict('s3.region.aliases', exchange('GET', '/', signedFor(region), 400, refusal))).toBe(
+        'fail',
+      );
+      expect(verdict('s3.region.auto', exchange('GET', '/', signedFor(region), 400, refusal))).toBe(
+        undefined,
+      );
+    }
+    expect(verdict('s3.region.aliases', exchange('GET', '/', signedFor('auto'), 400, refusal))).toBe(
+      undefined,
+    );
+    const presigned =
+      '/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F20261202%2F%2Fs3%2Faws4_request' +
+      `&X-Amz-Date=20261202T101010Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&X-Amz-Signature=${SIG}`;
+    expect(verdict('s3.region.aliases', exchange('GET', presigned, {}, 400, refusal))).toBe('fail');
+    const recorded = presigned.replace('AKID', '[REDACTED]').replace(SIG, '[REDACTED]');
+    expect(verdict('s3.region.aliases', exchange('GET', recorded, {}, 400, refusal))).toBe('fail');
+  });
+
   it("under --resign, the region the proxy signed for is judged, not the client's", () => {
     const unsigned = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' };
     const resigned = { resigned: { region: 'auto' } };

@@ -49,6 +49,7 @@ describe('how requests are signed, judged in passing', () => {
     expect(failingClauses(results), whyFailing(results)).toEqual([]);
     const v = clauseVerdicts(results);
     expect(v['s3.region.auto']).toBe('pass');
+    expect(v['s3.region.aliases']).toBe('pass');
   }, 60_000);
 
   it('fault-free under --resign: the region the proxy signed for is judged, and none fails', async () => {
@@ -56,11 +57,18 @@ describe('how requests are signed, judged in passing', () => {
     expect(failingClauses(results), whyFailing(results)).toEqual([]);
     const v = clauseVerdicts(results);
     expect(v['s3.region.auto']).toBe('pass');
+    expect(v['s3.region.aliases']).toBe('pass');
   }, 60_000);
 
   for (const [fault, clause, resign] of [
     ['s3-region-auto-create-refused', 's3.region.auto', false],
     ['s3-region-auto-create-refused', 's3.region.auto', true],
+    ['s3-region-alias-rejected', 's3.region.aliases', false],
+    ['s3-region-empty-rejected', 's3.region.aliases', false],
+    // The client's us-east-1 is signed again for us-east-1, which the target refuses.
+    ['s3-region-alias-rejected', 's3.region.aliases', true],
+    // A presigned URL keeps its empty region when signed again (a header signature goes as auto).
+    ['s3-region-empty-rejected', 's3.region.aliases', true],
   ] as const) {
     it(`with the fault ${fault}${resign ? ' under --resign' : ''}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault], resign), fault, clause);

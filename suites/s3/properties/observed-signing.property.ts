@@ -60,4 +60,12 @@ const regionAuto = signedFor(
   'region auto',
 );
 
-export default [regionAuto] satisfies PropertyDef[];
+const regionAliases = signedFor(
+  's3.prop.region-aliases-observed',
+  's3.region.aliases',
+  ['us-east-1', ''],
+  'Requests signed for region us-east-1 or an empty region are accepted as auto',
+  'region us-east-1 or the empty region',
+);
+
+export default [regionAuto, regionAliases] satisfies PropertyDef[];
