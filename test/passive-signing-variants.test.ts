@@ -146,3 +146,32 @@ describe('region auto', () => {
     ).toBe(undefined);
   });
 });
+
+describe('requests without a signature', () => {
+  const none = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' };
+
+  it('refused they pass, served they fail', () => {
+    expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', none, 403, errorDoc('AccessDenied')))).toBe(
+      'pass',
+    );
+    expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', none, 200, 'x'))).toBe('fail');
+    expect(verdict('s3.auth.sigv4', exchange('HEAD', '/b/k', { authorization: ' ' }, 200))).toBe('fail');
+  });
+
+  it('a CORS preflight, a busy answer, a signed or presigned request, and one the proxy signed are not judged', () => {
+    const preflight = { origin: 'https://app.example', 'access-control-request-method': 'GET' };
+    expect(verdict('s3.auth.sigv4', exchange('OPTIONS', '/b/k', preflight, 200))).toBe(undefined);
+    for (const status of [429, 503])
+      expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', none, status, 'busy'))).toBe(undefined);
+    expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', signedFor('auto'), 200, 'x'))).toBe(undefined);
+    // Recorded, the signature is masked but present.
+    expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', redactDeep(signedFor('auto')), 200, 'x'))).toBe(
+      undefined,
+    );
+    expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k?X-Amz-Signature=[REDACTED]', {}, 200, 'x'))).toBe(
+      undefined,
+    );
+    const resigned = { resigned: { region: 'auto' } };
+    expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', none, 200, 'x', resigned))).toBe(undefined);
+  });
+});

@@ -50,6 +50,7 @@ describe('how requests are signed, judged in passing', () => {
     const v = clauseVerdicts(results);
     expect(v['s3.region.auto']).toBe('pass');
     expect(v['s3.region.aliases']).toBe('pass');
+    expect(v['s3.auth.sigv4']).toBe('pass');
   }, 60_000);
 
   it('fault-free under --resign: the region the proxy signed for is judged, and none fails', async () => {
@@ -58,6 +59,12 @@ describe('how requests are signed, judged in passing', () => {
     const v = clauseVerdicts(results);
     expect(v['s3.region.auto']).toBe('pass');
     expect(v['s3.region.aliases']).toBe('pass');
+  }, 60_000);
+
+  it('under --resign, the requests a client sent unsigned reach the target signed: s3.auth.sigv4 is not judged', async () => {
+    const results = await observe(['s3-unsigned-accepted'], true);
+    expect(failingClauses(results), whyFailing(results)).toEqual([]);
+    expect(clauseVerdicts(results)['s3.auth.sigv4']).toBe('untested');
   }, 60_000);
 
   for (const [fault, clause, resign] of [
@@ -69,6 +76,9 @@ describe('how requests are signed, judged in passing', () => {
     ['s3-region-alias-rejected', 's3.region.aliases', true],
     // A presigned URL keeps its empty region when signed again (a header signature goes as auto).
     ['s3-region-empty-rejected', 's3.region.aliases', true],
+    ['s3-unsigned-get-accepted', 's3.auth.sigv4', false],
+    ['s3-unsigned-list-accepted', 's3.auth.sigv4', false],
+    ['s3-unsigned-accepted', 's3.auth.sigv4', false],
   ] as const) {
     it(`with the fault ${fault}${resign ? ' under --resign' : ''}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault], resign), fault, clause);

@@ -3,7 +3,7 @@ import { accepted, described, errorCodeOf, operationOf, payloadOf } from './supp
 
 /*
  * How requests are signed, judged from the signature each request shows: the region of its
- * credential scope. Under edgecheck proxy --resign the target checked the proxy's signature, made
+ * credential scope, and whether it has one at all. Under edgecheck proxy --resign the target checked the proxy's signature, made
  * for the region the exchange says (ObservedView.resigned), so that region is judged instead. The
  * cases of region.case.yaml and the properties of wire.property.ts check the same statements in a
  * run. Each judges one exchange and keeps nothing.
@@ -68,4 +68,27 @@ const regionAliases = signedFor(
   'region us-east-1 or the empty region',
 );
 
-export default [regionAuto, regionAliases] satisfies PropertyDef[];
+/** Whether a request carries no signature: neither an Authorization header nor X-Amz-Signature. */
+function unsigned(ex: ObservedView): boolean {
+  if ((ex.requestHeaders.authorization ?? '').trim() !== '') return false;
+  return ![...ex.query.keys()].some((k) => k.toLowerCase() === 'x-amz-signature');
+}
+
+const sigv4: PropertyDef = {
+  id: 's3.prop.unsigned-refused-observed',
+  title: 'An S3 request without a signature is not served',
+  clauses: ['s3.auth.sigv4'],
+  observe: {
+    selects:
+      'S3 requests with neither an Authorization header nor X-Amz-Signature (not CORS preflights; none under --resign, which signs them)',
+    observer: () => (ex) => {
+      // A preflight is never signed; under --resign the target got the request signed by the proxy.
+      if (ex.door !== 's3' || ex.method === 'OPTIONS' || ex.resigned || !unsigned(ex)) return undefined;
+      if (accepted(ex))
+        throw new Error(`${described(ex)}: a request with no signature was served, not refused`);
+      return true;
+    },
+  },
+};
+
+export default [regionAuto, regionAliases, sigv4] satisfies PropertyDef[];
