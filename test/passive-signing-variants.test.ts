@@ -175,3 +175,54 @@ describe('requests without a signature', () => {
     expect(verdict('s3.auth.sigv4', exchange('GET', '/b/k', none, 200, 'x', resigned))).toBe(undefined);
   });
 });
+
+describe('presigned URLs past their time', () => {
+  /** A presigned GET signed `agoMs` before now for `expires` seconds, as sent (or as recorded). */
+  function presigned(agoMs: number, expires: number, recorded = false): string {
+    const at = new Date(Date.now() - agoMs)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+    const key = recorded ? '[REDACTED]' : 'AKID';
+    return (
+      `/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${key}%2F${at.slice(0, 8)}%2Fauto%2Fs3%2Faws4_request` +
+      `&X-Amz-Date=${at}&X-Amz-Expires=${expires}&X-Amz-SignedHeaders=host&X-Amz-Signature=${recorded ? '[REDACTED]' : SIG}`
+    );
+  }
+  const hours = (n: number) => n * 3600_000;
+
+  it('expired hours ago: refused 403 passes, served fails, as sent and as recorded', () => {
+    const denied = errorDoc('AccessDenied');
+    expect(verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60), {}, 403, denied))).toBe(
+      'pass',
+    );
+    expect(verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60), {}, 200, 'x'))).toBe(
+      'fail',
+    );
+    expect(verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60, true), {}, 200, 'x'))).toBe(
+      'fail',
+    );
+  });
+
+  it('within the clock skew, still valid, refused otherwise, sent under --resign, or of unknown time: not judged', () => {
+    // Expired two minutes ago by this clock: the target's may lag.
+    expect(verdict('s3.presign.expired', exchange('GET', presigned(180_000, 60), {}, 200, 'x'))).toBe(
+      undefined,
+    );
+    expect(verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 86_400), {}, 200, 'x'))).toBe(
+      undefined,
+    );
+    const malformed = errorDoc('AuthorizationQueryParametersError');
+    expect(verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60), {}, 400, malformed))).toBe(
+      undefined,
+    );
+    const resigned = { resigned: { region: 'auto' } };
+    expect(
+      verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60), {}, 200, 'x', resigned)),
+    ).toBe(undefined);
+    const undated = { startedAt: undefined };
+    expect(
+      verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60), {}, 200, 'x', undated)),
+    ).toBe(undefined);
+  });
+});

@@ -51,6 +51,7 @@ describe('how requests are signed, judged in passing', () => {
     expect(v['s3.region.auto']).toBe('pass');
     expect(v['s3.region.aliases']).toBe('pass');
     expect(v['s3.auth.sigv4']).toBe('pass');
+    expect(v['s3.presign.expired']).toBe('pass');
   }, 60_000);
 
   it('fault-free under --resign: the region the proxy signed for is judged, and none fails', async () => {
@@ -67,6 +68,12 @@ describe('how requests are signed, judged in passing', () => {
     expect(clauseVerdicts(results)['s3.auth.sigv4']).toBe('untested');
   }, 60_000);
 
+  it('under --resign, a presigned URL is presigned again for a fresh time: s3.presign.expired is not judged', async () => {
+    const results = await observe(['s3-presign-expiry-unchecked'], true);
+    expect(failingClauses(results), whyFailing(results)).toEqual([]);
+    expect(clauseVerdicts(results)['s3.presign.expired']).toBe('untested');
+  }, 60_000);
+
   for (const [fault, clause, resign] of [
     ['s3-region-auto-create-refused', 's3.region.auto', false],
     ['s3-region-auto-create-refused', 's3.region.auto', true],
@@ -79,6 +86,7 @@ describe('how requests are signed, judged in passing', () => {
     ['s3-unsigned-get-accepted', 's3.auth.sigv4', false],
     ['s3-unsigned-list-accepted', 's3.auth.sigv4', false],
     ['s3-unsigned-accepted', 's3.auth.sigv4', false],
+    ['s3-presign-expiry-unchecked', 's3.presign.expired', false],
   ] as const) {
     it(`with the fault ${fault}${resign ? ' under --resign' : ''}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault], resign), fault, clause);

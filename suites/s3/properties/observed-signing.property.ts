@@ -3,7 +3,7 @@ import { accepted, described, errorCodeOf, operationOf, payloadOf } from './supp
 
 /*
  * How requests are signed, judged from the signature each request shows: the region of its
- * credential scope, and whether it has one at all. Under edgecheck proxy --resign the target checked the proxy's signature, made
+ * credential scope, whether it has one at all, and a presigned URL's time. Under edgecheck proxy --resign the target checked the proxy's signature, made
  * for the region the exchange says (ObservedView.resigned), so that region is judged instead. The
  * cases of region.case.yaml and the properties of wire.property.ts check the same statements in a
  * run. Each judges one exchange and keeps nothing.
@@ -91,4 +91,38 @@ const sigv4: PropertyDef = {
   },
 };
 
-export default [regionAuto, regionAliases, sigv4] satisfies PropertyDef[];
+/** Clocks differ: a URL counts as expired only this long after its time ran out by the proxy's clock. */
+const CLOCK_SKEW_MS = 15 * 60_000;
+
+/** An X-Amz-Date (YYYYMMDDTHHMMSSZ) in milliseconds since the epoch. */
+function amzTime(amzDate: string): number {
+  const [y, mo, d, h, mi, s] = [0, 4, 6, 9, 11, 13].map((at, i) =>
+    Number(amzDate.slice(at, at + (i ? 2 : 4))),
+  );
+  return Date.UTC(y, mo - 1, d, h, mi, s);
+}
+
+const presignExpired: PropertyDef = {
+  id: 's3.prop.presign-expired-observed',
+  title: 'A presigned URL past its X-Amz-Date plus X-Amz-Expires is refused with 403',
+  clauses: ['s3.presign.expired'],
+  observe: {
+    selects:
+      'presigned requests sent over 15 minutes after their X-Amz-Date plus X-Amz-Expires, answered 2xx or 403 (none under --resign, which presigns them again)',
+    observer: () => (ex) => {
+      // Under --resign the target got a URL presigned afresh for the time this one had.
+      if (ex.door !== 's3' || ex.resigned || ex.startedAt === undefined) return undefined;
+      const signing = signingOf(ex.requestHeaders, ex.query);
+      if (signing?.form !== 'query' || signing.expires === undefined) return undefined;
+      const late = ex.startedAt - (amzTime(signing.amzDate) + signing.expires * 1000);
+      if (late <= CLOCK_SKEW_MS) return undefined;
+      if (ex.status === 403) return true;
+      if (!accepted(ex)) return undefined;
+      throw new Error(
+        `${described(ex)}: presigned at ${signing.amzDate} for ${signing.expires} s, it was sent ${Math.round(late / 60_000)} minutes after it expired`,
+      );
+    },
+  },
+};
+
+export default [regionAuto, regionAliases, sigv4, presignExpired] satisfies PropertyDef[];
