@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import { type ObservedExchange, PassiveJudge } from '../runner/passive/index.ts';
-import { bufferBody } from '../runner/transports/response.ts';
+import { bufferBody, partBody } from '../runner/transports/response.ts';
 import { redactDeep } from '../runner/util/redact.ts';
 
 // What a conformant target may answer about signing that the observers of the signing clauses must
@@ -224,5 +225,59 @@ describe('presigned URLs past their time', () => {
     expect(
       verdict('s3.presign.expired', exchange('GET', presigned(hours(2), 60), {}, 200, 'x', undated)),
     ).toBe(undefined);
+  });
+});
+
+describe('signed payloads', () => {
+  const body = 'a signed payload';
+  const hash = createHash('sha256').update(body).digest('hex');
+  const put = (declared: string, status: number, answer = '', sent = body) =>
+    exchange(
+      'PUT',
+      '/b/k',
+      { ...signedFor('auto'), 'x-amz-content-sha256': declared, 'content-length': String(sent.length) },
+      status,
+      answer,
+      { sent },
+    );
+  const mismatch = errorDoc('XAmzContentSHA256Mismatch');
+
+  it("the body's own SHA-256 accepted passes, refused as XAmzContentSHA256Mismatch fails", () => {
+    expect(verdict('s3.presign.signed-payload', put(hash, 200))).toBe('pass');
+    expect(verdict('s3.presign.signed-payload', put(hash.toUpperCase(), 400, mismatch))).toBe('fail');
+    // No body at all, its hash that of nothing.
+    const empty = createHash('sha256').digest('hex');
+    const get = exchange(
+      'GET',
+      '/b/k',
+      { ...signedFor('auto'), 'x-amz-content-sha256': empty },
+      400,
+      mismatch,
+    );
+    expect(verdict('s3.presign.signed-payload', get)).toBe('fail');
+  });
+
+  it('a hash of other bytes, a body not kept whole, other refusals, other payload forms: not judged', () => {
+    expect(verdict('s3.presign.signed-payload', put(hash, 400, mismatch, 'other bytes'))).toBe(undefined);
+    for (const code of ['SignatureDoesNotMatch', 'BadDigest', 'AccessDenied'])
+      expect(verdict('s3.presign.signed-payload', put(hash, 400, errorDoc(code)))).toBe(undefined);
+    for (const declared of ['UNSIGNED-PAYLOAD', 'STREAMING-UNSIGNED-PAYLOAD-TRAILER'])
+      expect(verdict('s3.presign.signed-payload', put(declared, 400, mismatch))).toBe(undefined);
+    const cut = exchange(
+      'PUT',
+      '/b/k',
+      { ...signedFor('auto'), 'x-amz-content-sha256': hash, 'content-length': '99999' },
+      400,
+      mismatch,
+      {
+        request: {
+          method: 'PUT',
+          target: '/b/k',
+          headers: { 'x-amz-content-sha256': hash, 'content-length': '99999' },
+          body: partBody(Buffer.from(body), 99_999),
+        },
+      },
+    );
+    expect(verdict('s3.presign.signed-payload', cut)).toBe(undefined);
   });
 });

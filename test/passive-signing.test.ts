@@ -52,6 +52,7 @@ describe('how requests are signed, judged in passing', () => {
     expect(v['s3.region.aliases']).toBe('pass');
     expect(v['s3.auth.sigv4']).toBe('pass');
     expect(v['s3.presign.expired']).toBe('pass');
+    expect(v['s3.presign.signed-payload']).toBe('pass');
   }, 60_000);
 
   it('fault-free under --resign: the region the proxy signed for is judged, and none fails', async () => {
@@ -60,6 +61,8 @@ describe('how requests are signed, judged in passing', () => {
     const v = clauseVerdicts(results);
     expect(v['s3.region.auto']).toBe('pass');
     expect(v['s3.region.aliases']).toBe('pass');
+    // The proxy signs again over the payload hash the client declared.
+    expect(v['s3.presign.signed-payload']).toBe('pass');
   }, 60_000);
 
   it('under --resign, the requests a client sent unsigned reach the target signed: s3.auth.sigv4 is not judged', async () => {
@@ -87,6 +90,8 @@ describe('how requests are signed, judged in passing', () => {
     ['s3-unsigned-list-accepted', 's3.auth.sigv4', false],
     ['s3-unsigned-accepted', 's3.auth.sigv4', false],
     ['s3-presign-expiry-unchecked', 's3.presign.expired', false],
+    ['s3-payload-hash-compared-as-base64', 's3.presign.signed-payload', false],
+    ['s3-payload-hash-compared-as-base64', 's3.presign.signed-payload', true],
   ] as const) {
     it(`with the fault ${fault}${resign ? ' under --resign' : ''}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault], resign), fault, clause);

@@ -1266,7 +1266,7 @@ const byPrefix: [RegExp, keyof typeof SCENARIOS][] = [
   [/^s3-delete-objects/, 'deletes'],
   [/^s3-list-/, 'listing'],
   [/^s3-(cors|preflight|public-options)/, 'cors'],
-  [/^s3-(presign|signed-payload|accept-encoding|unsigned|signature|secret)/, 'auth'],
+  [/^s3-(presign|signed-payload|payload-hash|accept-encoding|unsigned|signature|secret)/, 'auth'],
   [/^s3-(missing-bucket|no-such-key|delete-missing)/, 'errors'],
   [/^s3-bucket-name/, 'names'],
   [/^s3-continue/, 'expectContinue'],

@@ -874,6 +874,18 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-payload-hash-compared-as-base64',
+    "PutObject compares x-amz-content-sha256 with the body's SHA-256 in base64, as x-amz-checksum-sha256 is written: an object sent with its signed payload hash is refused as XAmzContentSHA256Mismatch",
+    [
+      's3.presign.signed-payload',
+      // The SDK's PutObjects with a checksum sign their payload, as the aws-chunked case's does.
+      's3.put.checksum-sha256',
+      's3.put.checksum-sha1',
+      's3.checksum.put-algorithms',
+      's3.put.aws-chunked-not-streaming',
+    ],
+  ],
+  [
     's3-accept-encoding-unsigned',
     'Accept-Encoding is left out when the signature is computed',
     ['s3.presign.accept-encoding-signed'],

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { type ObservedView, type PropertyDef, signingOf } from 'edgecheck/kit';
 import { accepted, described, errorCodeOf, operationOf, payloadOf } from './support/exchange.ts';
 
 /*
  * How requests are signed, judged from the signature each request shows: the region of its
- * credential scope, whether it has one at all, and a presigned URL's time. Under edgecheck proxy --resign the target checked the proxy's signature, made
+ * credential scope, whether it has one at all, a presigned URL's time, and the payload it signs. Under edgecheck proxy --resign the target checked the proxy's signature, made
  * for the region the exchange says (ObservedView.resigned), so that region is judged instead. The
  * cases of region.case.yaml and the properties of wire.property.ts check the same statements in a
  * run. Each judges one exchange and keeps nothing.
@@ -125,4 +126,29 @@ const presignExpired: PropertyDef = {
   },
 };
 
-export default [regionAuto, regionAliases, sigv4, presignExpired] satisfies PropertyDef[];
+const signedPayload: PropertyDef = {
+  id: 's3.prop.signed-payload-observed',
+  title:
+    "A payload signed by its SHA-256 (x-amz-content-sha256 of the body) is not refused as another body's",
+  clauses: ['s3.presign.signed-payload'],
+  observe: {
+    selects:
+      'S3 requests whose x-amz-content-sha256 is the SHA-256 of the body they sent (kept whole), answered 2xx or XAmzContentSHA256Mismatch',
+    observer: () => (ex) => {
+      if (ex.door !== 's3') return undefined;
+      const declared = (ex.requestHeaders['x-amz-content-sha256'] ?? '').toLowerCase();
+      if (!/^[0-9a-f]{64}$/.test(declared)) return undefined;
+      const sent = payloadOf(ex);
+      if (sent === undefined || createHash('sha256').update(sent).digest('hex') !== declared)
+        return undefined;
+      if (accepted(ex)) return true;
+      // Other refusals (the signature, the keys, the request's own errors) say nothing of the payload.
+      if (errorCodeOf(ex) !== 'XAmzContentSHA256Mismatch') return undefined;
+      throw new Error(
+        `${described(ex)} XAmzContentSHA256Mismatch: its x-amz-content-sha256 is the SHA-256 of the ${sent.length} bytes it sent`,
+      );
+    },
+  },
+};
+
+export default [regionAuto, regionAliases, sigv4, presignExpired, signedPayload] satisfies PropertyDef[];
