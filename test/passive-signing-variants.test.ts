@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
-import { type ObservedExchange, PassiveJudge } from '../runner/passive/index.ts';
+import { HarRecorder, type ObservedExchange, PassiveJudge, readHar } from '../runner/passive/index.ts';
 import { bufferBody, partBody } from '../runner/transports/response.ts';
-import { redactDeep } from '../runner/util/redact.ts';
+import { redactDeep, registerSecret, SECRET_ACCESS_KEY } from '../runner/util/redact.ts';
 
 // What a conformant target may answer about signing that the observers of the signing clauses must
 // leave alone, each beside the departure the same observer fails, so that "not failed" is not
@@ -279,5 +282,68 @@ describe('signed payloads', () => {
       },
     );
     expect(verdict('s3.presign.signed-payload', cut)).toBe(undefined);
+  });
+});
+
+describe('the secret access key in answers, under --resign', () => {
+  const secret = 'variants/Secret+AccessKey0000000000000000';
+  const resigned = { resigned: { region: 'auto' } };
+  const missing = (body: string, headers: Record<string, string> = {}, target = '/b/missing') => {
+    const ex = exchange('GET', target, signedFor('auto'), 404, body, resigned);
+    ex.response.headers = { ...ex.response.headers, ...headers };
+    return ex;
+  };
+  const noSuchKey = (extra = '') => `<Error><Code>NoSuchKey</Code>${extra}</Error>`;
+
+  beforeAll(() => registerSecret(secret, SECRET_ACCESS_KEY));
+
+  it('an error without it passes; one carrying it in its body or headers fails, as sent and as recorded', () => {
+    expect(verdict('s3.auth.secret-not-echoed', missing(noSuchKey()))).toBe('pass');
+    expect(verdict('s3.auth.secret-not-echoed', missing(noSuchKey(`<Debug>${secret}</Debug>`)))).toBe('fail');
+    expect(verdict('s3.auth.secret-not-echoed', missing(noSuchKey(), { 'x-debug': `AKID:${secret}` }))).toBe(
+      'fail',
+    );
+    const recorded = noSuchKey('<Debug>[REDACTED secret access key]</Debug>');
+    expect(verdict('s3.auth.secret-not-echoed', missing(recorded))).toBe('fail');
+    // A recording reads a body it masked as cut: what it kept still shows the mask.
+    const cut = missing('');
+    cut.response.body = partBody(Buffer.from(recorded), recorded.length + 12);
+    expect(verdict('s3.auth.secret-not-echoed', cut)).toBe('fail');
+    expect(verdict('s3.auth.secret-not-echoed', missing(noSuchKey('[REDACTED]')))).toBe('pass');
+  });
+
+  it('a successful read, a request carrying the key itself, a proxy not signing again, a body not text: not judged', () => {
+    const stored = exchange('GET', '/b/creds.txt', signedFor('auto'), 200, `key=${secret}`, resigned);
+    expect(verdict('s3.auth.secret-not-echoed', stored)).toBe(undefined);
+    const named = `/b/${encodeURIComponent(secret)}`;
+    expect(verdict('s3.auth.secret-not-echoed', missing(noSuchKey(`<Key>${secret}</Key>`), {}, named))).toBe(
+      undefined,
+    );
+    const notResigned = exchange('GET', '/b/missing', signedFor('auto'), 404, noSuchKey(`<D>${secret}</D>`));
+    expect(verdict('s3.auth.secret-not-echoed', notResigned)).toBe(undefined);
+    const binary = missing('');
+    binary.response.body = bufferBody(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(secret)]));
+    expect(verdict('s3.auth.secret-not-echoed', binary)).toBe(undefined);
+  });
+
+  it('a recording of an answer that carried it is judged as the proxy judged it', async () => {
+    const ex = missing(noSuchKey(`<Debug>${secret}</Debug>`), { 'x-debug': secret });
+    const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-secret-'));
+    try {
+      const file = path.join(dir, 'traffic.har');
+      const recorder = new HarRecorder(file, 'test');
+      recorder.add(ex, { s3: 'http://target' });
+      recorder.close();
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain(secret);
+      expect(text).toContain('[REDACTED secret access key]');
+      const recorded: ObservedExchange[] = [];
+      for await (const r of readHar(file)) recorded.push(r);
+      expect(recorded[0].resigned).toEqual({ region: 'auto' });
+      expect(verdict('s3.auth.secret-not-echoed', ...recorded)).toBe('fail');
+      expect(verdict('s3.auth.secret-not-echoed', ex)).toBe('fail');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -53,6 +53,8 @@ describe('how requests are signed, judged in passing', () => {
     expect(v['s3.auth.sigv4']).toBe('pass');
     expect(v['s3.presign.expired']).toBe('pass');
     expect(v['s3.presign.signed-payload']).toBe('pass');
+    // Only the proxy that signs again holds the secret access key.
+    expect(v['s3.auth.secret-not-echoed']).toBe('untested');
   }, 60_000);
 
   it('fault-free under --resign: the region the proxy signed for is judged, and none fails', async () => {
@@ -63,6 +65,7 @@ describe('how requests are signed, judged in passing', () => {
     expect(v['s3.region.aliases']).toBe('pass');
     // The proxy signs again over the payload hash the client declared.
     expect(v['s3.presign.signed-payload']).toBe('pass');
+    expect(v['s3.auth.secret-not-echoed']).toBe('pass');
   }, 60_000);
 
   it('under --resign, the requests a client sent unsigned reach the target signed: s3.auth.sigv4 is not judged', async () => {
@@ -92,6 +95,8 @@ describe('how requests are signed, judged in passing', () => {
     ['s3-presign-expiry-unchecked', 's3.presign.expired', false],
     ['s3-payload-hash-compared-as-base64', 's3.presign.signed-payload', false],
     ['s3-payload-hash-compared-as-base64', 's3.presign.signed-payload', true],
+    // Its recording masks the key as what it is, and edgecheck judge fails the answer there too.
+    ['s3-no-such-key-debug-credentials', 's3.auth.secret-not-echoed', true],
   ] as const) {
     it(`with the fault ${fault}${resign ? ' under --resign' : ''}, ${clause} fails in passing, and nothing outside the fault's clauses`, async () => {
       expectFailsInPassing(await observe([fault], resign), fault, clause);

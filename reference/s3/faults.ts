@@ -923,6 +923,11 @@ const CATALOG: [string, string, string[]][] = [
     'SignatureDoesNotMatch errors echo the secret access key the signature was checked against',
     ['s3.auth.secret-not-echoed'],
   ],
+  [
+    's3-no-such-key-debug-credentials',
+    'NoSuchKey errors carry a debug header naming the access key id and the secret access key the request was checked with',
+    ['s3.auth.secret-not-echoed'],
+  ],
   // Error codes
   [
     's3-missing-bucket-403',

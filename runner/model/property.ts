@@ -78,6 +78,12 @@ export interface ObservedView {
   /** The answer's length in bytes, whole or not. */
   size: number;
   /**
+   * What was kept of the answer's body, whole or not: its first bytes up to the proxy's cap, or what
+   * a recording kept (cut, secrets masked, so not always whole where the proxy's was). For finding
+   * what an answer must never carry; what it must carry needs `body`.
+   */
+  keptBody?: Buffer;
+  /**
    * When the request was sent and when its answer was whole (milliseconds since the epoch, the
    * proxy's clock), where known: an observer ordering exchanges by them knows one ended before
    * another began, which the order they are observed in does not tell.

@@ -1,10 +1,18 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { type ObservedView, type PropertyDef, signingOf } from 'edgecheck/kit';
+import {
+  carriesSecret,
+  type ObservedView,
+  type PropertyDef,
+  SECRET_ACCESS_KEY,
+  signingOf,
+} from 'edgecheck/kit';
 import { accepted, described, errorCodeOf, operationOf, payloadOf } from './support/exchange.ts';
 
 /*
  * How requests are signed, judged from the signature each request shows: the region of its
- * credential scope, whether it has one at all, a presigned URL's time, and the payload it signs. Under edgecheck proxy --resign the target checked the proxy's signature, made
+ * credential scope, whether it has one at all, a presigned URL's time, and the payload it signs;
+ * and, under --resign, that no answer carries the secret access key the proxy signs with. Under edgecheck proxy --resign the target checked the proxy's signature, made
  * for the region the exchange says (ObservedView.resigned), so that region is judged instead. The
  * cases of region.case.yaml and the properties of wire.property.ts check the same statements in a
  * run. Each judges one exchange and keeps nothing.
@@ -151,4 +159,58 @@ const signedPayload: PropertyDef = {
   },
 };
 
-export default [regionAuto, regionAliases, sigv4, presignExpired, signedPayload] satisfies PropertyDef[];
+/**
+ * Whether a request may itself carry the secret access key, which an answer may then echo as the
+ * request's own (an error naming its key): its path, query or headers carry it, or its body does or
+ * was not kept whole as text.
+ */
+function asksWithSecret(ex: ObservedView): boolean {
+  let path = ex.path;
+  try {
+    path += `\n${decodeURIComponent(ex.path)}`;
+  } catch {
+    // A path that does not decode is read as sent.
+  }
+  const query = [...ex.query].flat().join('\n');
+  const asked = `${path}\n${query}\n${Object.values(ex.requestHeaders).join('\n')}`;
+  const sent = payloadOf(ex);
+  if (sent === undefined || !isUtf8(sent)) return true;
+  return carriesSecret(`${asked}\n${sent.toString('utf8')}`, SECRET_ACCESS_KEY);
+}
+
+const secretNotEchoed: PropertyDef = {
+  id: 's3.prop.secret-not-echoed-observed',
+  title: 'No S3 answer carries the secret access key the proxy signs with',
+  clauses: ['s3.auth.secret-not-echoed'],
+  observe: {
+    selects:
+      'under --resign, S3 answers but successful reads (errors, and the answers to writes) to requests that do not carry the secret access key themselves: their headers and the text kept of their bodies',
+    observer: () => (ex) => {
+      // Only under --resign is the secret known: the proxy holds it, and its recording masks it as what it is.
+      if (ex.door !== 's3' || !ex.resigned) return undefined;
+      // A read serves what was stored (an object, its metadata, key names), which may hold anything.
+      if ((ex.method === 'GET' || ex.method === 'HEAD') && ex.status < 400) return undefined;
+      if (ex.query.has('select') || asksWithSecret(ex)) return undefined;
+      const headers = Object.entries(ex.headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\n');
+      if (carriesSecret(headers, SECRET_ACCESS_KEY))
+        throw new Error(`${described(ex)}: its headers carry the secret access key`);
+      // Text only: a recording keeps other bodies as base64, where no mask is put.
+      const kept = ex.keptBody ?? ex.body ?? Buffer.alloc(0);
+      if (isUtf8(kept) && carriesSecret(kept.toString('utf8'), SECRET_ACCESS_KEY))
+        throw new Error(`${described(ex)}: its body carries the secret access key`);
+      // A body not kept whole may carry it further on.
+      return ex.body !== undefined && isUtf8(ex.body) ? true : undefined;
+    },
+  },
+};
+
+export default [
+  regionAuto,
+  regionAliases,
+  sigv4,
+  presignExpired,
+  signedPayload,
+  secretNotEchoed,
+] satisfies PropertyDef[];
