@@ -12,10 +12,11 @@ import { accepted, described, errorCodeOf, operationOf, payloadOf } from './supp
 /*
  * How requests are signed, judged from the signature each request shows: the region of its
  * credential scope, whether it has one at all, a presigned URL's time, and the payload it signs;
- * and, under --resign, that no answer carries the secret access key the proxy signs with. Under edgecheck proxy --resign the target checked the proxy's signature, made
- * for the region the exchange says (ObservedView.resigned), so that region is judged instead. The
- * cases of region.case.yaml and the properties of wire.property.ts check the same statements in a
- * run. Each judges one exchange and keeps nothing.
+ * and, under --resign, that no answer carries the secret access key the proxy signs with. Under
+ * edgecheck proxy --resign the target checked the proxy's signature, made for the region the
+ * exchange says (ObservedView.resigned): that region is judged, and what the client's own signature
+ * shows is not. The cases of region.case.yaml and auth.case.yaml and the properties of
+ * wire.property.ts check the same statements in a run. Each judges one exchange and keeps nothing.
  */
 
 /** The region the target checked the request's signature for, where it was signed well formed for S3. */
@@ -77,9 +78,13 @@ const regionAliases = signedFor(
   'region us-east-1 or the empty region',
 );
 
-/** Whether a request carries no signature: neither an Authorization header nor X-Amz-Signature. */
+/**
+ * Whether a request carries no signature: neither an Authorization header nor X-Amz-Signature, nor
+ * the x-amz-date a signature comes with (a browser's sanitized HAR leaves out Authorization alone).
+ */
 function unsigned(ex: ObservedView): boolean {
-  if ((ex.requestHeaders.authorization ?? '').trim() !== '') return false;
+  const h = ex.requestHeaders;
+  if ((h.authorization ?? '').trim() !== '' || h['x-amz-date'] !== undefined) return false;
   return ![...ex.query.keys()].some((k) => k.toLowerCase() === 'x-amz-signature');
 }
 
@@ -89,7 +94,7 @@ const sigv4: PropertyDef = {
   clauses: ['s3.auth.sigv4'],
   observe: {
     selects:
-      'S3 requests with neither an Authorization header nor X-Amz-Signature (not CORS preflights; none under --resign, which signs them)',
+      'S3 requests with neither an Authorization header, X-Amz-Signature nor x-amz-date (not CORS preflights; none under --resign, which signs them)',
     observer: () => (ex) => {
       // A preflight is never signed; under --resign the target got the request signed by the proxy.
       if (ex.door !== 's3' || ex.method === 'OPTIONS' || ex.resigned || !unsigned(ex)) return undefined;
