@@ -14,7 +14,7 @@ import {
   startStatus,
 } from '../runner/passive/index.ts';
 import { errorMessage, InputError } from '../runner/util/errors.ts';
-import { registerSecret } from '../runner/util/redact.ts';
+import { registerSecret, SECRET_ACCESS_KEY } from '../runner/util/redact.ts';
 import { VERSION } from '../runner/version.ts';
 import { bytes, date, duration, int, parse } from './args.ts';
 import { renderDocument, reportDocument } from './report-document.ts';
@@ -336,6 +336,6 @@ function resignCredentials(s3: string | undefined): ResignCredentials {
       '--resign',
       'set EDGECHECK_S3_ACCESS_KEY_ID and EDGECHECK_S3_SECRET_ACCESS_KEY to the keys to sign with',
     );
-  registerSecret(secretAccessKey);
+  registerSecret(secretAccessKey, SECRET_ACCESS_KEY);
   return { accessKeyId, secretAccessKey };
 }

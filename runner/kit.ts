@@ -36,5 +36,11 @@ export { buildS3Request } from './transports/s3-raw.ts';
 export { signerFor } from './transports/sigv4.ts';
 // What an observer remembers between exchanges (PropertyDef.observe), bounded.
 export { RecentMap } from './util/recent-map.ts';
+// Whether an observed text carries the secret registered with a label, or the mask a recording put
+// in its place: an observer of echoed secrets judges a recording as it judges the traffic.
+export { carriesSecret, SECRET_ACCESS_KEY } from './util/redact.ts';
+// The SigV4 signature an observed request carries (scope, dates), read alike as it passed and as a
+// recording keeps it.
+export { type Signing, signingOf } from './util/sigv4-form.ts';
 // XML's entities and character references in one pass, which the parser leaves to its caller.
 export { decodeXmlEntities } from './util/xml.ts';

@@ -51,6 +51,8 @@ const JUDGED = [
   's3.object.multipart-headers',
   's3.checksum.multipart-composite',
   's3.put.aws-chunked-not-streaming',
+  's3.region.auto',
+  's3.presign.signed-payload',
 ];
 
 /** The reference with `faults`, behind the proxy, sent the boto3 traffic. */

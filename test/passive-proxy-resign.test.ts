@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
@@ -13,7 +16,14 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference } from '../reference/server.ts';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
-import { PassiveJudge, type ProxyHandle, startProxy } from '../runner/passive/index.ts';
+import {
+  HarRecorder,
+  type ObservedExchange,
+  PassiveJudge,
+  type ProxyHandle,
+  readHar,
+  startProxy,
+} from '../runner/passive/index.ts';
 import { sdkClient } from './helpers/passive-traffic.ts';
 
 // A hosted S3 target routes by the Host header, which SigV4 covers: a client pointed at the proxy
@@ -139,6 +149,38 @@ describe('edgecheck proxy --resign, in front of a target that routes by Host', (
       await proxy.close();
     }
   }, 60_000);
+
+  it('each exchange says the proxy signed it again and for which region, and so does its recording', async () => {
+    const c = ref.context.credentials;
+    const seen: ObservedExchange[] = [];
+    const dir = mkdtempSync(path.join(tmpdir(), 'edgecheck-resigned-'));
+    const har = path.join(dir, 'traffic.har');
+    const recorder = new HarRecorder(har, 'test');
+    const proxy = await startProxy({
+      upstream: { s3: frontUrl },
+      resign: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
+      onExchange: (ex) => {
+        seen.push(ex);
+        recorder.add(ex, { s3: frontUrl });
+      },
+    });
+    const s3 = sdkClient(proxy.urls.s3!, { accessKeyId: 'CLIENTSKEY', secretAccessKey: 'x' }, 'us-east-1');
+    try {
+      await s3.send(new CreateBucketCommand({ Bucket: 'resigned-regions' }));
+      // Unsigned, the client's request goes signed for auto.
+      expect((await fetch(`${proxy.urls.s3}/resigned-regions`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen.map((ex) => ex.resigned?.region)).toEqual(['us-east-1', 'auto']);
+      recorder.close();
+      const recorded: ObservedExchange[] = [];
+      for await (const ex of readHar(har)) recorded.push(ex);
+      expect(recorded.map((ex) => ex.resigned?.region)).toEqual(['us-east-1', 'auto']);
+    } finally {
+      s3.destroy();
+      await proxy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('a request with signed chunks is answered by the proxy, saying why, and not forwarded', async () => {
     const c = ref.context.credentials;

@@ -7,7 +7,8 @@ import { createReporter } from '../reporters/registry.ts';
 import { runEdgecheck } from '../runner/api.ts';
 import type { RunResults } from '../runner/model/results.ts';
 import type { Target } from '../runner/model/target.ts';
-import { redactDeep, redactText, registerSecret } from '../runner/util/redact.ts';
+import { presign, signerFor, signHeaders } from '../runner/transports/sigv4.ts';
+import { carriesSecret, redactDeep, redactText, redactUrl, registerSecret } from '../runner/util/redact.ts';
 import { ok, sendJson, startServer, type TestServer } from './helpers/engine-server.ts';
 import { CANARY_TOKEN, fixtureDir } from './helpers/engine-target.ts';
 
@@ -189,5 +190,87 @@ describe('runner/redact.ts', () => {
       list: ['pre [REDACTED] post'],
       n: 3,
     });
+  });
+});
+
+describe('a SigV4 credential keeps its scope where a recording needs it, and nothing secret', () => {
+  const keyId = 'AKIDSCOPECANARY00042';
+  const secret = 'scope/Canary+SecretAccessKey0000000000000';
+  const s3 = { endpoint: 'http://h', region: 'auto', addressing: 'path' as const, accessKeyId: keyId };
+
+  it('an Authorization header keeps the scope and signed header names; a presigned URL its scope', async () => {
+    registerSecret(secret, 'secret access key');
+    const signer = signerFor({ ...s3, secretAccessKey: secret });
+    const url = new URL('http://h/b/k?x-id=GetObject');
+    const signed = await signHeaders(signer, {
+      method: 'GET',
+      url,
+      headers: {},
+      payloadHash: 'UNSIGNED-PAYLOAD',
+    });
+    const presigned = await presign(
+      signer,
+      { method: 'GET', url, headers: {}, payloadHash: 'UNSIGNED-PAYLOAD' },
+      60,
+    );
+    const signatures = [
+      /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization)![1],
+      presigned.url.searchParams.get('X-Amz-Signature')!,
+    ];
+    const header = redactDeep(signed.headers).authorization;
+    expect(header).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=\[REDACTED\]\/\d{8}\/auto\/s3\/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=\[REDACTED\]$/,
+    );
+    const recorded = redactUrl(presigned.url.href);
+    expect(new URL(recorded).searchParams.get('X-Amz-Credential')).toMatch(
+      /^\[REDACTED\]\/\d{8}\/auto\/s3\/aws4_request$/,
+    );
+    expect(recorded).toContain('X-Amz-Signature=[REDACTED]');
+    for (const text of [header, recorded, redactDeep(signed.headers).authorization]) {
+      for (const s of [keyId, secret, encodeURIComponent(secret), ...signatures])
+        expect(text).not.toContain(s);
+      for (const s of signatures) expect(text).not.toContain(s.slice(0, 16));
+    }
+    // Masked twice (a recording judged again), the form stays.
+    expect(redactDeep({ authorization: header }).authorization).toBe(header);
+  });
+
+  it('anything but that exact form is masked whole: a strange scope, a trailing word, another scheme', () => {
+    const sig = 'ab'.repeat(32);
+    const hidden = 'not0registered0but0secret';
+    for (const value of [
+      `AWS4-HMAC-SHA256 Credential=${keyId}/20261202/auto/s3/aws4_request, SignedHeaders=host, Signature=${sig} ${hidden}`,
+      `AWS4-HMAC-SHA256 Credential=${keyId}/20261202/${hidden}/s3/aws4_request, SignedHeaders=host, Signature=${sig}`,
+      `AWS4-HMAC-SHA256 Credential=${keyId}/20261202/auto/s3/aws4_request/${keyId}, SignedHeaders=host, Signature=${sig}`,
+      `AWS ${keyId}:${sig}`,
+      `Bearer ${sig}`,
+    ]) {
+      expect(redactDeep({ Authorization: value }).Authorization, value).toBe('[REDACTED]');
+    }
+    for (const credential of [
+      `${keyId}`,
+      `${keyId}%2F2026%2F${keyId}`,
+      `${keyId}/20261202/auto/s3/aws4_request/x`,
+    ]) {
+      const out = redactUrl(`http://h/b?X-Amz-Credential=${credential}&X-Amz-Signature=${sig}`);
+      expect(out).toBe('http://h/b?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]');
+    }
+  });
+
+  it('a secret registered with a label is masked as what it is, in text, URLs and header maps', () => {
+    registerSecret(secret, 'secret access key');
+    expect(redactText(`<Expected>${secret}</Expected>`)).toBe(
+      '<Expected>[REDACTED secret access key]</Expected>',
+    );
+    expect(redactUrl(`http://h/b/${encodeURIComponent(secret)}?q=${secret}`)).toBe(
+      'http://h/b/[REDACTED secret access key]?q=[REDACTED secret access key]',
+    );
+    expect(redactDeep({ 'set-cookie': `s=${secret}`, 'x-debug': secret })).toEqual({
+      'set-cookie': '[REDACTED secret access key]',
+      'x-debug': '[REDACTED secret access key]',
+    });
+    expect(carriesSecret(`a ${secret} b`, 'secret access key')).toBe(true);
+    expect(carriesSecret('a [REDACTED secret access key] b', 'secret access key')).toBe(true);
+    expect(carriesSecret('a [REDACTED] b', 'secret access key')).toBe(false);
   });
 });

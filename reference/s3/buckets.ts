@@ -55,6 +55,18 @@ export async function createBucket(call: S3Call): Promise<void> {
   const lateLockRefusal =
     lock === 'false' && call.ctx.faults.has('s3-object-lock-false-created-then-refused');
   const doc = await optionalXml(call);
+  // Under a fault, a bucket asked for without a LocationConstraint must be in the region the request
+  // was signed for, which auto is not, as Amazon S3 (and moto) refuse a region they do not serve.
+  if (
+    call.region === 'auto' &&
+    !(doc?.CreateBucketConfiguration as Record<string, unknown> | undefined)?.LocationConstraint &&
+    call.ctx.faults.has('s3-region-auto-create-refused')
+  )
+    throw new S3Error(
+      400,
+      'IllegalLocationConstraintException',
+      'The unspecified location constraint is incompatible for the region specific endpoint this request was sent to.',
+    );
   let hint: string | undefined;
   if (doc) {
     const config = doc.CreateBucketConfiguration as Record<string, unknown> | undefined;

@@ -18,6 +18,8 @@ export interface S3Call {
   payloadHash: string;
   /** Chunk signatures to verify for streaming-signed bodies. */
   chunkSignature?: ChunkSignature;
+  /** The region the request was signed for, where it was signed. */
+  region?: string;
   /** For error documents: /bucket/key. */
   resource: string;
 }

@@ -14,6 +14,11 @@ const CATALOG: [string, string, string[]][] = [
     ['s3.region.aliases'],
   ],
   [
+    's3-region-auto-create-refused',
+    'CreateBucket signed for region auto without a LocationConstraint is refused with IllegalLocationConstraintException, as Amazon S3 and moto refuse a region they do not serve',
+    ['s3.region.auto', 's3.lock.create-disabled-accepted'],
+  ],
+  [
     's3-region-us-east-1',
     'GetBucketLocation and HeadBucket report us-east-1 instead of auto',
     ['s3.region.get-bucket-location', 's3.region.head-bucket-header'],
@@ -869,6 +874,18 @@ const CATALOG: [string, string, string[]][] = [
     ],
   ],
   [
+    's3-payload-hash-compared-as-base64',
+    "PutObject compares x-amz-content-sha256 with the body's SHA-256 in base64, as x-amz-checksum-sha256 is written: an object sent with its signed payload hash is refused as XAmzContentSHA256Mismatch",
+    [
+      's3.presign.signed-payload',
+      // The SDK's PutObjects with a checksum sign their payload, as the aws-chunked case's does.
+      's3.put.checksum-sha256',
+      's3.put.checksum-sha1',
+      's3.checksum.put-algorithms',
+      's3.put.aws-chunked-not-streaming',
+    ],
+  ],
+  [
     's3-accept-encoding-unsigned',
     'Accept-Encoding is left out when the signature is computed',
     ['s3.presign.accept-encoding-signed'],
@@ -904,6 +921,11 @@ const CATALOG: [string, string, string[]][] = [
   [
     's3-secret-echoed',
     'SignatureDoesNotMatch errors echo the secret access key the signature was checked against',
+    ['s3.auth.secret-not-echoed'],
+  ],
+  [
+    's3-no-such-key-debug-credentials',
+    'NoSuchKey errors carry a debug header naming the access key id and the secret access key the request was checked with',
     ['s3.auth.secret-not-echoed'],
   ],
   // Error codes

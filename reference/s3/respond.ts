@@ -79,6 +79,9 @@ export function sendError(
     return;
   }
   const rid = requestId();
+  // Under a fault, a missing key's error names the credentials the request was checked with.
+  if (e.code === 'NoSuchKey' && ctx.faults.has('s3-no-such-key-debug-credentials'))
+    res.setHeader('x-debug-credentials', `${ctx.credentials.accessKeyId}:${ctx.credentials.secretAccessKey}`);
   // Under a fault, a GET of a missing key is answered as a HEAD would be: 404 without a document.
   const bodiless =
     (method === 'GET' && e.code === 'NoSuchKey' && ctx.faults.has('s3-no-such-key-no-body')) ||

@@ -92,9 +92,9 @@ async function handle(
       }
       throw err;
     }
-    const { payloadHash, chunkSignature } = authenticated;
+    const { payloadHash, chunkSignature, region } = authenticated;
     if (invite && !early) res.writeContinue();
-    const call = callWith(payloadHash, chunkSignature);
+    const call = { ...callWith(payloadHash, chunkSignature), region };
     // SPEC Authentication rule 3: Transfer-Encoding with Content-Length is declined (the server's parser lets
     // such requests through to be answered here, framed by Transfer-Encoding).
     if (framedTwice(req) && !ctx.faults.has('s3-te-cl-served')) {

@@ -11,6 +11,8 @@ export interface Authenticated {
   payloadHash: string;
   /** For STREAMING-AWS4-HMAC-SHA256-PAYLOAD bodies: the signature each chunk must carry. */
   chunkSignature?: ChunkSignature;
+  /** The region the request was signed for; absent for an unsigned request a fault let through. */
+  region?: string;
 }
 
 /** The expected signature of one aws-chunked chunk, from the previous signature and the chunk's SHA-256 (hex). */
@@ -305,15 +307,16 @@ async function verifyHeader(
       return {
         payloadHash,
         chunkSignature: streamingSigned ? chunkSigner(scope, date, given, ctx) : undefined,
+        region: scope.region,
       };
     }
   }
   // Under a fault, a signature verified before is taken again unchecked: a signed header changed since passes.
   if (verified.has(given.toLowerCase()) && ctx.faults.has('s3-signature-replay-accepted'))
-    return { payloadHash };
+    return { payloadHash, region: scope.region };
   // Under a fault, a signature that does not match passes too. Asked only here, where it changes
   // the answer, so that the fault-sensitivity test's trace names only the cases it can change.
-  if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash };
+  if (ctx.faults.has('s3-signature-unchecked')) return { payloadHash, region: scope.region };
   throw mismatch(ctx, given);
 }
 
@@ -393,10 +396,10 @@ async function verifyPresigned(parts: SignedRequestParts, ctx: ReferenceContext)
       unhoistableHeaders: new Set(Object.keys(headers)),
     });
     const expected = String(presigned.query?.['X-Amz-Signature'] ?? '');
-    if (equalSignatures(expected, given)) return { payloadHash };
+    if (equalSignatures(expected, given)) return { payloadHash, region: scope.region };
   }
   // Under a fault, a presigned URL is served whatever its signature, once its other parameters parse.
   if (ctx.faults.has('s3-presign-signature-unchecked') || ctx.faults.has('s3-signature-unchecked'))
-    return { payloadHash };
+    return { payloadHash, region: scope.region };
   throw mismatch(ctx, given);
 }

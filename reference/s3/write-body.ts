@@ -34,6 +34,9 @@ export async function storeBody(call: S3Call): Promise<{ blob: Blob; digest: Bod
     contentMd5Code: () =>
       call.ctx.faults.has('s3-content-md5-invalid-digest') ? 'InvalidDigest' : 'BadDigest',
     chunkSignature: call.chunkSignature,
+    // Under a fault, PutObject (not UploadPart) compares a signed payload hash with the body's SHA-256 in base64.
+    payloadHashAsBase64: () =>
+      !call.query.has('uploadId') && call.ctx.faults.has('s3-payload-hash-compared-as-base64'),
     awsChunkedByContentEncoding: () => call.ctx.faults.has('s3-aws-chunked-by-content-encoding'),
   });
   const blob = await call.store.blobs.write(body.stream);

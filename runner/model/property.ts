@@ -78,12 +78,24 @@ export interface ObservedView {
   /** The answer's length in bytes, whole or not. */
   size: number;
   /**
+   * What was kept of the answer's body, whole or not: its first bytes up to the proxy's cap, or what
+   * a recording kept (cut, secrets masked, so not always whole where the proxy's was). For finding
+   * what an answer must never carry; what it must carry needs `body`.
+   */
+  keptBody?: Buffer;
+  /**
    * When the request was sent and when its answer was whole (milliseconds since the epoch, the
    * proxy's clock), where known: an observer ordering exchanges by them knows one ended before
    * another began, which the order they are observed in does not tell.
    */
   startedAt?: number;
   answeredAt?: number;
+  /**
+   * Set when edgecheck proxy signed the request again before it went on (--resign), with the region
+   * it signed for: the target checked that signature, region and date, not those the request shows,
+   * and a request the client sent unsigned reached it signed.
+   */
+  resigned?: { region: string };
   /**
    * The answer's body as text, or parsed as JSON. Where it was not kept whole or does not parse,
    * these throw an error the judge reads as "not judged", never as a contradiction.

@@ -28,6 +28,11 @@ export interface ObservedExchange {
   startedAtMs?: number;
   /** From the request's start until its answer was whole, in milliseconds, where known. */
   durationMs?: number;
+  /**
+   * The proxy signed the request again before it went on (--resign), for this region: the target
+   * checked the proxy's signature and date, not the client's, and an unsigned request went signed.
+   */
+  resigned?: { region: string };
 }
 
 /** The management API's prefix: requests under it go through the management door. */

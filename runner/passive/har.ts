@@ -15,6 +15,8 @@ interface HarEntry {
   _startedAtMs?: number;
   /** Milliseconds from the request's start to its answer's end. */
   time?: number;
+  /** edgecheck's own: the proxy signed the request again (--resign), for this region. */
+  _resigned?: { region?: unknown };
   request: {
     method: string;
     url: string;
@@ -102,6 +104,7 @@ function exchangeOf(e: HarEntry, where: string): ObservedExchange {
     startedAtMs: preciseStart(e),
     // 0 is what recordings made before durations were kept say: not known.
     durationMs: typeof e.time === 'number' && e.time > 0 ? e.time : undefined,
+    ...(typeof e._resigned?.region === 'string' ? { resigned: { region: e._resigned.region } } : {}),
   };
 }
 

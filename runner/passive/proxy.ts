@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BodyCollector, flattenHeaders } from '../transports/response.ts';
+import { registerSecret, SECRET_ACCESS_KEY } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 import { type ResignCredentials, resign } from './resign.ts';
 import { type ProxyStats, upstreamErrorKind } from './stats.ts';
@@ -70,6 +71,9 @@ export interface ProxyHandle {
  */
 export async function startProxy(o: ProxyOptions): Promise<ProxyHandle> {
   const host = o.host ?? '127.0.0.1';
+  // The secret it signs with is masked in every output as what it is, so that a recording shows an
+  // answer that carried it.
+  if (o.resign) registerSecret(o.resign.secretAccessKey, SECRET_ACCESS_KEY);
   // Node's own client: it pipes a request body to the upstream socket with less work per chunk than
   // undici's, which a 1 GiB upload through the proxy shows.
   const agents: Agents = {
@@ -206,6 +210,7 @@ async function forward(
       startedAt,
       startedAtMs,
       durationMs: performance.now() - began,
+      ...(outgoing.resigned ? { resigned: outgoing.resigned } : {}),
     };
     // Judged once the answer is written whole, and after the loop has forwarded whatever else was
     // ready: judging never holds an answer back. It waits one turn of the loop at most, an
@@ -268,6 +273,8 @@ interface Outgoing {
   url: URL;
   method: string;
   headers: Record<string, string | string[]>;
+  /** The region the proxy signed the request for, when it signed it again. */
+  resigned?: { region: string };
 }
 
 /**
@@ -280,18 +287,17 @@ async function outgoingRequest(
   req: http.IncomingMessage,
   credentials: ResignCredentials | undefined,
 ): Promise<Outgoing | { refused: string }> {
-  let headers: Record<string, string | string[]> = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
   const method = req.method ?? 'GET';
   // Joined, not resolved: a path starting with // would otherwise name another host.
-  let url = new URL(`${upstream.replace(/\/+$/, '')}${req.url ?? '/'}`);
+  const url = new URL(`${upstream.replace(/\/+$/, '')}${req.url ?? '/'}`);
   // The management API's credentials do not cover Host, and the target routes by it.
   if (door === 'management') headers.host = url.host;
   else if (credentials) {
     const signed = await resign({ method, url, headers }, credentials);
     if ('refused' in signed) return signed;
-    url = signed.url;
-    headers = signed.headers;
+    return { url: signed.url, method, headers: signed.headers, resigned: { region: signed.region } };
   }
   return { url, method, headers };
 }

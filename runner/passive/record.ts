@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { CollectedBody } from '../transports/response.ts';
-import { redactDeep, redactText } from '../util/redact.ts';
+import { redactDeep, redactText, redactUrl } from '../util/redact.ts';
 import type { ObservedExchange } from './exchange.ts';
 
 /** Recorded bodies are cut here: enough for every passive check, never a whole object. */
@@ -32,7 +32,9 @@ const CLOSE = '\n]}}\n';
 /**
  * Writes exchanges to a HAR 1.2 file as they come (`edgecheck proxy --record`), each entry on its
  * own line, secrets redacted before anything is written: credential headers, signatures and
- * credentials in query strings, and every registered secret wherever it stands.
+ * credentials in query strings, and every registered secret wherever it stands. A SigV4 credential
+ * keeps its scope (date, region, service) and signed header names, which are no secret and say
+ * which region the request was signed for.
  *
  * The file is a complete HAR after every entry: each is written over the previous closing
  * brackets, followed by its own. Past `maxBytes` or `maxAgeMs` the file is renamed with the time
@@ -186,10 +188,12 @@ function harEntry(ex: ObservedExchange, origin: { management?: string; s3?: stri
   return {
     startedDateTime: ex.startedAt ?? new Date().toISOString(),
     ...(ex.startedAtMs === undefined ? {} : { _startedAtMs: ex.startedAtMs }),
+    // edgecheck's own: the proxy signed the request again, for this region (no secret).
+    ...(ex.resigned ? { _resigned: { region: ex.resigned.region } } : {}),
     time: ex.durationMs ?? 0,
     request: {
       method: ex.request.method,
-      url: redactText(new URL(ex.request.target, base).href),
+      url: redactUrl(new URL(ex.request.target, base).href),
       httpVersion: 'HTTP/1.1',
       headers: pairs(ex.request.headers),
       queryString: [],

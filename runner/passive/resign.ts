@@ -25,11 +25,12 @@ const PRESIGN_PARAMS = [
  * (UNSIGNED-PAYLOAD, a hex digest, STREAMING-UNSIGNED-PAYLOAD-TRAILER); a presigned URL is
  * presigned again for the time it had. Signed chunks (STREAMING-AWS4-HMAC-SHA256-PAYLOAD) chain
  * their signatures from the one replaced here and cannot be signed again: the answer says why.
+ * The region it signed for comes back with the request: the target checked that, not the client's.
  */
 export async function resign(
   req: { method: string; url: URL; headers: Record<string, string | string[]> },
   credentials: ResignCredentials,
-): Promise<{ url: URL; headers: Record<string, string> } | { refused: string }> {
+): Promise<{ url: URL; headers: Record<string, string>; region: string } | { refused: string }> {
   const flat: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) flat[k] = Array.isArray(v) ? v.join(', ') : v;
   const declared = flat['x-amz-content-sha256'] ?? 'UNSIGNED-PAYLOAD';
@@ -52,7 +53,7 @@ export async function resign(
       { method: req.method, url, headers, payloadHash: 'UNSIGNED-PAYLOAD' },
       expires,
     );
-    return { url: signed.url, headers: { ...headers, ...signed.headers, host: url.host } };
+    return { url: signed.url, headers: { ...headers, ...signed.headers, host: url.host }, region };
   }
   const signed = await signHeaders(signer, {
     method: req.method,
@@ -60,5 +61,5 @@ export async function resign(
     headers: rest,
     payloadHash: declared,
   });
-  return { url: signed.url, headers: signed.headers };
+  return { url: signed.url, headers: signed.headers, region };
 }

@@ -29,8 +29,10 @@ class View implements ObservedView {
   readonly headers: Record<string, string>;
   readonly body?: Buffer;
   readonly size: number;
+  readonly keptBody: Buffer;
   readonly startedAt?: number;
   readonly answeredAt?: number;
+  readonly resigned?: { region: string };
   private params?: URLSearchParams;
   private decoded?: string;
   private parsed?: { value: unknown };
@@ -48,6 +50,8 @@ class View implements ObservedView {
     this.headers = ex.response.headers;
     this.body = whole(ex.response.body);
     this.size = ex.response.body.size;
+    this.keptBody = ex.response.body.bytes;
+    this.resigned = ex.resigned;
     const precise = ex.startedAtMs !== undefined && Number.isFinite(ex.startedAtMs);
     const start = precise
       ? ex.startedAtMs

@@ -89,18 +89,21 @@ export const failingClauses = (r: RunResults): string[] =>
 /**
  * The reference with `faults`, behind the proxy, the traffic `drive` makes through it judged in
  * passing; with `recorded`, edgecheck judge on the proxy's recording must give the same verdicts.
+ * With `resign`, the proxy signs each S3 request again with the reference's keys (--resign).
  */
 export async function judgedInPassing(opts: {
   suites: LoadedSuites;
   asOf: string;
   faults?: string[];
   recorded?: boolean;
+  resign?: boolean;
   drive: (proxy: ProxyHandle, ref: ReferenceHandle) => Promise<void>;
 }): Promise<RunResults> {
   const ref = await startReference({ asOf: opts.asOf, faults: opts.faults ?? [] });
   const upstream = { management: ref.urls.management, s3: ref.urls.s3 };
   const judged = new RecordingJudge(opts.suites, opts.asOf, upstream, opts.recorded === true);
-  const proxy = await startProxy({ upstream, onExchange: judged.onExchange });
+  const resign = opts.resign ? { ...ref.context.credentials } : undefined;
+  const proxy = await startProxy({ upstream, resign, onExchange: judged.onExchange });
   const startedAt = new Date();
   try {
     await opts.drive(proxy, ref);

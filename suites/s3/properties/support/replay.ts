@@ -41,6 +41,7 @@ function viewOf(req: Sent, res: WireResponse): ObservedView {
     headers: res.headers,
     body: res.size === res.body.length ? res.body : undefined,
     size: res.size,
+    keptBody: res.body,
     text: () => res.text(),
     json: () => res.json(),
   };
