@@ -450,9 +450,12 @@ describe('runs against hostile targets', () => {
           .soft(errors.filter((m) => say.test(m)).length, `error messages saying ${say}`)
           .toBeGreaterThan(0);
         // On a loaded machine an answer can come after the timeout: then the message says that;
-        // once the target is taken as down, the checks left say so.
+        // once the target is taken as down, the checks left say so; and a connection the target
+        // closed as the run reused it (its keep-alive timer late) is a reset, no answer either.
         for (const m of errors.filter((e) => !say.test(e)))
-          expect.soft(m, 'error message').toMatch(/--timeout|target unavailable: /);
+          expect
+            .soft(m, `error message (whole: ${m})`)
+            .toMatch(/--timeout|target unavailable: |reset the connection/);
       }
     });
   }
@@ -515,7 +518,14 @@ describe('runs against hostile targets', () => {
     expect.soft([0, 1], `exit code ${o.code} (stderr: ${o.stderr.slice(-500)})`).toContain(o.code);
     expect.soft(o.server.requests, 'requests the target saw').toBeLessThanOrEqual(BUDGET);
     expect(results, 'JSON report parses').toBeDefined();
-    expect.soft(results!.requests?.total, 'requests in the JSON results').toBe(o.server.requests);
+    // A request cut before it reached the target is counted by the run (it was sent, as the loaded
+    // machine this failed on showed: 6 counted, 5 seen): the count is bounded by the budget and by
+    // what the target saw, not equal to the latter.
+    const counted = results!.requests?.total ?? 0;
+    expect.soft(counted, 'requests in the JSON results, at most the budget').toBeLessThanOrEqual(BUDGET);
+    expect
+      .soft(counted, 'requests in the JSON results, at least those seen')
+      .toBeGreaterThanOrEqual(o.server.requests);
     const skipped = results!.cases.filter((c) => c.verdict === 'skipped');
     expect(skipped.length, 'cases skipped').toBeGreaterThan(0);
     for (const c of skipped) expect.soft(c.reason, `${c.id}: reason`).toMatch(/budget/);
