@@ -421,6 +421,8 @@ class CaseRun {
       try {
         performed = await performStep(step, this.scope, ctx, { ...this.owner, step: label }, this.ledger);
       } catch (err) {
+        // Only a request left unanswered may have been applied: one never sent needs no putting back.
+        if (undo && !(err instanceof TargetError)) undo.needed = false;
         this.unknownOutcome(err, step, label);
         const why = this.stepThrew(err, step, given, label, later());
         if (why === undefined) return;
