@@ -23,10 +23,12 @@ export async function runWork(
 ): Promise<CaseResult[]> {
   const limit = pLimit(concurrency);
   // A case's slug is its place among all the cases of the areas, not among the selected ones:
-  // a filtered run then names its resources as the whole run would.
+  // a filtered run then names its resources as the whole run would. Properties that only observe
+  // run nothing and have no place: a whole run's results are then in slug order.
   const caseSlug = (c: (typeof loaded.cases)[number]) => loaded.cases.indexOf(c).toString(36);
+  const running = loaded.properties.filter((p) => p.def.run);
   const propertySlug = (p: (typeof loaded.properties)[number]) =>
-    (loaded.cases.length + loaded.properties.indexOf(p)).toString(36);
+    (loaded.cases.length + running.indexOf(p)).toString(36);
   const toRun: Job[] = [
     ...work.cases.map(
       (c): Job => ({
