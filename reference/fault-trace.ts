@@ -5,12 +5,12 @@ import type { ActiveFaults } from './fault-def.ts';
  * whether the fault is on or off. Opt-in (ReferenceOptions.traceFaults): a test that proves each
  * fault is noticed uses it to run only the cases whose requests reach the fault
  * (test/suite-s3-sensitivity.test.ts, test/suite-management-sensitivity.test.ts). A request is
- * known by the case its User-Agent names (`case ID`), else, for S3, by the bucket it addresses
- * (`bucket NAME`); a consult in a request known by neither or outside any request is counted
+ * known by the case its User-Agent names (`case ID`, or `teardown ID` for the case's teardown),
+ * else, for S3, by the bucket it addresses (`bucket NAME`); a consult in a request known by neither or outside any request is counted
  * under `outside`, which means "any request at all".
  */
 export class FaultTrace {
-  /** `bucket NAME` or `case ID`: the faults consulted in the requests it names. */
+  /** `bucket NAME`, `case ID` or `teardown ID`: the faults consulted in the requests it names. */
   readonly byOwner = new Map<string, Set<string>>();
   /** Faults consulted with no owner to attribute them to. */
   readonly outside = new Set<string>();
@@ -31,10 +31,14 @@ export function bucketOwner(bucket: string | undefined): string | undefined {
   return bucket ? `bucket ${bucket}` : undefined;
 }
 
-/** The case a request names at the end of its User-Agent (runner/transports/management.ts userAgent). */
+/**
+ * The case a request names at the end of its User-Agent (runner/transports/management.ts userAgent):
+ * `case ID` for its steps, `teardown ID` for its teardown (teardownAgent).
+ */
 export function caseOfUserAgent(userAgent: string | undefined): string | undefined {
-  const m = /(?:^|\s)edgecheck\/\S+ \(case ([^()\s;]+)(?:; step [^()]*)?\)$/.exec(userAgent ?? '');
-  return m ? `case ${m[1]}` : undefined;
+  const m = /(?:^|\s)edgecheck\/\S+ \(case ([^()\s;]+)(; teardown|; step [^()]*)?\)$/.exec(userAgent ?? '');
+  if (!m) return undefined;
+  return m[2] === '; teardown' ? `teardown ${m[1]}` : `case ${m[1]}`;
 }
 
 /** Faults whose every consult is noted in one set. */

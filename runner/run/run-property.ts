@@ -8,7 +8,7 @@ import { buildBindingRequest } from '../transports/bindings.ts';
 import { destroyBucket } from '../transports/bucket-teardown.ts';
 import { bucketName, createBucket, removeBucketCommand } from '../transports/buckets.ts';
 import { type OutgoingRequest, sendHttp } from '../transports/http.ts';
-import { buildApiRequest, userAgent } from '../transports/management.ts';
+import { buildApiRequest, teardownAgent, userAgent } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { buildS3Request } from '../transports/s3-raw.ts';
 import { retryingClient } from '../transports/s3-sdk.ts';
@@ -147,8 +147,9 @@ export async function runProperty(
 function propertyContext(run: PropertyRun, id: string, slug: string): PropertyContext {
   const { ledger, reservation } = run;
   let named: S3Client | undefined;
-  // The property names itself in every request it sends, as a case does.
+  // The property names itself in every request it sends, as a case does; its teardown's as such.
   const ua = userAgent(id);
+  const agent = () => (run.ctx.teardown ? teardownAgent(id) : ua);
   const send = async (out: OutgoingRequest, door: Door): Promise<WireResponse> => {
     const res = await sendHttp(run.ctx.agent, out, sendOptions(run.ctx, door));
     // A throttled or unavailable answer is not the target's considered one: the property cannot judge it.
@@ -173,15 +174,15 @@ function propertyContext(run: PropertyRun, id: string, slug: string): PropertyCo
     },
     api: async (req) => {
       if (!run.ctx.target.management) throw new TargetLacks('the target has no management API configured');
-      return send(buildApiRequest(run.ctx.target.management, req as ApiRequest, ua), 'management');
+      return send(buildApiRequest(run.ctx.target.management, req as ApiRequest, agent()), 'management');
     },
     http: async (req) => {
       if (!run.ctx.target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
       const out = await buildS3Request(run.ctx.target.s3, { ...req, body: req.body as any });
-      out.headers['user-agent'] ??= ua;
+      out.headers['user-agent'] ??= agent();
       return send(out, 's3');
     },
-    send: async (out) => send({ ...out, headers: { 'user-agent': ua, ...out.headers } }, 's3'),
+    send: async (out) => send({ ...out, headers: { 'user-agent': agent(), ...out.headers } }, 's3'),
     binding: async (call) => {
       if (!run.ctx.target.bindings) throw new TargetLacks('the target has no bindings probe configured');
       return send(buildBindingRequest(run.ctx.target.bindings, call), 's3');
@@ -196,7 +197,13 @@ function propertyContext(run: PropertyRun, id: string, slug: string): PropertyCo
         what: `bucket ${name}`,
         undo: () => removeBucketCommand(s3Target, name),
         run: (signal) =>
-          destroyBucket(run.ctx.agent, s3Target, name, sendOptions(teardownContext(run.ctx, signal), 's3')),
+          destroyBucket(
+            run.ctx.agent,
+            s3Target,
+            name,
+            sendOptions(teardownContext(run.ctx, signal), 's3'),
+            teardownAgent(id),
+          ),
       });
       return name;
     },

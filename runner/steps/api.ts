@@ -1,9 +1,9 @@
 import type { ApiRequest, StepDef } from '../model/case.ts';
 import { resolve } from '../template/resolve.ts';
 import { sendHttp } from '../transports/http.ts';
-import { buildApiRequest, userAgent } from '../transports/management.ts';
+import { buildApiRequest, teardownAgent, userAgent } from '../transports/management.ts';
 import { TargetError, TargetLacks } from '../util/errors.ts';
-import { type RunContext, sendOptions } from './context.ts';
+import { agentOf, type RunContext, sendOptions } from './context.ts';
 import { apiFootprint } from './footprint.ts';
 import { isNotFound, type StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
@@ -22,7 +22,7 @@ export const apiStep: StepKind<ApiStep> = {
     const { target } = ctx;
     if (!target.management) throw new TargetLacks('the target has no management API configured');
     const api = resolve(step.api, scope) as ApiRequest;
-    const req = buildApiRequest(target.management, api, userAgent(owner.id, owner.step));
+    const req = buildApiRequest(target.management, api, agentOf(ctx, owner));
     const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 'management'));
     return {
       response,
@@ -40,7 +40,7 @@ export const apiStep: StepKind<ApiStep> = {
       return { what: `${api.method} ${api.path}`, undo: () => curlFor(req, 'management') };
     }
     const readBack = () =>
-      buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }, userAgent(caseId));
+      buildApiRequest(mgmt, { ...api, method: 'GET', body: undefined }, teardownAgent(caseId));
     return {
       what: `${api.method} ${api.path}`,
       undo: () => curlFor(req, 'management'),

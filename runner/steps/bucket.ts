@@ -1,6 +1,7 @@
 import type { StepDef } from '../model/case.ts';
 import { destroyBucket } from '../transports/bucket-teardown.ts';
 import { bucketName, createBucket, removeBucketCommand } from '../transports/buckets.ts';
+import { teardownAgent } from '../transports/management.ts';
 import { emptyBody, StepResponse } from '../transports/response.ts';
 import { TargetLacks } from '../util/errors.ts';
 import { sendOptions, teardownContext } from './context.ts';
@@ -27,7 +28,14 @@ export const bucketStep: StepKind<BucketStep> = {
     ledger.add({
       what: `bucket ${name}`,
       undo: () => removeBucketCommand(s3Target, name),
-      run: (td) => destroyBucket(ctx.agent, s3Target, name, sendOptions(teardownContext(ctx, td), 's3')),
+      run: (td) =>
+        destroyBucket(
+          ctx.agent,
+          s3Target,
+          name,
+          sendOptions(teardownContext(ctx, td), 's3'),
+          teardownAgent(owner.id),
+        ),
     });
     scope[step.bucket] = name;
     return { response: new StepResponse(200, {}, emptyBody()), ok: true };

@@ -4,6 +4,7 @@ import type { Clause } from '../model/clause.ts';
 import type { RunEvent } from '../model/results.ts';
 import type { Target } from '../model/target.ts';
 import type { SendOptions } from '../transports/http.ts';
+import { teardownAgent, userAgent } from '../transports/management.ts';
 import type { Door, Reservation, Traffic } from '../transports/traffic.ts';
 import type { Outstanding } from './teardown.ts';
 
@@ -36,6 +37,11 @@ export interface RunContext {
   teardown?: boolean;
   /** Set on a case's own copy: hears how far a large generated body has been sent. */
   onSent?: (sent: number, total: number) => void;
+}
+
+/** What a request of `owner` sent in this context calls itself: a teardown's are named as such. */
+export function agentOf(ctx: RunContext, owner: { id: string; step?: string }): string {
+  return ctx.teardown ? teardownAgent(owner.id) : userAgent(owner.id, owner.step);
 }
 
 /** How a step of this context sends: its signal, timeout, traffic rules and budget reservation. */

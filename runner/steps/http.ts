@@ -1,10 +1,10 @@
 import type { HttpRequest, StepDef } from '../model/case.ts';
 import { resolve } from '../template/resolve.ts';
 import { sendHttp } from '../transports/http.ts';
-import { userAgent } from '../transports/management.ts';
+import { teardownAgent } from '../transports/management.ts';
 import { buildS3Request, presigned, wrongSecret } from '../transports/s3-raw.ts';
 import { TargetLacks } from '../util/errors.ts';
-import { sendOptions } from './context.ts';
+import { agentOf, sendOptions } from './context.ts';
 import { type Footprint, s3Footprint } from './footprint.ts';
 import { isNotFound, type StepKind } from './kind.ts';
 import { curlFor } from './repro.ts';
@@ -37,7 +37,7 @@ export const httpStep: StepKind<HttpStep> = {
     if (http.endpoint === 'public' && !target.s3.publicUrl)
       throw new TargetLacks('the target has no public bucket URL');
     const req = await buildS3Request(target.s3, http);
-    req.headers['user-agent'] ??= userAgent(owner.id, owner.step);
+    req.headers['user-agent'] ??= agentOf(ctx, owner);
     const response = await sendHttp(ctx.agent, req, sendOptions(ctx, 's3'));
     const mode =
       http.endpoint === 'public' || http.sign === 'none'
@@ -65,7 +65,7 @@ export const httpStep: StepKind<HttpStep> = {
       what,
       absent: async (tctx) => {
         const req = await buildS3Request(s3, readBack);
-        req.headers['user-agent'] ??= userAgent(caseId);
+        req.headers['user-agent'] ??= teardownAgent(caseId);
         return isNotFound((await sendHttp(tctx.agent, req, sendOptions(tctx, 's3'))).status);
       },
     };

@@ -1,10 +1,10 @@
 import type { StepDef } from '../model/case.ts';
 import { resolve } from '../template/resolve.ts';
-import { userAgent } from '../transports/management.ts';
+import { teardownAgent } from '../transports/management.ts';
 import { isS3Command } from '../transports/s3-commands.ts';
 import { sendS3Command } from '../transports/s3-sdk.ts';
 import { TargetLacks } from '../util/errors.ts';
-import { sendOptions } from './context.ts';
+import { agentOf, sendOptions } from './context.ts';
 import { type Footprint, s3Footprint } from './footprint.ts';
 import { isNotFound, type StepKind } from './kind.ts';
 import { awsCliFor } from './repro.ts';
@@ -78,7 +78,7 @@ export const s3Step: StepKind<S3Step> = {
     const input = resolve(step.input ?? {}, scope) as Record<string, unknown>;
     const response = await sendS3Command(ctx.s3(), step.s3, input, {
       ...sendOptions(ctx, 's3'),
-      userAgent: userAgent(owner.id, owner.step),
+      userAgent: agentOf(ctx, owner),
     });
     return {
       response,
@@ -100,7 +100,7 @@ export const s3Step: StepKind<S3Step> = {
             const readInput = Object.fromEntries(read.keys.map((k) => [k, input[k]]));
             const r = await sendS3Command(tctx.s3(), read.command, readInput, {
               ...sendOptions(tctx, 's3'),
-              userAgent: userAgent(caseId),
+              userAgent: teardownAgent(caseId),
             });
             return isNotFound(r.status);
           }

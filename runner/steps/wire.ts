@@ -1,10 +1,10 @@
 import type { StepDef, WireRequest } from '../model/case.ts';
 import { resolve } from '../template/resolve.ts';
-import { authHeaders, managementUrl, userAgent } from '../transports/management.ts';
+import { authHeaders, managementUrl } from '../transports/management.ts';
 import type { StepResponse } from '../transports/response.ts';
 import { sendWire } from '../transports/wire.ts';
 import { TargetError, TargetLacks } from '../util/errors.ts';
-import { sendOptions } from './context.ts';
+import { agentOf, sendOptions } from './context.ts';
 import { unknownFootprint } from './footprint.ts';
 import { isReadMethod, type StepKind } from './kind.ts';
 
@@ -31,7 +31,7 @@ export const wireStep: StepKind<WireStep> = {
       for (const [k, v] of Object.entries(authHeaders(target.management, wire.auth ?? 'default')))
         headers.push([k, v]);
       if (!headers.some(([k]) => k.toLowerCase() === 'user-agent'))
-        headers.push(['user-agent', userAgent(owner.id, owner.step)]);
+        headers.push(['user-agent', agentOf(ctx, owner)]);
     } else {
       if (!target.s3) throw new TargetLacks('the target has no S3 endpoint configured');
       base = target.s3.endpoint;

@@ -39,16 +39,20 @@ function failed(what: string, name: string, res: StepResponse): TargetError {
  * Empties (objects, then unfinished uploads) and deletes a bucket, then confirms it is gone, each
  * request paced and retried as `opts.traffic` allows: a busy target is no reason to leave a bucket.
  * A bucket the target removed itself is gone, not left: a 404 on the bucket, confirmed by
- * HeadBucket, ends the teardown.
+ * HeadBucket, ends the teardown. `userAgent` names the case whose teardown this is.
  */
 export async function destroyBucket(
   agent: Agent,
   target: S3Target,
   name: string,
   opts: SendOptions,
+  userAgent?: string,
 ): Promise<void> {
-  const send = async (req: Parameters<typeof buildS3Request>[1]) =>
-    sendHttp(agent, await buildS3Request(target, req), opts);
+  const send = async (req: Parameters<typeof buildS3Request>[1]) => {
+    const out = await buildS3Request(target, req);
+    if (userAgent) out.headers['user-agent'] = userAgent;
+    return sendHttp(agent, out, opts);
+  };
   const gone = async () => {
     const head = await send({ method: 'HEAD', bucket: name });
     if (head.status === 404) return true;

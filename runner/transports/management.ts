@@ -57,6 +57,15 @@ export function userAgent(caseId: string, step?: string): string {
   return `edgecheck/${VERSION} (case ${caseId}${step ? `; step ${step}` : ''})`;
 }
 
+/**
+ * What a case's (or property's) teardown requests call themselves: apart from its steps, so that
+ * a target's access log tells what a run removed from what it tested; the reference's fault trace
+ * reads it too.
+ */
+export function teardownAgent(caseId: string): string {
+  return `edgecheck/${VERSION} (case ${caseId}; teardown)`;
+}
+
 /** A resolved `api:` step as an HTTP request. */
 export function buildApiRequest(
   target: ManagementTarget,

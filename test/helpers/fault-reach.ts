@@ -15,17 +15,22 @@ export interface FaultReach {
  * User-Agent (`case ID`); an S3 request names its bucket (`bucket ec-<run id>-<slug>-…`), and a
  * whole run's cases are in slug order, so the slug is the index of the case's result. A consult
  * whose owner names no case of the run counts as unattributed: "any request at all".
+ *
+ * A case's teardown (`teardown ID`) counts as the case unless `teardownReaches` is false: where
+ * cases share no state, what a teardown is answered changes what is left, never a verdict, since
+ * it runs after every check of its case and touches only what its case made.
  */
-export function faultReach(trace: FaultTrace, results: RunResults): FaultReach {
+export function faultReach(trace: FaultTrace, results: RunResults, teardownReaches = true): FaultReach {
   const prefix = `${runPrefix(results.runId)}-`;
   const ids = new Set(results.cases.map((c) => c.id));
   const reachedBy = new Map<string, Set<string>>();
   const unattributed = new Set(trace.outside);
   for (const [owner, consulted] of trace.byOwner) {
     let caseId: string | undefined;
-    if (owner.startsWith('case ')) {
-      const id = owner.slice('case '.length);
-      caseId = ids.has(id) ? id : undefined;
+    if (owner.startsWith('teardown ') && !teardownReaches) continue;
+    const named = /^(?:case|teardown) (.*)$/.exec(owner)?.[1];
+    if (named !== undefined) {
+      caseId = ids.has(named) ? named : undefined;
     } else if (owner.startsWith(`bucket ${prefix}`)) {
       const slug = owner.slice(`bucket ${prefix}`.length).split('-')[0];
       const index = Number.parseInt(slug, 36);
