@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAreas, loadSuites, today } from '../runner/api.ts';
 import type { LoadedSuites } from '../runner/load/suite.ts';
 import type { RunResults } from '../runner/model/results.ts';
@@ -13,6 +11,7 @@ import {
   failingClauses,
   judgedInPassing,
 } from './helpers/passive-recording.ts';
+import { TrafficDriver } from './helpers/traffic-driver.ts';
 
 // Departures everyday S3 traffic carries, judged in passing: what each object answer must say (its
 // size, type, date, ETag, encryption), what a listing and a conditional read must say given what the
@@ -21,10 +20,11 @@ import {
 // and nothing outside the clauses the fault breaks.
 
 const TRAFFIC = path.join(ROOT, 'test', 'passive', 'traffic_s3.py');
-const run = promisify(execFile);
 const HAVE_BOTO3 = haveBoto3('boto3 traffic judged in passing (test/passive-departures-s3.test.ts)');
 const asOf = today();
 let suites: LoadedSuites;
+/** One boto3 process drives every server of the file, each a reference with a fault of its own. */
+let driver: TrafficDriver;
 
 /** The clauses this traffic judges in passing, fault-free. */
 const JUDGED = [
@@ -64,9 +64,7 @@ function observe(faults: string[] = []): Promise<RunResults> {
     recorded: true,
     drive: async (proxy, ref) => {
       const c = ref.context.credentials;
-      await run('python3', [TRAFFIC, proxy.urls.s3!, c.accessKeyId, c.secretAccessKey, 'auto', 'everyday'], {
-        timeout: 60_000,
-      });
+      await driver.drive([proxy.urls.s3!, c.accessKeyId, c.secretAccessKey, 'auto', 'everyday']);
     },
   });
 }
@@ -78,7 +76,9 @@ describe.skipIf(!HAVE_BOTO3)('departures everyday S3 traffic carries are judged 
   beforeAll(async () => {
     const areas = listAreas();
     suites = await loadSuites(areas, areas);
+    driver = new TrafficDriver(TRAFFIC);
   });
+  afterAll(() => driver.close());
 
   it('fault-free: every clause the traffic judges passes, and none fails', async () => {
     const results = await observe();

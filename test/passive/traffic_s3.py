@@ -6,12 +6,13 @@ condition, listed in V2 and V1 pages by their cursors, a missing key read, objec
 Every answer is taken as it comes: a server that refuses a call is the judge's to read, not this
 script's, so errors are printed and the traffic goes on.
 
-Usage: traffic_s3.py ENDPOINT ACCESS_KEY SECRET REGION BUCKET
+Usage: traffic_s3.py ENDPOINT ACCESS_KEY SECRET REGION BUCKET, or traffic_s3.py --serve (see serve).
 """
 
 import base64
 import datetime
 import hashlib
+import json
 import sys
 
 import boto3
@@ -245,8 +246,7 @@ def missing_and_deletes(s3, bucket):
     list_v2(s3, bucket, Prefix="docs/")
 
 
-def main():
-    endpoint, key, secret, region, bucket = sys.argv[1:6]
+def traffic(endpoint, key, secret, region, bucket):
     s3 = client(endpoint, key, secret, region)
     s3.create_bucket(Bucket=bucket)
     write(s3, bucket)
@@ -264,5 +264,19 @@ def main():
     missing_and_deletes(s3, bucket)
 
 
+def serve():
+    """One traffic per line of stdin (a JSON array of the five arguments), each ended by a line on
+    stdout saying `done` or `failed: WHY`: boto3 is imported once for many servers."""
+    for line in sys.stdin:
+        try:
+            traffic(*json.loads(line))
+            print("done", flush=True)
+        except Exception as err:  # the caller reports it; the next traffic still runs
+            print(f"failed: {type(err).__name__}: {err}".replace("\n", " "), flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        traffic(*sys.argv[1:6])
