@@ -7,7 +7,8 @@
  *
  *   --runs N        runs of the command, one after another (default 10)
  *   --beside WHAT   hog: one spinning process per core (default); clone: the same command, again
- *                   and again, in a second fresh clone; none: nothing
+ *                   and again, in a second fresh clone; pair: runs two at a time, one in each of
+ *                   two fresh clones, each the other's load, both counted; none: nothing
  *   --command CMD   what each run runs in the clone, through sh (default "npm test")
  *   --timeout S     a run still going after S seconds is stopped and counted as failed (default 1200)
  *   --out DIR       where failing runs are kept (default .edgecheck/stress/<timestamp>)
@@ -35,14 +36,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BESIDE = ['hog', 'clone', 'none'];
+const BESIDE = ['hog', 'clone', 'pair', 'none'];
 
 /** The flags, or a one-line complaint and exit 2. */
 function parseArgs(argv) {
   const opts = { runs: 10, beside: 'hog', command: 'npm test', timeout: 1200, out: undefined };
   const usage = (why) => {
     process.stderr.write(
-      `stress: ${why} (flags: --runs N --beside hog|clone|none --command CMD --timeout S --out DIR)\n`,
+      `stress: ${why} (flags: --runs N --beside hog|clone|pair|none --command CMD --timeout S --out DIR)\n`,
     );
     process.exit(2);
   };
@@ -127,6 +128,7 @@ const SPIN = `const parent = process.ppid;
 /** What runs beside each run: started before it, stopped after it. */
 function besideOf(base, clones, env) {
   if (opts.beside === 'none') return { what: 'nothing', start: () => async () => {} };
+  if (opts.beside === 'pair') return { what: `${opts.command} in the other clone at once`, start: () => async () => {} };
   if (opts.beside === 'hog') {
     const n = availableParallelism();
     return {
@@ -234,7 +236,7 @@ async function main() {
       ` failing runs go to ${shown(opts.out)}`,
   );
   const clones = { main: path.join(base, 'clone') };
-  if (opts.beside === 'clone') clones.beside = path.join(base, 'beside');
+  if (opts.beside === 'clone' || opts.beside === 'pair') clones.beside = path.join(base, 'beside');
   const envs = {};
   for (const [name, dir] of Object.entries(clones)) {
     const tmp = path.join(base, `tmp-${name}`);
@@ -248,48 +250,72 @@ async function main() {
     if (interrupted) return summary();
   }
   const beside = besideOf(base, clones, envs.beside ?? envs.main);
-  for (let n = 1; n <= opts.runs && !interrupted; n++) {
-    // Each run's test-output/ is its own.
-    rmSync(path.join(clones.main, 'test-output'), { recursive: true, force: true });
-    const log = path.join(base, `run-${n}.log`);
+  // A pair is two runs at once, each the other's load: both count.
+  const lanes = opts.beside === 'pair' ? ['main', 'beside'] : ['main'];
+  for (let n = 1; n <= opts.runs && !interrupted; n += lanes.length) {
     const stopBeside = beside.start(n);
-    const started = Date.now();
-    const run = startGroup('sh', ['-c', opts.command], clones.main, envs.main, log);
-    let timedOut = false;
-    stopCurrent = () => stopGroup(run);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stopGroup(run);
-    }, opts.timeout * 1000);
-    const end = await run.done;
-    const ms = Date.now() - started;
-    if (timedOut) appendFileSync(log, `\nstress: stopped after ${opts.timeout} s (--timeout)\n`);
-    clearTimeout(timer);
-    stopCurrent = undefined;
+    const runs = lanes
+      .map((lane, i) => ({ lane, n: n + i }))
+      .filter((r) => r.n <= opts.runs)
+      .map((r) => runOnce(r.n, clones[r.lane], envs[r.lane]));
+    const ended = await Promise.all(runs);
     const besideLog = await stopBeside();
     if (interrupted) break;
-    const passed = end.code === 0 && !timedOut;
-    const how = passed
-      ? 'pass'
-      : timedOut
-        ? `FAIL (stopped after ${opts.timeout} s)`
-        : `FAIL (${end.error ? end.error.message : end.signal ? `signal ${end.signal}` : `exit ${end.code}`})`;
-    let kept = '';
-    if (!passed) {
-      const dir = path.join(opts.out, `run-${n}`);
-      mkdirSync(dir, { recursive: true });
-      renameOrCopy(log, path.join(dir, 'output.log'));
-      const output = path.join(clones.main, 'test-output');
-      if (existsSync(output)) cpSync(output, path.join(dir, 'test-output'), { recursive: true });
-      if (besideLog && existsSync(besideLog)) renameOrCopy(besideLog, path.join(dir, 'beside.log'));
-      kept = `  kept in ${shown(dir)}`;
+    for (const r of ended) {
+      let kept = '';
+      if (!r.passed) {
+        kept = `  kept in ${shown(r.dir)}`;
+        if (besideLog && existsSync(besideLog)) cpSync(besideLog, path.join(r.dir, 'beside.log'));
+      }
+      results.push({ passed: r.passed, ms: r.ms });
+      say(`run ${r.n}/${opts.runs}  ${r.how}  ${seconds(r.ms)}  beside: ${beside.what}${kept}`);
     }
-    rmSync(log, { force: true });
     if (besideLog) rmSync(besideLog, { force: true });
-    results.push({ passed, ms });
-    say(`run ${n}/${opts.runs}  ${how}  ${seconds(ms)}  beside: ${beside.what}${kept}`);
   }
   return summary();
+}
+
+/** Stops the runs going on (Ctrl-C, SIGTERM). */
+const stopping = new Set();
+stopCurrent = () => Promise.all([...stopping].map((stop) => stop()));
+
+/**
+ * Run `n` of the command in `clone`, bounded by --timeout; a failing run's whole log and its
+ * test-output/ are kept in a folder of its own (`dir`).
+ */
+async function runOnce(n, clone, env) {
+  // Each run's test-output/ is its own.
+  rmSync(path.join(clone, 'test-output'), { recursive: true, force: true });
+  const log = path.join(base, `run-${n}.log`);
+  const started = Date.now();
+  const run = startGroup('sh', ['-c', opts.command], clone, env, log);
+  const stop = () => stopGroup(run);
+  stopping.add(stop);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stopGroup(run);
+  }, opts.timeout * 1000);
+  const end = await run.done;
+  const ms = Date.now() - started;
+  clearTimeout(timer);
+  stopping.delete(stop);
+  if (timedOut) appendFileSync(log, `\nstress: stopped after ${opts.timeout} s (--timeout)\n`);
+  const passed = end.code === 0 && !timedOut;
+  const how = passed
+    ? 'pass'
+    : timedOut
+      ? `FAIL (stopped after ${opts.timeout} s)`
+      : `FAIL (${end.error ? end.error.message : end.signal ? `signal ${end.signal}` : `exit ${end.code}`})`;
+  const dir = path.join(opts.out, `run-${n}`);
+  if (!passed && !interrupted) {
+    mkdirSync(dir, { recursive: true });
+    renameOrCopy(log, path.join(dir, 'output.log'));
+    const output = path.join(clone, 'test-output');
+    if (existsSync(output)) cpSync(output, path.join(dir, 'test-output'), { recursive: true });
+  }
+  rmSync(log, { force: true });
+  return { n, passed, ms, how, dir };
 }
 
 /** Moves a file, or copies it where a rename cannot go (another file system). */
