@@ -289,6 +289,9 @@ const properties: PropertyDef[] = [
         );
       }
     },
+    undefined,
+    // Only copies are judged: a script whose copies are all overwritten or onto their source judges nothing.
+    leavesCopy,
   ),
   roundTrip(
     's3.prop.round-trip-multipart',
