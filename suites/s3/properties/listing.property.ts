@@ -189,7 +189,14 @@ function property(
   id: string,
   title: string,
   clause: string,
-  check: (ctx: PropertyContext, world: World, keys: string[], p: Params) => Promise<void>,
+  /** `unjudged` says why, when the target's answers left the run nothing to judge. */
+  check: (
+    ctx: PropertyContext,
+    world: World,
+    keys: string[],
+    p: Params,
+    unjudged: (why: string) => void,
+  ) => Promise<void>,
   observe?: PropertyDef['observe'],
   /** Which generated worlds the clause speaks of: the others are skipped before anything is stored. */
   judges?: (keys: string[], p: Params) => boolean,
@@ -201,15 +208,24 @@ function property(
     observe,
     async run(ctx) {
       const world = worlds(ctx);
+      let judged = 0;
+      let why: string | undefined;
       await fc.assert(
         fc.asyncProperty(worldArb(ctx), async ([keys, p]) => {
           // A skipped world does not count among the runs: every run judges the clause.
           fc.pre(judges?.(keys, p) ?? true);
           const bucket = await world(keys);
-          await check(ctx, bucket, keys, p);
+          let left: string | undefined;
+          await check(ctx, bucket, keys, p, (w) => {
+            left = w;
+          });
+          if (left === undefined) judged++;
+          else why = left;
         }),
         { seed: ctx.fc.seed, numRuns: runs(ctx) },
       );
+      // A run that judged nothing is no evidence: with none judged, the clause was not judged.
+      if (!judged) ctx.blocked(`no run had anything to judge: ${why}`);
     },
   };
 }
@@ -463,21 +479,28 @@ const properties: PropertyDef[] = [
     's3.prop.list-token-echo',
     'Every page requested with a continuation token echoes it as ContinuationToken',
     's3.list.continuation-echo',
-    async (ctx, bucket, keys, p) => {
+    async (ctx, bucket, keys, p, unjudged) => {
+      let echoes = 0;
       await listAll(
         ctx,
         bucket,
         { maxKeys: p.maxKeys },
         keys.length + 2,
         (page, sent) => {
-          if (sent !== undefined) judgeTokenEcho(page, sent, 'sent continuation token');
+          if (sent === undefined) return;
+          judgeTokenEcho(page, sent, 'sent continuation token');
+          echoes++;
         },
         true,
       );
+      // A first page with no token to follow (pagination's clause) leaves no echo to judge.
+      if (!echoes) unjudged(`max-keys ${p.maxKeys}, ${keys.length} keys: no page gave a continuation token`);
     },
     observedListings('(V2) asked for with a continuation token', (l) =>
       l.v2 && l.token !== undefined ? judgeTokenEcho(l.page, l.token, l.where) : false,
     ),
+    // A world that fits in one page sends no token: only one with more keys than max-keys has an echo to judge.
+    (keys, p) => p.maxKeys < keys.length,
   ),
   property(
     's3.prop.list-encoding',

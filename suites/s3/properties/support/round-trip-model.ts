@@ -20,14 +20,37 @@ export interface Stored extends Attrs {
   copy?: { answered?: string; source: string };
 }
 
-/** What was written, in order of writing; `keys` resolves a KeyChoice. */
+/** What was written, in order of writing. */
 export class Model {
   readonly objects = new Map<string, Stored>();
-  resolve(choice: KeyChoice): string {
-    if ('fresh' in choice) return choice.fresh;
-    const keys = [...this.objects.keys()];
-    return keys[choice.earlier % keys.length];
+}
+
+/** The key a choice names among the keys written so far, in order of first writing. */
+function resolve(keys: string[], choice: KeyChoice): string {
+  return 'fresh' in choice ? choice.fresh : keys[choice.earlier % keys.length];
+}
+
+/**
+ * The writes a script makes, each with its key, as play sends them: a copy onto its own source is
+ * left out (s3.copy.onto-itself has rules of its own). Known before anything is sent.
+ */
+export function planOf(ops: Op[]): { op: Op; key: string }[] {
+  const keys: string[] = [];
+  const plan: { op: Op; key: string }[] = [];
+  for (const op of ops) {
+    const key = resolve(keys, op.key);
+    if (op.kind === 'copy' && keys[op.from % keys.length] === key) continue;
+    if (!keys.includes(key)) keys.push(key);
+    plan.push({ op, key });
   }
+  return plan;
+}
+
+/** Whether some object the script leaves was last written by a CopyObject. */
+export function leavesCopy(ops: Op[]): boolean {
+  const last = new Map<string, Op['kind']>();
+  for (const { op, key } of planOf(ops)) last.set(key, op.kind);
+  return [...last.values()].includes('copy');
 }
 
 let worldCount = 0;
@@ -166,18 +189,13 @@ export async function copy(
   });
 }
 
-/** Runs a script; a copy onto its own source is left out (s3.copy.onto-itself has rules of its own). */
+/** Runs a script's writes (planOf). */
 export async function play(ctx: PropertyContext, w: World, ops: Op[]): Promise<Model> {
   const model = new Model();
-  for (const op of ops) {
-    const key = model.resolve(op.key);
+  for (const { op, key } of planOf(ops)) {
     if (op.kind === 'put') await put(ctx, w, key, op, model);
     else if (op.kind === 'mpu') await multipart(ctx, w, key, op, model);
-    else {
-      const keys = [...model.objects.keys()];
-      if (keys[op.from % keys.length] === key) continue;
-      await copy(ctx, w, key, op, model);
-    }
+    else await copy(ctx, w, key, op, model);
   }
   return model;
 }
