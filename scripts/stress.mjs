@@ -128,7 +128,8 @@ const SPIN = `const parent = process.ppid;
 /** What runs beside each run: started before it, stopped after it. */
 function besideOf(base, clones, env) {
   if (opts.beside === 'none') return { what: 'nothing', start: () => async () => {} };
-  if (opts.beside === 'pair') return { what: `${opts.command} in the other clone at once`, start: () => async () => {} };
+  if (opts.beside === 'pair')
+    return { what: `${opts.command} in the other clone at once`, start: () => async () => {} };
   if (opts.beside === 'hog') {
     const n = availableParallelism();
     return {
