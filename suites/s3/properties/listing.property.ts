@@ -392,6 +392,8 @@ const properties: PropertyDef[] = [
       );
     },
     observedListings('(V2)', (l) => (l.v2 ? judgeKeyCount(l.page, l.where) : false)),
+    // The sum the clause names has two terms: a listing without common prefixes judges only one.
+    (keys, p) => expectedListing(keys, p).prefixes.length > 0,
   ),
   property(
     's3.prop.list-next-marker',
