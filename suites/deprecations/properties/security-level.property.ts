@@ -7,6 +7,7 @@ import {
   mustSucceed,
   settableAt,
   withSecurityLevel,
+  withSecurityLevels,
 } from '../../management/properties/support/security-level.ts';
 
 /*
@@ -26,18 +27,19 @@ const SETTING = /^\/client\/v4\/zones\/[^/]+\/settings\/security_level$/;
 const anyValue: PropertyDef = {
   id: 'dep.security-level.medium-before',
   disruptive: DISRUPTIVE,
-  requests: 4 * NO_LONGER_ACCEPTED.length,
+  // One read, then each value set and put back.
+  requests: 1 + 2 * NO_LONGER_ACCEPTED.length,
   title: 'Before 2024-09-30, security_level essentially_off, low, medium and high are accepted',
   clauses: ['dep.security-level.any-value'],
   run: async (ctx) => {
-    for (const value of NO_LONGER_ACCEPTED) await withSecurityLevel(ctx, value, mustSucceed(value));
+    await withSecurityLevels(ctx, NO_LONGER_ACCEPTED, (answer, value) => mustSucceed(value)(answer));
   },
 };
 
 const restricted: PropertyDef = {
   id: 'dep.security-level.medium-from',
   disruptive: DISRUPTIVE,
-  requests: 4 * (NO_LONGER_ACCEPTED.length + 1),
+  requests: 2 + 2 * NO_LONGER_ACCEPTED.length,
   title:
     'After 2024-09-30, security_level essentially_off, low, medium and high are refused, where an accepted value is accepted',
   clauses: ['dep.security-level.restricted'],
@@ -55,16 +57,14 @@ const restricted: PropertyDef = {
   run: async (ctx) => {
     // The valid twin first: the zone's own value set again where it is still accepted, else off. A
     // target that refuses it too proves nothing by refusing the others.
-    await withSecurityLevel(
-      ctx,
-      (previous) => (settableAt(previous, ctx.asOf) ? previous : 'off'),
-      (answer) => {
-        if (!answer.success) {
-          ctx.blocked(`the target refuses an accepted security_level too: ${JSON.stringify(answer.errors)}`);
-        }
-      },
-    );
-    for (const value of NO_LONGER_ACCEPTED) await withSecurityLevel(ctx, value, mustBeRefused(value));
+    const twin = (previous: string) => (settableAt(previous, ctx.asOf) ? previous : 'off');
+    let twinJudged = false;
+    await withSecurityLevels(ctx, [twin, ...NO_LONGER_ACCEPTED], (answer, value) => {
+      if (twinJudged) return mustBeRefused(value)(answer);
+      twinJudged = true;
+      if (!answer.success)
+        ctx.blocked(`the target refuses an accepted security_level too: ${JSON.stringify(answer.errors)}`);
+    });
   },
 };
 

@@ -49,63 +49,84 @@ export async function currentLevel(ctx: PropertyContext): Promise<string> {
   return value;
 }
 
+/** A value to PATCH: given, or a function of the value found (so a check can set the current value again). */
+type Wanted = string | ((previous: string) => string);
+
 /**
- * PATCHes security_level to `value` (a function of the value found, so a check can set the
- * current value to itself) and hands the answer and the value sent to `judge`, which may read the
- * setting again before the value found is put back. Where
- * the PATCH could change the value and the value found cannot be set again at --as-of, the check
- * runs only when the run allows disruptive changes; else it is skipped with the reason.
+ * PATCHes security_level to `value` and hands the answer and the value sent to `judge`, which may
+ * read the setting again before the value found is put back. Where the PATCH could change the value
+ * and the value found cannot be set again at --as-of, the check runs only when the run allows
+ * disruptive changes; else it is skipped with the reason.
  */
 export function withSecurityLevel(
   ctx: PropertyContext,
-  value: string | ((previous: string) => string),
+  value: Wanted,
+  judge: (answer: Envelope, wanted: string) => void | Promise<void>,
+): Promise<void> {
+  return withSecurityLevels(ctx, [value], judge);
+}
+
+/**
+ * withSecurityLevel for several values in one turn: the value found is read once, since each PATCH
+ * is either refused (nothing changed) or put back before the next one (a live target counts requests).
+ */
+export function withSecurityLevels(
+  ctx: PropertyContext,
+  values: Wanted[],
   judge: (answer: Envelope, wanted: string) => void | Promise<void>,
 ): Promise<void> {
   return turn(async () => {
     const previous = await currentLevel(ctx);
-    const wanted = typeof value === 'function' ? value(previous) : value;
-    const restorable = wanted === previous || settableAt(previous, ctx.asOf);
-    if (!restorable && !ctx.allowDisruptive) {
-      ctx.skip(
-        `security_level is ${previous}, which cannot be set again as of ${ctx.asOf}; ` +
-          `setting ${wanted} could not be undone (--allow-disruptive runs it)`,
-      );
-    }
-    const what = `security_level back to ${previous}`;
-    const putBack = () => call(ctx, { method: 'PATCH', path: path(ctx), body: { value: previous } });
-    // Registered before the PATCH is sent: a run interrupted while it is on its way (its answer
-    // never read) still puts the value found back in its teardown, unless it was put back here.
-    let restored = wanted === previous || !restorable;
-    if (!restored)
-      ctx.defer(
-        async () => {
-          if (restored) return;
-          const back = await putBack();
-          if (!back.success) throw new Error(`PATCH answered ${JSON.stringify(back.errors)}`);
-        },
-        what,
-        patchCommand(ctx, previous),
-      );
-    const answer = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: wanted } });
-    // Refused, the value found stands.
-    if (!answer.success) restored = true;
-    try {
-      await judge(answer, wanted);
-    } finally {
-      if (answer.success && wanted !== previous) {
-        if (!restorable) {
-          ctx.leftover(
-            what,
-            `${previous} cannot be set again as of ${ctx.asOf}`,
-            patchCommand(ctx, previous),
-          );
-        } else if ((await putBack()).success) {
-          // Put back at once, so that what follows reads the value found; else the teardown tries again.
-          restored = true;
-        }
-      }
+    for (const value of values) {
+      await patchAndPutBack(ctx, previous, typeof value === 'function' ? value(previous) : value, judge);
     }
   });
+}
+
+/** One PATCH to `wanted`, judged, then `previous` put back (or handed to teardown, or listed as left). */
+async function patchAndPutBack(
+  ctx: PropertyContext,
+  previous: string,
+  wanted: string,
+  judge: (answer: Envelope, wanted: string) => void | Promise<void>,
+): Promise<void> {
+  const restorable = wanted === previous || settableAt(previous, ctx.asOf);
+  if (!restorable && !ctx.allowDisruptive) {
+    ctx.skip(
+      `security_level is ${previous}, which cannot be set again as of ${ctx.asOf}; ` +
+        `setting ${wanted} could not be undone (--allow-disruptive runs it)`,
+    );
+  }
+  const what = `security_level back to ${previous}`;
+  const putBack = () => call(ctx, { method: 'PATCH', path: path(ctx), body: { value: previous } });
+  // Registered before the PATCH is sent: a run interrupted while it is on its way (its answer
+  // never read) still puts the value found back in its teardown, unless it was put back here.
+  let restored = wanted === previous || !restorable;
+  if (!restored)
+    ctx.defer(
+      async () => {
+        if (restored) return;
+        const back = await putBack();
+        if (!back.success) throw new Error(`PATCH answered ${JSON.stringify(back.errors)}`);
+      },
+      what,
+      patchCommand(ctx, previous),
+    );
+  const answer = await call(ctx, { method: 'PATCH', path: path(ctx), body: { value: wanted } });
+  // Refused, the value found stands.
+  if (!answer.success) restored = true;
+  try {
+    await judge(answer, wanted);
+  } finally {
+    if (answer.success && wanted !== previous) {
+      if (!restorable) {
+        ctx.leftover(what, `${previous} cannot be set again as of ${ctx.asOf}`, patchCommand(ctx, previous));
+      } else if ((await putBack()).success) {
+        // Put back at once, so that what follows reads the value found; else the teardown tries again.
+        restored = true;
+      }
+    }
+  }
 }
 
 export function mustSucceed(what: string): (answer: Envelope) => void {
