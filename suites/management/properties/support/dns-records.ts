@@ -1,4 +1,4 @@
-import type { PropertyContext } from 'edgecheck/kit';
+import { type PropertyContext, RecentMap } from 'edgecheck/kit';
 import { call, type Envelope, succeed, violation } from './envelope.ts';
 
 export interface RecordView {
@@ -6,10 +6,25 @@ export interface RecordView {
   name: string;
 }
 
+/**
+ * Zone names read in a run, by run and zone: a zone's name does not change, and a live target counts
+ * requests, so the properties that make records read it once per run between them.
+ */
+const zoneNames = new RecentMap<string, Promise<string | undefined>>(16);
+
 /** The zone's name, or undefined when the zone answered none (names are then sent relative to the zone). */
-export async function zoneName(ctx: PropertyContext, zoneId: string): Promise<string | undefined> {
-  const env = await call<{ name?: unknown }>(ctx, { method: 'GET', path: `/zones/${zoneId}` });
-  return typeof env.result?.name === 'string' ? env.result.name : undefined;
+export function zoneName(ctx: PropertyContext, zoneId: string): Promise<string | undefined> {
+  const key = `${ctx.runId} ${zoneId}`;
+  let name = zoneNames.get(key);
+  if (!name) {
+    name = call<{ name?: unknown }>(ctx, { method: 'GET', path: `/zones/${zoneId}` }).then((env) =>
+      typeof env.result?.name === 'string' ? env.result.name : undefined,
+    );
+    zoneNames.set(key, name);
+    // A read that failed is tried again by the next property that asks.
+    name.catch(() => zoneNames.delete(key));
+  }
+  return name;
 }
 
 /** Requests at once when making or removing a batch of records: a few, as a careful client would send. */
