@@ -48,3 +48,27 @@ describe('requests per case and per clause', () => {
     expect(costliest([{ ...sorted[0], requests: 0 }], 5)).toEqual([]);
   });
 });
+
+/**
+ * A live account allows 1,200 management requests per five minutes, dashboard and scripts included:
+ * a quick management and deprecations run stays within 350 of them, whatever the seed (generated
+ * examples read different pages), so that two runs and a person's own work fit one window.
+ */
+describe('what a quick management run costs a live account', () => {
+  it.each([1, 2, 3])(
+    'sends at most 350 management requests (seed %i)',
+    async (seed) => {
+      const results = await runInThread({ suites: ['management', 'deprecations'], seed });
+      expect(results.summary.clauses.fail, 'a clean run').toBe(0);
+      const costliest = [...results.cases]
+        .sort((a, b) => (b.requests ?? 0) - (a.requests ?? 0))
+        .slice(0, 5)
+        .map((c) => `${c.id} ${c.requests}`);
+      expect(
+        results.requests?.management,
+        `the costliest cases: ${costliest.join(', ')}`,
+      ).toBeLessThanOrEqual(350);
+    },
+    60_000,
+  );
+});
