@@ -84,6 +84,8 @@ export function paginate<T>(
     emptyFolderAsKey?: () => boolean;
     /** Under a fault: keys at or before `after` still give their common prefix. */
     prefixesBeforeAfter?: () => boolean;
+    /** Where a continuation token resumes: a prefix the fault above lists again sorts after it. */
+    resumedAfter?: string;
     /** Under a fault: keys holding the delimiter twice or more after the prefix are left out. */
     nestedKeysDropped?: () => boolean;
   },
@@ -105,6 +107,8 @@ export function paginate<T>(
       const before = rollUp(key);
       if (before === undefined || before === last || before === opts.after || !opts.prefixesBeforeAfter?.())
         continue;
+      // A later page goes on from its token: what an earlier page listed again is not listed twice.
+      if (opts.resumedAfter !== undefined && (opts.compare ?? keyOrder)(before, opts.resumedAfter) <= 0) continue;
     }
     let group = rollUp(key);
     if (group === key && opts.emptyFolderAsKey?.()) group = undefined;
@@ -341,8 +345,14 @@ function pageOptions(
     cursorAtMax: () => f.has('s3-list-cursor-at-max-keys'),
     oneOverMax: () => f.has('s3-list-max-keys-off-by-one'),
     emptyFolderAsKey: () => f.has('s3-list-empty-folder-as-key'),
-    // Asked only of a start-after or marker the client gave, not of a cursor's position.
-    prefixesBeforeAfter: o.cursor ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
+    // Asked only where a start-after or marker the client gave is past the cursor's position (a
+    // later page of the same listing goes on listing again the prefixes before it: the pages
+    // together list what the same listing in one page lists).
+    prefixesBeforeAfter:
+      o.cursor && !(o.after !== '' && o.after !== o.cursor.after)
+        ? undefined
+        : () => f.has('s3-list-marker-prefixes-relisted'),
+    resumedAfter: o.cursor?.after,
     nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
   };
 }
