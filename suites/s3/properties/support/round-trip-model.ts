@@ -53,6 +53,52 @@ export function leavesCopy(ops: Op[]): boolean {
   return [...last.values()].includes('copy');
 }
 
+/** How a copy the script leaves was made, known before anything is sent (as play makes it). */
+interface LeftCopy {
+  /** Its source's metadata and content headers when copied. */
+  source: Attrs;
+  /** What REPLACE gave, absent for a copy without it. */
+  replace?: Attrs;
+}
+
+/** The copies a script leaves: the objects whose last write is a CopyObject. */
+function leftCopies(ops: Op[]): LeftCopy[] {
+  const keys: string[] = [];
+  const state = new Map<string, { attrs: Attrs; copy?: LeftCopy }>();
+  for (const { op, key } of planOf(ops)) {
+    if (op.kind === 'copy') {
+      // As copy() picks it: among the keys written before this one.
+      const source = state.get(keys[op.from % keys.length])!.attrs;
+      state.set(key, { attrs: op.replace ?? source, copy: { source, replace: op.replace } });
+    } else {
+      state.set(key, { attrs: op.attrs });
+    }
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return [...state.values()].flatMap((s) => (s.copy ? [s.copy] : []));
+}
+
+const names = (a: Attrs) => [
+  ...Object.keys(a.meta).map((m) => `x-amz-meta-${m}`),
+  ...Object.keys(a.headers).map((h) => h.toLowerCase()),
+];
+
+/**
+ * Whether the script leaves a copy of each kind the metadata directive speaks of, each with
+ * something to tell: one without REPLACE whose source has metadata or content headers (a copy
+ * given none then shows), and one with REPLACE whose source has one that REPLACE does not give (a
+ * copy that keeps it then shows).
+ */
+export function leavesTellingCopies(ops: Op[]): boolean {
+  const copies = leftCopies(ops);
+  const kept = copies.some((c) => !c.replace && names(c.source).length > 0);
+  const replaced = copies.some((c) => {
+    const given = new Set(c.replace ? names(c.replace) : []);
+    return c.replace && names(c.source).some((n) => !given.has(n));
+  });
+  return kept && replaced;
+}
+
 let worldCount = 0;
 
 /** One bucket per property; each run writes under a namespace of its own (`r<n>/`). */
