@@ -108,7 +108,8 @@ export function paginate<T>(
       if (before === undefined || before === last || before === opts.after || !opts.prefixesBeforeAfter?.())
         continue;
       // A later page goes on from its token: what an earlier page listed again is not listed twice.
-      if (opts.resumedAfter !== undefined && (opts.compare ?? keyOrder)(before, opts.resumedAfter) <= 0) continue;
+      if (opts.resumedAfter !== undefined && (opts.compare ?? keyOrder)(before, opts.resumedAfter) <= 0)
+        continue;
     }
     let group = rollUp(key);
     if (group === key && opts.emptyFolderAsKey?.()) group = undefined;
