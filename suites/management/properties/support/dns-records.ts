@@ -14,7 +14,7 @@ const zoneNames = new RecentMap<string, Promise<string | undefined>>(16);
 
 /** The zone's name, or undefined when the zone answered none (names are then sent relative to the zone). */
 export function zoneName(ctx: PropertyContext, zoneId: string): Promise<string | undefined> {
-  const key = `${ctx.runId} ${zoneId}`;
+  const key = [ctx.runId, zoneId].join(' ');
   let name = zoneNames.get(key);
   if (!name) {
     name = call<{ name?: unknown }>(ctx, { method: 'GET', path: `/zones/${zoneId}` }).then((env) =>
