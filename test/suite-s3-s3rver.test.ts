@@ -122,6 +122,22 @@ describe('the reference and s3rver in one run (--target)', () => {
   }, 300_000);
 
   const verdicts = (r: RunResults) => Object.fromEntries(r.clauses.map((c) => [c.id, c.verdict]));
+  /** The clauses whose verdict differs between two runs, each with the failing check's message. */
+  const moved = (r: RunResults, own: RunResults) => {
+    const ownVerdict = verdicts(own);
+    const why = (x: RunResults, id: string) =>
+      x.cases
+        .flatMap((c) => c.checks)
+        .find((k) => k.clauses.includes(id) && k.verdict !== 'pass')
+        ?.message?.slice(0, 300);
+    return r.clauses
+      .filter((c) => c.verdict !== ownVerdict[c.id])
+      .map(
+        (c) =>
+          `${c.id}: ${c.verdict} in the run together (${why(r, c.id) ?? 'no check failed'}), ${ownVerdict[c.id]} alone (${why(own, c.id) ?? 'no check failed'})`,
+      )
+      .join('; ');
+  };
 
   it('the side-by-side table lists exactly the clauses baselines/s3rver.yaml lists, failed or blocked, and the run exits 1', () => {
     const baseline = readForeignBaseline(BASELINE);
@@ -135,15 +151,19 @@ describe('the reference and s3rver in one run (--target)', () => {
           .map((l) => l.split(/\s+/)[0]),
       ),
     ];
-    expect(rows.sort()).toEqual(
-      [...Object.keys(baseline.clauses), ...Object.keys(baseline.blocked ?? {})].sort(),
-    );
+    const listed = [...Object.keys(baseline.clauses), ...Object.keys(baseline.blocked ?? {})];
+    // The clauses on one side only, each with both targets' verdicts, so that a CI log says which.
+    const apart = [
+      ...rows.filter((c) => !listed.includes(c)),
+      ...listed.filter((c) => !rows.includes(c)),
+    ].map((c) => `${c}: reference ${verdicts(docs.reference)[c]}, s3rver ${verdicts(docs.s3rver)[c]}`);
+    expect(rows.sort(), `in the table or the baseline only: ${apart.join('; ')}`).toEqual(listed.sort());
     expect(both.code).toBe(1);
   });
 
   it("each target's document gives the verdicts of a run of its own", () => {
-    expect(verdicts(docs.reference)).toEqual(verdicts(alone));
-    expect(verdicts(docs.s3rver)).toEqual(verdicts(results));
+    expect(verdicts(docs.reference), moved(docs.reference, alone)).toEqual(verdicts(alone));
+    expect(verdicts(docs.s3rver), moved(docs.s3rver, results)).toEqual(verdicts(results));
     expect(docs.s3rver.target.name).toBe('s3rver');
     expect(docs.s3rver.seed).toBe(SEED);
   });
