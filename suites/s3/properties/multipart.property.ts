@@ -65,8 +65,6 @@ function observeCompleteEtag(ex: ObservedView): boolean | undefined {
   return true;
 }
 
-let uploads = 0;
-
 /** `sizes` become parts 1..n of generated data, uploaded with plain signed requests. */
 async function uploadParts(
   ctx: PropertyContext,
@@ -116,6 +114,8 @@ const properties: PropertyDef[] = [
     },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
+      // Counted in this run's own bucket: a key never depends on what ran before in the process.
+      let uploads = 0;
       await fc.assert(
         fc.asyncProperty(
           fc.integer({ min: 1, max: maxParts(ctx) }),
@@ -171,6 +171,8 @@ const properties: PropertyDef[] = [
     },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
+      // Counted in this run's own bucket: a key never depends on what ran before in the process.
+      let uploads = 0;
       const arb = fc
         .integer({ min: 2, max: maxParts(ctx) })
         .chain((n) =>
@@ -223,6 +225,8 @@ const properties: PropertyDef[] = [
     },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
+      // Counted in this run's own bucket: a key never depends on what ran before in the process.
+      let uploads = 0;
       const quoting = fc.constantFrom('bare', 'quoted', 'leading', 'trailing');
       const arb = fc
         .integer({ min: 1, max: Math.min(2, maxParts(ctx)) })
@@ -277,6 +281,8 @@ const properties: PropertyDef[] = [
     },
     async run(ctx) {
       const bucket = await rawBucket(ctx, 'mpu');
+      // Counted in this run's own bucket: a key never depends on what ran before in the process.
+      let uploads = 0;
       const arb = fc
         .tuple(fc.nat(4096), fc.nat(4096), fc.integer({ min: 1, max: 4096 }), fc.nat(1000))
         .filter(([a, b]) => a !== b);

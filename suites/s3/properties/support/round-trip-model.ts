@@ -99,14 +99,18 @@ export function leavesTellingCopies(ops: Op[]): boolean {
   return kept && replaced;
 }
 
-let worldCount = 0;
-
-/** One bucket per property; each run writes under a namespace of its own (`r<n>/`). */
+/**
+ * One bucket per property; each run writes under a namespace of its own (`r<n>/`), counted in that
+ * bucket: the keys a seed gives never depend on what ran before in the process (a --target run,
+ * tests that run the suites many times).
+ */
 export function worlds(ctx: PropertyContext, label: string) {
   let bucket: Promise<string> | undefined;
+  let count = 0;
   return async () => {
     bucket ??= rawBucket(ctx, label);
-    return { bucket: await bucket, ns: `r${worldCount++}/` };
+    const ns = `r${count++}/`;
+    return { bucket: await bucket, ns };
   };
 }
 
