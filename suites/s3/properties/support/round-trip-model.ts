@@ -46,13 +46,6 @@ export function planOf(ops: Op[]): { op: Op; key: string }[] {
   return plan;
 }
 
-/** Whether some object the script leaves was last written by a CopyObject. */
-export function leavesCopy(ops: Op[]): boolean {
-  const last = new Map<string, Op['kind']>();
-  for (const { op, key } of planOf(ops)) last.set(key, op.kind);
-  return [...last.values()].includes('copy');
-}
-
 /** How a copy the script leaves was made, known before anything is sent (as play makes it). */
 interface LeftCopy {
   /** Its source's metadata and content headers when copied. */
@@ -76,6 +69,11 @@ function leftCopies(ops: Op[]): LeftCopy[] {
     if (!keys.includes(key)) keys.push(key);
   }
   return [...state.values()].flatMap((s) => (s.copy ? [s.copy] : []));
+}
+
+/** Whether some object the script leaves was last written by a CopyObject. */
+export function leavesCopy(ops: Op[]): boolean {
+  return leftCopies(ops).length > 0;
 }
 
 const names = (a: Attrs) => [
