@@ -350,9 +350,7 @@ function pageOptions(
     // later page of the same listing goes on listing again the prefixes before it: the pages
     // together list what the same listing in one page lists).
     prefixesBeforeAfter:
-      o.cursor && !(o.after !== '' && o.after !== o.cursor.after)
-        ? undefined
-        : () => f.has('s3-list-marker-prefixes-relisted'),
+      o.cursor && o.after === o.cursor.after ? undefined : () => f.has('s3-list-marker-prefixes-relisted'),
     resumedAfter: o.cursor?.after,
     nestedKeysDropped: () => f.has('s3-list-nested-keys-dropped'),
   };
