@@ -58,10 +58,8 @@ const restricted: PropertyDef = {
     // The valid twin first: the zone's own value set again where it is still accepted, else off. A
     // target that refuses it too proves nothing by refusing the others.
     const twin = (previous: string) => (settableAt(previous, ctx.asOf) ? previous : 'off');
-    let twinJudged = false;
-    await withSecurityLevels(ctx, [twin, ...NO_LONGER_ACCEPTED], (answer, value) => {
-      if (twinJudged) return mustBeRefused(value)(answer);
-      twinJudged = true;
+    await withSecurityLevels(ctx, [twin, ...NO_LONGER_ACCEPTED], (answer, value, index) => {
+      if (index > 0) return mustBeRefused(value)(answer);
       if (!answer.success)
         ctx.blocked(`the target refuses an accepted security_level too: ${JSON.stringify(answer.errors)}`);
     });

@@ -73,12 +73,14 @@ export function withSecurityLevel(
 export function withSecurityLevels(
   ctx: PropertyContext,
   values: Wanted[],
-  judge: (answer: Envelope, wanted: string) => void | Promise<void>,
+  /** `index`: the value's place in `values`. */
+  judge: (answer: Envelope, wanted: string, index: number) => void | Promise<void>,
 ): Promise<void> {
   return turn(async () => {
     const previous = await currentLevel(ctx);
-    for (const value of values) {
-      await patchAndPutBack(ctx, previous, typeof value === 'function' ? value(previous) : value, judge);
+    for (const [index, value] of values.entries()) {
+      const wanted = typeof value === 'function' ? value(previous) : value;
+      await patchAndPutBack(ctx, previous, wanted, (answer) => judge(answer, wanted, index));
     }
   });
 }
